@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { ValidationError } from '../errors.js';
+
+/**
+ * Everything that competes for a model's context window (seed 002's TokenBudget).
+ *
+ * `thresholdAppliesTo` lets both published threshold rules be written down:
+ * - `window` (seed 002): floor(maxInputTokens × soft) − all overheads − reserves
+ * - `remainder` (seed 003): floor((maxInputTokens − system − output − safety − tools − formatting) × soft) − rehydration
+ */
+export const tokenBudgetSchema = z.object({
+  /** The model's context window: everything sent plus the answer must fit in it. */
+  maxInputTokens: z.number().int().positive(),
+  softThresholdPercent: z.number().gt(0).max(1).default(0.85),
+  thresholdAppliesTo: z.enum(['window', 'remainder']).default('window'),
+  systemPromptTokens: z.number().int().min(0).default(0),
+  toolSchemaTokens: z.number().int().min(0).default(0),
+  formattingOverheadTokens: z.number().int().min(0).default(0),
+  safetyBufferTokens: z.number().int().min(0).default(500),
+  outputReserveTokens: z.number().int().min(0).default(0),
+  rehydrationReserveTokens: z.number().int().min(0).default(2000),
+});
+export type TokenBudget = z.infer<typeof tokenBudgetSchema>;
+export type TokenBudgetInput = z.input<typeof tokenBudgetSchema>;
+
+export function tokenBudget(input: TokenBudgetInput): TokenBudget {
+  return tokenBudgetSchema.parse(input);
+}
+
+function fixedOverhead(budget: TokenBudget): number {
+  return (
+    budget.systemPromptTokens +
+    budget.toolSchemaTokens +
+    budget.formattingOverheadTokens +
+    budget.safetyBufferTokens +
+    budget.outputReserveTokens
+  );
+}
+
+/** Tokens the conversation messages may use before compaction should bring them down. */
+export function availableForMessages(budget: TokenBudget): number {
+  const available =
+    budget.thresholdAppliesTo === 'window'
+      ? Math.floor(budget.maxInputTokens * budget.softThresholdPercent) -
+        fixedOverhead(budget) -
+        budget.rehydrationReserveTokens
+      : Math.floor((budget.maxInputTokens - fixedOverhead(budget)) * budget.softThresholdPercent) -
+        budget.rehydrationReserveTokens;
+  return Math.max(0, available);
+}
+
+/** The hard ceiling for messages: the window minus overheads, ignoring the soft threshold. */
+export function hardLimitForMessages(budget: TokenBudget): number {
+  return Math.max(0, budget.maxInputTokens - fixedOverhead(budget) - budget.rehydrationReserveTokens);
+}
+
+export function availableForRehydration(budget: TokenBudget): number {
+  return budget.rehydrationReserveTokens;
+}
+
+/** Seed 003's configuration: (limit − systemReserve − outputReserve − safetyBuffer) × threshold%. */
+export function budgetFromSeed003(config: {
+  modelContextLimit: number;
+  systemReserve: number;
+  outputReserve: number;
+  safetyBuffer: number;
+  thresholdPercent: number;
+}): TokenBudget {
+  return tokenBudget({
+    maxInputTokens: config.modelContextLimit,
+    softThresholdPercent: config.thresholdPercent,
+    thresholdAppliesTo: 'remainder',
+    systemPromptTokens: config.systemReserve,
+    outputReserveTokens: config.outputReserve,
+    safetyBufferTokens: config.safetyBuffer,
+    rehydrationReserveTokens: 0,
+  });
+}
+
+/**
+ * Seed 001's (pi's) settings: compact when context > contextWindow − reserveTokens.
+ * `keepRecentTokens` is a policy setting (the protected tail) and is returned alongside.
+ */
+export function budgetFromReserveTokens(config: {
+  contextWindow: number;
+  reserveTokens: number;
+  keepRecentTokens: number;
+}): { budget: TokenBudget; keepRecentTokens: number } {
+  if (config.reserveTokens >= config.contextWindow) {
+    throw new ValidationError('reserveTokens must be smaller than the context window', [
+      { path: 'reserveTokens', message: `must be < ${config.contextWindow}` },
+    ]);
+  }
+  return {
+    budget: tokenBudget({
+      maxInputTokens: config.contextWindow,
+      softThresholdPercent: 1,
+      outputReserveTokens: config.reserveTokens,
+      safetyBufferTokens: 0,
+      rehydrationReserveTokens: 0,
+    }),
+    keepRecentTokens: config.keepRecentTokens,
+  };
+}

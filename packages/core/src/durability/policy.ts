@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import type { ToolResultEnvelope } from '../schemas/content.js';
+import { type ToolDurability, toolDurabilitySchema } from './durability.js';
+
+export const toolDurabilityOverrideSchema = z.object({
+  durability: toolDurabilitySchema,
+  /** Fields of a structured result that must survive any compaction (copied into key fields). */
+  mustPreserveFields: z.array(z.string()).default([]),
+  /** Results of this tool above this many tokens are externalized rather than kept inline. */
+  externalizeThresholdTokens: z.number().int().positive().optional(),
+  replayCost: z.enum(['free', 'cheap', 'expensive']).optional(),
+});
+export type ToolDurabilityOverride = z.infer<typeof toolDurabilityOverrideSchema>;
+
+export const toolDurabilityPolicySchema = z.object({
+  defaultDurability: toolDurabilitySchema.default('anchoring'),
+  overrides: z.record(z.string(), toolDurabilityOverrideSchema).default({}),
+});
+export type ToolDurabilityPolicy = z.infer<typeof toolDurabilityPolicySchema>;
+
+export interface ResolvedToolDurability {
+  durability: ToolDurability;
+  mustPreserveFields: string[];
+  externalizeThresholdTokens: number | undefined;
+  /** Where the classification came from, for reports and audits. */
+  source: 'policy-override' | 'envelope' | 'policy-default';
+}
+
+/** Operator overrides beat what the tool declared, which beats the policy default. */
+export function resolveToolDurability(
+  envelope: Pick<ToolResultEnvelope, 'toolName' | 'durability'>,
+  policy: ToolDurabilityPolicy,
+): ResolvedToolDurability {
+  const override = policy.overrides[envelope.toolName];
+  if (override) {
+    return {
+      durability: override.durability,
+      mustPreserveFields: override.mustPreserveFields,
+      externalizeThresholdTokens: override.externalizeThresholdTokens,
+      source: 'policy-override',
+    };
+  }
+  if (envelope.durability) {
+    return {
+      durability: envelope.durability,
+      mustPreserveFields: [],
+      externalizeThresholdTokens: undefined,
+      source: 'envelope',
+    };
+  }
+  return {
+    durability: policy.defaultDurability,
+    mustPreserveFields: [],
+    externalizeThresholdTokens: undefined,
+    source: 'policy-default',
+  };
+}
+
+/**
+ * The key fields that must survive compaction: the envelope's own, plus any field the policy
+ * names that a structured result carries at its top level.
+ */
+export function collectKeyFields(
+  envelope: Pick<ToolResultEnvelope, 'keyFields' | 'content'>,
+  mustPreserveFields: readonly string[],
+): Record<string, unknown> {
+  const keyFields: Record<string, unknown> = { ...envelope.keyFields };
+  if (typeof envelope.content === 'object' && envelope.content !== null) {
+    for (const field of mustPreserveFields) {
+      if (field in envelope.content && !(field in keyFields)) {
+        keyFields[field] = (envelope.content as Record<string, unknown>)[field];
+      }
+    }
+  }
+  return keyFields;
+}

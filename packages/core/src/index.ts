@@ -1,0 +1,40 @@
+export * from './budget/token-budget.js';
+export * from './durability/durability.js';
+export * from './durability/policy.js';
+export * from './errors.js';
+export * from './plan/normalize.js';
+export * from './plan/plan.js';
+export * from './plan/records.js';
+export * from './plan/span.js';
+export * from './ports/artifact-store.js';
+export * from './ports/clock.js';
+export * from './ports/event-store.js';
+export * from './ports/job-queue.js';
+export * from './ports/lifecycle-log.js';
+export * from './ports/logger.js';
+export * from './ports/plan-store.js';
+export * from './ports/summarizer.js';
+export * from './ports/summary-cache.js';
+export * from './ports/tokenizer.js';
+export * from './provider.js';
+export * from './schemas/content.js';
+export * from './schemas/events.js';
+export * from './schemas/message.js';
+export * from './schemas/policy.js';
+export * from './stable-json.js';
+export * from './strategies/sliding-window.js';
+export * from './strategies/token-budget-suffix.js';
+export * from './strategies/turn-window.js';
+export type {
+  DeterministicStrategyOptions,
+  DeterministicStrategyResult,
+} from './strategies/window-result.js';
+export * from './summary/merge.js';
+export * from './summary/render.js';
+export * from './summary/structured-summary.js';
+export * from './thread/fold.js';
+export * from './thread/thread.js';
+export * from './thread/tool-pairs.js';
+export * from './thread/turns.js';
+export * from './triggers/trigger-config.js';
+export * from './triggers/triggers.js';

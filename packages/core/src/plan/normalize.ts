@@ -1,0 +1,99 @@
+import type { CompactionPlan } from './plan.js';
+import type {
+  ClearRecord,
+  CompactionRecord,
+  DropRecord,
+  ExternalizationRecord,
+  SummarizationRecord,
+} from './records.js';
+
+export type CompactionAction = 'include' | 'clear' | 'summarize' | 'externalize' | 'drop';
+
+/** Drop > Externalize > Summarize > Clear > Include (seed 002). */
+export const ACTION_PRECEDENCE: Readonly<Record<CompactionAction, number>> = {
+  drop: 4,
+  externalize: 3,
+  summarize: 2,
+  clear: 1,
+  include: 0,
+};
+
+const actionOfKind: Record<CompactionRecord['kind'], Exclude<CompactionAction, 'include'>> = {
+  drop: 'drop',
+  externalize: 'externalize',
+  summarize: 'summarize',
+  clear: 'clear',
+};
+
+export interface PlannedAction {
+  action: Exclude<CompactionAction, 'include'>;
+  record: CompactionRecord;
+}
+
+export interface NormalizedPlan {
+  plan: CompactionPlan;
+  /** message id → the one record that owns it. Ids absent from the map are included as-is. */
+  actions: ReadonlyMap<string, PlannedAction>;
+  /** Each record with its span reduced to the ids it owns; records left empty are removed. */
+  records: CompactionRecord[];
+  warnings: string[];
+}
+
+/**
+ * Resolve overlapping records so each message id belongs to at most one record: the higher
+ * precedence wins; between equals, the earlier record wins. Every conflict is reported.
+ */
+export function normalizePlan(plan: CompactionPlan): NormalizedPlan {
+  const ordered: CompactionRecord[] = [
+    ...plan.drops,
+    ...plan.externalizations,
+    ...plan.summarizations,
+    ...plan.clearings,
+  ];
+  const actions = new Map<string, PlannedAction>();
+  const warnings: string[] = [];
+  const kindName = (record: CompactionRecord) => record.kind;
+  // Highest precedence first, so the first claimant of an id keeps it.
+  for (const record of ordered) {
+    const action = actionOfKind[record.kind];
+    for (const messageId of record.span.messageIds) {
+      const owner = actions.get(messageId);
+      if (owner) {
+        warnings.push(
+          `message ${messageId} is in both a ${kindName(owner.record)} and a ${kindName(record)} record; ${kindName(owner.record)} takes precedence`,
+        );
+        continue;
+      }
+      actions.set(messageId, { action, record });
+    }
+  }
+  const records: CompactionRecord[] = [];
+  for (const record of ordered) {
+    const owned = record.span.messageIds.filter((messageId) => actions.get(messageId)?.record === record);
+    if (owned.length === 0) continue;
+    if (owned.length === record.span.messageIds.length) records.push(record);
+    else records.push({ ...record, span: { ...record.span, messageIds: owned } } as CompactionRecord);
+  }
+  return { plan, actions, records, warnings };
+}
+
+export function actionFor(normalized: NormalizedPlan, messageId: string): CompactionAction {
+  return normalized.actions.get(messageId)?.action ?? 'include';
+}
+
+/** Split normalized records back into the plan's four lists. */
+export function recordsToPlanLists(records: readonly CompactionRecord[]): {
+  externalizations: ExternalizationRecord[];
+  summarizations: SummarizationRecord[];
+  clearings: ClearRecord[];
+  drops: DropRecord[];
+} {
+  return {
+    externalizations: records.filter(
+      (record): record is ExternalizationRecord => record.kind === 'externalize',
+    ),
+    summarizations: records.filter((record): record is SummarizationRecord => record.kind === 'summarize'),
+    clearings: records.filter((record): record is ClearRecord => record.kind === 'clear'),
+    drops: records.filter((record): record is DropRecord => record.kind === 'drop'),
+  };
+}

@@ -1,0 +1,42 @@
+import type { CompactionPlan } from '../plan/plan.js';
+
+export interface CurrentPlan {
+  /** null when no plan was ever committed (version 0). */
+  plan: CompactionPlan | null;
+  version: number;
+}
+
+export type CommitResult =
+  | { committed: true; version: number }
+  | { committed: false; currentVersion: number };
+
+export interface PlanVersionSummary {
+  version: number;
+  basedOnSeq: number;
+  createdAt: string;
+  /** Set when this version restored an earlier one (undo). */
+  revertedFrom: number | undefined;
+}
+
+/**
+ * Compaction plans per thread, versioned with compare-and-set: of N committers racing with the
+ * same expected version exactly one wins. Every committed version is kept.
+ */
+export interface PlanStore {
+  getCurrent(tenantId: string, threadId: string): Promise<CurrentPlan>;
+  commit(
+    tenantId: string,
+    threadId: string,
+    plan: CompactionPlan,
+    expectedVersion: number,
+  ): Promise<CommitResult>;
+  getVersion(tenantId: string, threadId: string, version: number): Promise<CompactionPlan | null>;
+  listVersions(tenantId: string, threadId: string): Promise<PlanVersionSummary[]>;
+  /** Undo: commit a copy of an earlier version as the newest one. */
+  revertTo(
+    tenantId: string,
+    threadId: string,
+    version: number,
+    expectedVersion: number,
+  ): Promise<CommitResult>;
+}

@@ -1,0 +1,33 @@
+import type { SpanReference } from '../plan/span.js';
+import type { StructuredSummary } from '../summary/structured-summary.js';
+import type { ThreadMessage } from '../thread/thread.js';
+
+export interface SummarizeRequest {
+  tenantId: string;
+  threadId: string;
+  span: SpanReference;
+  messages: readonly ThreadMessage[];
+  /** The summary this round builds on (chained compaction). */
+  previousSummary?: StructuredSummary;
+  /** Extra instructions from a manual compaction. */
+  instructions?: string;
+  signal?: AbortSignal;
+}
+
+export interface SummarizeResult {
+  summary: StructuredSummary;
+  summarizerId: string;
+  modelId: string;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  /** Which link of the fallback chain produced it. */
+  via: 'llm' | 'extractive' | 'truncation' | 'cache';
+}
+
+export interface Summarizer {
+  readonly id: string;
+  readonly modelId: string;
+  readonly promptVersion: string;
+  summarize(request: SummarizeRequest): Promise<SummarizeResult>;
+}

@@ -1,0 +1,27 @@
+import type { StructuredSummary } from '../summary/structured-summary.js';
+
+/** Everything that changes a summary is in its key (seed 002's SummaryCacheKey). */
+export interface SummaryCacheKey {
+  contentHash: string;
+  schemaVersion: string;
+  policyVersion: string;
+  modelId: string;
+  promptVersion: string;
+}
+
+export function summaryCacheKeyToString(key: SummaryCacheKey): string {
+  return [key.contentHash, key.schemaVersion, key.policyVersion, key.modelId, key.promptVersion].join(':');
+}
+
+export interface CachedSummary {
+  summary: StructuredSummary;
+  summaryTokenCount: number;
+  costUsd: number;
+  createdAt: string;
+}
+
+/** Tenant-scoped: one tenant's cached summary is never served to another. */
+export interface SummaryCache {
+  get(tenantId: string, key: SummaryCacheKey): Promise<CachedSummary | null>;
+  set(tenantId: string, key: SummaryCacheKey, value: CachedSummary): Promise<void>;
+}

@@ -1,0 +1,14 @@
+import type { ProviderName, ToolDefinition } from '../provider.js';
+import type { Message } from '../schemas/message.js';
+
+/**
+ * Provider-aware token counting. `count` is the raw text count; `countMessage` adds the
+ * role and formatting overhead the provider's wire format costs.
+ */
+export interface Tokenizer {
+  /** Identifies encoding and calibration (part of cache keys). */
+  readonly id: string;
+  count(text: string): number;
+  countMessage(message: Message, provider: ProviderName): number;
+  countTools(tools: readonly ToolDefinition[], provider: ProviderName): number;
+}

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { determinismMetadataSchema, toolDurabilitySchema } from '../durability/durability.js';
+
+export const toolOutcomeSchema = z.enum(['success', 'failure', 'partial']);
+export type ToolOutcome = z.infer<typeof toolOutcomeSchema>;
+
+export const textPartSchema = z.object({ type: z.literal('text'), text: z.string() });
+
+export const toolCallPartSchema = z.object({
+  type: z.literal('tool_call'),
+  id: z.string().min(1),
+  name: z.string().min(1),
+  input: z.unknown(),
+});
+
+/**
+ * Every tool result is wrapped in an envelope (seed 002) so compaction can always recover
+ * the tool name, outcome and key fields, and knows how durable the result is.
+ */
+export const toolResultEnvelopeSchema = z.object({
+  toolName: z.string().min(1),
+  toolCallId: z.string().min(1),
+  outcome: toolOutcomeSchema,
+  content: z.union([z.string(), z.record(z.string(), z.unknown())]),
+  keyFields: z.record(z.string(), z.unknown()).default({}),
+  durability: toolDurabilitySchema.optional(),
+  determinism: determinismMetadataSchema.optional(),
+  startedAt: z.string().optional(),
+  completedAt: z.string().optional(),
+});
+export type ToolResultEnvelope = z.infer<typeof toolResultEnvelopeSchema>;
+
+export const toolResultPartSchema = toolResultEnvelopeSchema.extend({ type: z.literal('tool_result') });
+
+/** Images and documents are carried by reference (URL or artifact) or inline base64. */
+export const mediaSourceSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('url'), url: z.string().min(1) }),
+  z.object({ kind: z.literal('base64'), data: z.string() }),
+  z.object({ kind: z.literal('artifact'), artifactId: z.string().min(1) }),
+]);
+
+export const imagePartSchema = z.object({
+  type: z.literal('image'),
+  mediaType: z.string().min(1),
+  source: mediaSourceSchema,
+});
+
+export const documentPartSchema = z.object({
+  type: z.literal('document'),
+  mediaType: z.string().min(1),
+  source: mediaSourceSchema,
+  title: z.string().optional(),
+});
+
+export const reasoningPartSchema = z.object({
+  type: z.literal('reasoning'),
+  text: z.string(),
+  /** Provider signature that must be sent back unchanged (Anthropic thinking blocks). */
+  signature: z.string().optional(),
+  redacted: z.boolean().optional(),
+});
+
+export const contentPartSchema = z.discriminatedUnion('type', [
+  textPartSchema,
+  toolCallPartSchema,
+  toolResultPartSchema,
+  imagePartSchema,
+  documentPartSchema,
+  reasoningPartSchema,
+]);
+
+export type TextPart = z.infer<typeof textPartSchema>;
+export type ToolCallPart = z.infer<typeof toolCallPartSchema>;
+export type ToolResultPart = z.infer<typeof toolResultPartSchema>;
+export type ImagePart = z.infer<typeof imagePartSchema>;
+export type DocumentPart = z.infer<typeof documentPartSchema>;
+export type ReasoningPart = z.infer<typeof reasoningPartSchema>;
+export type ContentPart = z.infer<typeof contentPartSchema>;

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { messageSchema } from './message.js';
+import { compactionPolicySchema } from './policy.js';
+
+const eventIdSchema = z.string().min(1).max(200);
+
+export const threadCreatedPayloadSchema = z.object({
+  type: z.literal('thread.created'),
+  model: z.string().min(1),
+  contextWindow: z.number().int().positive(),
+  maxOutputTokens: z.number().int().positive().optional(),
+  policy: compactionPolicySchema.partial().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const messageAppendedPayloadSchema = z.object({
+  type: z.literal('message.appended'),
+  message: messageSchema,
+});
+
+/** First event after thread.created in a thread copied from another up to one of its messages. */
+export const threadBranchedPayloadSchema = z.object({
+  type: z.literal('thread.branched'),
+  sourceThreadId: z.string().min(1),
+  fromMessageId: z.string().min(1),
+  sourceVersion: z.number().int().min(0),
+});
+
+export const planCommittedPayloadSchema = z.object({
+  type: z.literal('plan.committed'),
+  planVersion: z.number().int().positive(),
+  basedOnSeq: z.number().int().min(0),
+  tokensBefore: z.number().int().min(0),
+  tokensAfter: z.number().int().min(0),
+});
+
+export const lifecycleEventNameSchema = z.enum([
+  'compaction_check_started',
+  'compaction_proposal_generated',
+  'compaction_externalized',
+  'compaction_summarized',
+  'compaction_cleared',
+  'compaction_dropped',
+  'compaction_rehydrated',
+  'compaction_rehydration_blocked',
+  'compaction_completed',
+  'compaction_failed',
+]);
+export type LifecycleEventName = z.infer<typeof lifecycleEventNameSchema>;
+
+export const lifecyclePayloadSchema = z.object({
+  type: z.literal('lifecycle'),
+  name: lifecycleEventNameSchema,
+  details: z.record(z.string(), z.unknown()).default({}),
+});
+
+export const eventPayloadSchema = z.discriminatedUnion('type', [
+  threadCreatedPayloadSchema,
+  messageAppendedPayloadSchema,
+  threadBranchedPayloadSchema,
+  planCommittedPayloadSchema,
+  lifecyclePayloadSchema,
+]);
+export type EventPayload = z.infer<typeof eventPayloadSchema>;
+export type EventType = EventPayload['type'];
+
+/** What a client sends: its own event id (for idempotency) and the payload. */
+export const eventInputSchema = z.intersection(
+  z.object({
+    eventId: eventIdSchema,
+    timestamp: z.string().datetime({ offset: true }).optional(),
+    /** Token count of the event's content, set by the ingest so stores can keep totals. */
+    tokens: z.number().int().min(0).optional(),
+  }),
+  eventPayloadSchema,
+);
+export type EventInput = z.infer<typeof eventInputSchema>;
+
+/** What a store returns: the input plus its place in the log and its owner. */
+export const storedEventSchema = z.intersection(
+  z.object({
+    eventId: eventIdSchema,
+    tenantId: z.string().min(1),
+    threadId: z.string().min(1),
+    seq: z.number().int().positive(),
+    timestamp: z.string(),
+    tokens: z.number().int().min(0).optional(),
+  }),
+  eventPayloadSchema,
+);
+export type StoredEvent = z.infer<typeof storedEventSchema>;
+
+export type StoredEventOf<T extends EventType> = StoredEvent & { type: T };

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { toolDurabilityPolicySchema } from '../durability/policy.js';
+import { triggerConfigSchema } from '../triggers/trigger-config.js';
+
+export const rehydrationPolicySchema = z.object({
+  enabled: z.boolean().default(true),
+  maxArtifactsPerTurn: z.number().int().min(0).default(3),
+  maxTokensPerArtifact: z.number().int().positive().default(4000),
+  totalBudgetTokens: z.number().int().min(0).default(8000),
+  cooldownTurns: z.number().int().min(0).default(2),
+  autoRehydrateSensitivities: z
+    .array(z.enum(['public', 'internal', 'confidential', 'restricted']))
+    .default(['public', 'internal']),
+});
+export type RehydrationPolicy = z.infer<typeof rehydrationPolicySchema>;
+
+/**
+ * Per-thread compaction policy. Every field has a default, so `{}` is a valid policy.
+ * `version` participates in summary cache keys: bump it when a change should re-summarize.
+ */
+export const compactionPolicySchema = z.object({
+  version: z.string().default('1'),
+  /** The off switch: when false, only manual compaction runs. */
+  autoCompact: z.boolean().default(true),
+  trigger: triggerConfigSchema.default({ kind: 'tokens', fraction: 0.85 }),
+  /** Fraction of the window the compacted prompt should come down to (the planner's target). */
+  softThresholdPercent: z.number().gt(0).max(1).default(0.85),
+  /** Tokens reserved for the model's answer (seed 001's reserveTokens). */
+  outputReserveTokens: z.number().int().min(0).default(16384),
+  safetyBufferTokens: z.number().int().min(0).default(500),
+  rehydrationReserveTokens: z.number().int().min(0).default(2000),
+  /** The protected tail: never compacted (seed 001's keepRecentTokens and seed 002's preserve_recent_turns). */
+  keepRecentTurns: z.number().int().min(0).default(3),
+  keepRecentTokens: z.number().int().min(0).default(20000),
+  strategies: z
+    .object({
+      externalize: z.boolean().default(true),
+      summarize: z.boolean().default(true),
+      clear: z.boolean().default(true),
+      drop: z.boolean().default(true),
+    })
+    .default({ externalize: true, summarize: true, clear: true, drop: true }),
+  externalizeThresholdTokens: z.number().int().positive().default(1000),
+  /** A rung that frees fewer tokens than this escalates to the next one (no compaction loops). */
+  clearAtLeastTokens: z.number().int().min(0).default(2000),
+  /** Cap on summarization rounds per thread (seed 000); past it the ladder degrades to clear and drop. */
+  maxSummarizationRounds: z.number().int().positive().default(50),
+  toolDurability: toolDurabilityPolicySchema.default({ defaultDurability: 'anchoring', overrides: {} }),
+  rehydration: rehydrationPolicySchema.default({
+    enabled: true,
+    maxArtifactsPerTurn: 3,
+    maxTokensPerArtifact: 4000,
+    totalBudgetTokens: 8000,
+    cooldownTurns: 2,
+    autoRehydrateSensitivities: ['public', 'internal'],
+  }),
+});
+export type CompactionPolicy = z.infer<typeof compactionPolicySchema>;
+export type CompactionPolicyInput = z.input<typeof compactionPolicySchema>;
+
+export function parsePolicy(input: unknown = {}): CompactionPolicy {
+  return compactionPolicySchema.parse(input ?? {});
+}

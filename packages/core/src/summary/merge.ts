@@ -1,0 +1,68 @@
+import { stableStringify } from '../stable-json.js';
+import type { StructuredSummary, SummaryFact, SummaryToolOutcome } from './structured-summary.js';
+
+/**
+ * Merge an older summary into a newer one (a chained compaction round).
+ *
+ * The newer summary is authoritative for the current state (task, plan), but nothing the
+ * older one guaranteed may be lost: every pinned fact carries over verbatim, every tool
+ * outcome keeps all its key fields, and lists are unions in first-seen order, so the merge
+ * is deterministic and idempotent (merge(a, merge(a, b)) equals merge(a, b)).
+ */
+export function mergeSummaries(older: StructuredSummary, newer: StructuredSummary): StructuredSummary {
+  return {
+    schemaVersion: newer.schemaVersion,
+    facts: mergeFacts(older.facts, newer.facts),
+    decisions: unionBy([...older.decisions, ...newer.decisions], (decision) => decision.decision),
+    openItems: unionBy([...older.openItems, ...newer.openItems], (item) => item.description, 'last'),
+    artifacts: unionBy([...older.artifacts, ...newer.artifacts], (artifact) => artifact.artifactId, 'last'),
+    toolOutcomes: mergeToolOutcomes(older.toolOutcomes, newer.toolOutcomes),
+    currentTask: newer.currentTask ?? older.currentTask,
+    currentPlan: newer.currentPlan ?? older.currentPlan,
+    filesRead: unionBy([...older.filesRead, ...newer.filesRead], (path) => path),
+    filesModified: unionBy([...older.filesModified, ...newer.filesModified], (path) => path),
+  };
+}
+
+/** Pinned facts first (older ones first), then the rest; a fact pinned on either side stays pinned. */
+function mergeFacts(older: SummaryFact[], newer: SummaryFact[]): SummaryFact[] {
+  const byText = new Map<string, SummaryFact>();
+  for (const fact of [...older, ...newer]) {
+    const existing = byText.get(fact.text);
+    if (!existing) byText.set(fact.text, { ...fact });
+    else if (fact.pinned && !existing.pinned) existing.pinned = true;
+  }
+  const all = [...byText.values()];
+  return [...all.filter((fact) => fact.pinned), ...all.filter((fact) => !fact.pinned)];
+}
+
+function toolOutcomeKey(outcome: SummaryToolOutcome): string {
+  return outcome.toolCallId ?? `${outcome.toolName}:${stableStringify(outcome.keyFields)}`;
+}
+
+/** Same call on both sides: the newer outcome wins, but no key field of the older one disappears. */
+function mergeToolOutcomes(older: SummaryToolOutcome[], newer: SummaryToolOutcome[]): SummaryToolOutcome[] {
+  const merged = new Map<string, SummaryToolOutcome>();
+  for (const outcome of older) merged.set(toolOutcomeKey(outcome), { ...outcome });
+  for (const outcome of newer) {
+    const key = toolOutcomeKey(outcome);
+    const previous = merged.get(key);
+    merged.set(
+      key,
+      previous ? { ...outcome, keyFields: { ...previous.keyFields, ...outcome.keyFields } } : { ...outcome },
+    );
+  }
+  return [...merged.values()];
+}
+
+function unionBy<T>(items: T[], keyOf: (item: T) => string, keep: 'first' | 'last' = 'first'): T[] {
+  const byKey = new Map<string, T>();
+  for (const item of items) {
+    const key = keyOf(item);
+    if (!byKey.has(key) || keep === 'last') {
+      // Re-inserting keeps the first-seen position; only the value is replaced.
+      byKey.set(key, item);
+    }
+  }
+  return [...byKey.values()];
+}

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { toolOutcomeSchema } from '../schemas/content.js';
+
+/** Bump when the shape changes: it is part of every summary cache key. */
+export const STRUCTURED_SUMMARY_SCHEMA_VERSION = 'v1';
+
+export const summaryFactSchema = z.object({
+  text: z.string().min(1),
+  /** Pinned facts (user instructions, constraints) carry over every merge verbatim. */
+  pinned: z.boolean().default(false),
+  /** The message the fact was taken from, when known. */
+  sourceMessageId: z.string().optional(),
+});
+
+export const summaryDecisionSchema = z.object({
+  decision: z.string().min(1),
+  rationale: z.string().optional(),
+  turn: z.number().int().min(0).optional(),
+});
+
+export const summaryOpenItemSchema = z.object({
+  description: z.string().min(1),
+  context: z.string().optional(),
+  priority: z.enum(['high', 'medium', 'low']).default('medium'),
+});
+
+export const summaryArtifactSchema = z.object({
+  artifactId: z.string().min(1),
+  description: z.string(),
+  rehydrateHint: z.string(),
+});
+
+export const summaryToolOutcomeSchema = z.object({
+  toolName: z.string().min(1),
+  toolCallId: z.string().optional(),
+  outcome: toolOutcomeSchema,
+  keyFields: z.record(z.string(), z.unknown()).default({}),
+  errorMessage: z.string().optional(),
+});
+
+export const structuredSummarySchema = z.object({
+  schemaVersion: z.literal(STRUCTURED_SUMMARY_SCHEMA_VERSION).default(STRUCTURED_SUMMARY_SCHEMA_VERSION),
+  facts: z.array(summaryFactSchema).default([]),
+  decisions: z.array(summaryDecisionSchema).default([]),
+  openItems: z.array(summaryOpenItemSchema).default([]),
+  artifacts: z.array(summaryArtifactSchema).default([]),
+  toolOutcomes: z.array(summaryToolOutcomeSchema).default([]),
+  currentTask: z.string().nullable().default(null),
+  currentPlan: z.array(z.string()).nullable().default(null),
+  filesRead: z.array(z.string()).default([]),
+  filesModified: z.array(z.string()).default([]),
+});
+
+export type SummaryFact = z.infer<typeof summaryFactSchema>;
+export type SummaryDecision = z.infer<typeof summaryDecisionSchema>;
+export type SummaryOpenItem = z.infer<typeof summaryOpenItemSchema>;
+export type SummaryArtifact = z.infer<typeof summaryArtifactSchema>;
+export type SummaryToolOutcome = z.infer<typeof summaryToolOutcomeSchema>;
+export type StructuredSummary = z.infer<typeof structuredSummarySchema>;
+export type StructuredSummaryInput = z.input<typeof structuredSummarySchema>;
+
+export function emptySummary(): StructuredSummary {
+  return structuredSummarySchema.parse({});
+}

@@ -1,0 +1,82 @@
+import { ValidationError } from '../errors.js';
+import type { StoredEvent } from '../schemas/events.js';
+import { parsePolicy } from '../schemas/policy.js';
+import { isTurnStart, type Thread, type ThreadMessage } from './thread.js';
+
+/**
+ * Fold a thread's events (in sequence order) into its messages. Only `thread.created` and
+ * `message.appended` shape the message list; plans and lifecycle events are recorded elsewhere.
+ */
+export function foldThread(events: readonly StoredEvent[]): Thread {
+  const first = events[0];
+  if (first?.type !== 'thread.created') {
+    throw new ValidationError('a thread must start with a thread.created event');
+  }
+  const thread: Thread = {
+    id: first.threadId,
+    tenantId: first.tenantId,
+    model: first.model,
+    contextWindow: first.contextWindow,
+    maxOutputTokens: first.maxOutputTokens,
+    policy: parsePolicy(first.policy ?? {}),
+    createdAt: first.timestamp,
+    version: first.seq,
+    messages: [],
+    branchedFrom: undefined,
+  };
+  const seenIds = new Set<string>();
+  let turn = 0;
+  let previousSeq = 0;
+  for (const event of events) {
+    if (event.seq <= previousSeq) {
+      throw new ValidationError(`events out of order: seq ${event.seq} after ${previousSeq}`);
+    }
+    previousSeq = event.seq;
+    thread.version = event.seq;
+    if (event.type === 'thread.branched') {
+      thread.branchedFrom = {
+        sourceThreadId: event.sourceThreadId,
+        fromMessageId: event.fromMessageId,
+        sourceVersion: event.sourceVersion,
+      };
+    } else if (event.type === 'message.appended') {
+      const message = event.message;
+      if (seenIds.has(message.id)) {
+        throw new ValidationError(`message id ${message.id} appears twice in thread ${thread.id}`);
+      }
+      seenIds.add(message.id);
+      if (isTurnStart(message)) turn += 1;
+      const folded: ThreadMessage = { ...message, seq: event.seq, index: thread.messages.length, turn };
+      thread.messages.push(folded);
+    }
+  }
+  return thread;
+}
+
+/** Append more events to an already folded thread (for incremental consumers). */
+export function foldMore(thread: Thread, events: readonly StoredEvent[]): Thread {
+  const messages = [...thread.messages];
+  const seenIds = new Set(messages.map((message) => message.id));
+  let turn = messages.at(-1)?.turn ?? 0;
+  let version = thread.version;
+  let branchedFrom = thread.branchedFrom;
+  for (const event of events) {
+    if (event.seq <= version) continue;
+    version = event.seq;
+    if (event.type === 'thread.branched') {
+      branchedFrom = {
+        sourceThreadId: event.sourceThreadId,
+        fromMessageId: event.fromMessageId,
+        sourceVersion: event.sourceVersion,
+      };
+    }
+    if (event.type !== 'message.appended') continue;
+    if (seenIds.has(event.message.id)) {
+      throw new ValidationError(`message id ${event.message.id} appears twice in thread ${thread.id}`);
+    }
+    seenIds.add(event.message.id);
+    if (isTurnStart(event.message)) turn += 1;
+    messages.push({ ...event.message, seq: event.seq, index: messages.length, turn });
+  }
+  return { ...thread, messages, version, branchedFrom };
+}

@@ -1,0 +1,119 @@
+import type { ThreadMessage } from '../thread/thread.js';
+import { countUserTurns } from '../thread/turns.js';
+import type { TriggerConfig } from './trigger-config.js';
+
+export interface TriggerContext {
+  messages: readonly ThreadMessage[];
+  /** Tokens the conversation takes now, as the renderer would count it under the current plan. */
+  messageTokens: number;
+  contextWindow: number;
+  /** True when a person or API call asked for compaction. */
+  manual?: boolean;
+}
+
+export interface TriggerDecision {
+  fire: boolean;
+  trigger: string;
+  reason: string;
+  children?: TriggerDecision[];
+}
+
+export interface CompactionTrigger {
+  readonly name: string;
+  evaluate(context: TriggerContext): TriggerDecision;
+}
+
+/** Fires at or above an absolute token count, or a fraction of the context window. */
+export function tokenCountTrigger(options: { threshold: number } | { fraction: number }): CompactionTrigger {
+  const name = 'threshold' in options ? `tokens>=${options.threshold}` : `tokens>=${options.fraction}×window`;
+  return {
+    name,
+    evaluate(context) {
+      const threshold =
+        'threshold' in options ? options.threshold : Math.floor(context.contextWindow * options.fraction);
+      const fire = context.messageTokens >= threshold;
+      return {
+        fire,
+        trigger: name,
+        reason: `${context.messageTokens} tokens ${fire ? '>=' : '<'} threshold ${threshold}`,
+      };
+    },
+  };
+}
+
+/** Fires when there are more than `maxTurns` real, root-level user turns. */
+export function turnCountTrigger(maxTurns: number): CompactionTrigger {
+  const name = `turns>${maxTurns}`;
+  return {
+    name,
+    evaluate(context) {
+      const turns = countUserTurns(context.messages);
+      const fire = turns > maxTurns;
+      return { fire, trigger: name, reason: `${turns} user turns ${fire ? '>' : '<='} ${maxTurns}` };
+    },
+  };
+}
+
+export function manualTrigger(): CompactionTrigger {
+  return {
+    name: 'manual',
+    evaluate(context) {
+      const fire = context.manual === true;
+      return { fire, trigger: 'manual', reason: fire ? 'compaction was requested' : 'no request' };
+    },
+  };
+}
+
+export function anyOf(...triggers: CompactionTrigger[]): CompactionTrigger {
+  const name = `any(${triggers.map((trigger) => trigger.name).join(', ')})`;
+  return {
+    name,
+    evaluate(context) {
+      const children = triggers.map((trigger) => trigger.evaluate(context));
+      const fired = children.filter((child) => child.fire);
+      return {
+        fire: fired.length > 0,
+        trigger: name,
+        reason: fired.length > 0 ? fired.map((child) => child.reason).join('; ') : 'no trigger fired',
+        children,
+      };
+    },
+  };
+}
+
+export function allOf(...triggers: CompactionTrigger[]): CompactionTrigger {
+  const name = `all(${triggers.map((trigger) => trigger.name).join(', ')})`;
+  return {
+    name,
+    evaluate(context) {
+      const children = triggers.map((trigger) => trigger.evaluate(context));
+      const idle = children.filter((child) => !child.fire);
+      return {
+        fire: idle.length === 0,
+        trigger: name,
+        reason:
+          idle.length === 0
+            ? children.map((child) => child.reason).join('; ')
+            : `not fired: ${idle.map((child) => child.reason).join('; ')}`,
+        children,
+      };
+    },
+  };
+}
+
+export function buildTrigger(config: TriggerConfig): CompactionTrigger {
+  switch (config.kind) {
+    case 'tokens':
+      return config.threshold !== undefined
+        ? tokenCountTrigger({ threshold: config.threshold })
+        : tokenCountTrigger({ fraction: config.fraction ?? 0.85 });
+    case 'turns':
+      return turnCountTrigger(config.maxTurns);
+    case 'any':
+      return anyOf(...config.triggers.map(buildTrigger));
+    case 'all':
+      return allOf(...config.triggers.map(buildTrigger));
+    case 'manual':
+      return manualTrigger();
+  }
+}
