@@ -1,3 +1,4 @@
+import type { ToolDurabilityPolicy } from '../durability/policy.js';
 import type { SpanReference } from '../plan/span.js';
 import type { StructuredSummary } from '../summary/structured-summary.js';
 import type { ThreadMessage } from '../thread/thread.js';
@@ -11,6 +12,8 @@ export interface SummarizeRequest {
   previousSummary?: StructuredSummary;
   /** Extra instructions from a manual compaction. */
   instructions?: string;
+  /** The thread's durability policy: which tool results carry key fields that must be copied. */
+  toolDurability?: ToolDurabilityPolicy;
   signal?: AbortSignal;
 }
 

@@ -1,0 +1,91 @@
+import {
+  mergeSummaries,
+  type StructuredSummary,
+  type SummarizeRequest,
+  type SummarizeResult,
+  type Summarizer,
+  structuredSummarySchema,
+  type ToolDurabilityPolicy,
+  toolDurabilityPolicySchema,
+} from '@compactor/core';
+import { extractCurrentTask, extractDecisions, extractNextSteps } from './assistant-notes.js';
+import { extractFiles } from './files.js';
+import { extractToolOutcomes } from './tool-outcomes.js';
+import { extractUserIntent } from './user-intent.js';
+
+export interface ExtractiveSummarizerOptions {
+  verbatimRequestChars?: number;
+  maxConstraintChars?: number;
+  maxDecisions?: number;
+  maxFailures?: number;
+  maxCommands?: number;
+  maxNextSteps?: number;
+  currentTaskChars?: number;
+  /** Used when a request carries no durability policy of its own. */
+  defaultToolDurability?: ToolDurabilityPolicy;
+}
+
+export const EXTRACTIVE_SUMMARIZER_VERSION = 'extractive-v1';
+
+/**
+ * Builds the structured summary from the events themselves: offline, deterministic, free.
+ * Nothing is paraphrased: requests and constraints are the user's words, key fields are copied
+ * from tool result envelopes, files come from tool call arguments.
+ */
+export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions = {}): Summarizer & {
+  extract(request: SummarizeRequest): StructuredSummary;
+} {
+  const settings = {
+    verbatimRequestChars: options.verbatimRequestChars ?? 600,
+    maxConstraintChars: options.maxConstraintChars ?? 400,
+    maxDecisions: options.maxDecisions ?? 12,
+    maxFailures: options.maxFailures ?? 8,
+    maxCommands: options.maxCommands ?? 10,
+    maxNextSteps: options.maxNextSteps ?? 8,
+    currentTaskChars: options.currentTaskChars ?? 600,
+  };
+  const defaultDurability = options.defaultToolDurability ?? toolDurabilityPolicySchema.parse({});
+
+  function extract(request: SummarizeRequest): StructuredSummary {
+    const messages = request.messages;
+    const intent = extractUserIntent(messages, settings);
+    const files = extractFiles(messages);
+    const tools = extractToolOutcomes(messages, {
+      durability: request.toolDurability ?? defaultDurability,
+      maxFailures: settings.maxFailures,
+      maxCommands: settings.maxCommands,
+    });
+    const instructionFacts = request.instructions
+      ? [{ text: `Compaction instructions: ${request.instructions}`, pinned: false }]
+      : [];
+    const summary = structuredSummarySchema.parse({
+      facts: [...intent.constraints, ...intent.requests, ...instructionFacts],
+      decisions: extractDecisions(messages, settings.maxDecisions),
+      openItems: tools.openItems,
+      toolOutcomes: tools.outcomes,
+      currentTask: extractCurrentTask(messages, settings.currentTaskChars),
+      currentPlan: extractNextSteps(messages, settings.maxNextSteps),
+      filesRead: files.filesRead,
+      filesModified: files.filesModified,
+    });
+    return request.previousSummary ? mergeSummaries(request.previousSummary, summary) : summary;
+  }
+
+  return {
+    id: EXTRACTIVE_SUMMARIZER_VERSION,
+    modelId: 'extractive',
+    promptVersion: EXTRACTIVE_SUMMARIZER_VERSION,
+    extract,
+    async summarize(request: SummarizeRequest): Promise<SummarizeResult> {
+      return {
+        summary: extract(request),
+        summarizerId: EXTRACTIVE_SUMMARIZER_VERSION,
+        modelId: 'extractive',
+        inputTokens: 0,
+        outputTokens: 0,
+        costUsd: 0,
+        via: 'extractive',
+      };
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import { isTurnStart, type SummaryFact, type ThreadMessage } from '@compactor/core';
+import { clip, sentencesOf, textOf } from '../text.js';
+
+/**
+ * Words that mark an instruction or constraint a person expects to hold for the rest of the
+ * session. Matching is on whole words, case-insensitive.
+ */
+const CONSTRAINT_MARKERS = [
+  'always',
+  'never',
+  'must',
+  'must not',
+  "mustn't",
+  'do not',
+  "don't",
+  'dont',
+  'should',
+  'should not',
+  "shouldn't",
+  'only',
+  'avoid',
+  'make sure',
+  'ensure',
+  'prefer',
+  'instead of',
+  'required',
+  'require',
+  'forbidden',
+  'not allowed',
+  'no more than',
+  'at most',
+  'at least',
+  'budget',
+  'deadline',
+  'important',
+  'remember',
+];
+
+const constraintPattern = new RegExp(
+  `\\b(${CONSTRAINT_MARKERS.map((marker) => marker.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})\\b`,
+  'i',
+);
+
+export function isConstraintSentence(sentence: string): boolean {
+  return constraintPattern.test(sentence);
+}
+
+export interface UserIntent {
+  /** Instructions and constraints, verbatim, pinned so every later round keeps them. */
+  constraints: SummaryFact[];
+  /** What the user asked for in each turn (short requests verbatim, long ones clipped). */
+  requests: SummaryFact[];
+}
+
+export interface UserIntentOptions {
+  /** Requests up to this many characters are kept verbatim; longer ones are clipped. */
+  verbatimRequestChars: number;
+  /** A constraint sentence longer than this is clipped (pasted logs are not constraints). */
+  maxConstraintChars: number;
+}
+
+/**
+ * The user's requests and constraints, copied from the messages themselves (never paraphrased):
+ * constraint sentences and pinned messages become pinned facts; each request becomes a fact.
+ */
+export function extractUserIntent(
+  messages: readonly ThreadMessage[],
+  options: UserIntentOptions,
+): UserIntent {
+  const constraints: SummaryFact[] = [];
+  const requests: SummaryFact[] = [];
+  const seen = new Set<string>();
+  for (const message of messages) {
+    if (message.role !== 'user' && !(message.pinned && message.role !== 'tool')) continue;
+    const text = textOf(message.content);
+    if (text.length === 0) continue;
+    if (message.pinned) {
+      const fact = { text, pinned: true, sourceMessageId: message.id };
+      if (!seen.has(text)) constraints.push(fact);
+      seen.add(text);
+      continue;
+    }
+    if (!isTurnStart(message)) continue;
+    for (const sentence of sentencesOf(text)) {
+      if (sentence.length > options.maxConstraintChars || !isConstraintSentence(sentence)) continue;
+      const constraint = `User constraint (turn ${message.turn}): ${sentence}`;
+      if (seen.has(constraint)) continue;
+      seen.add(constraint);
+      constraints.push({ text: constraint, pinned: true, sourceMessageId: message.id });
+    }
+    const request =
+      text.length <= options.verbatimRequestChars ? text : clip(text, options.verbatimRequestChars);
+    requests.push({
+      text: `User request (turn ${message.turn}): ${request}`,
+      pinned: false,
+      sourceMessageId: message.id,
+    });
+  }
+  return { constraints, requests };
+}

@@ -1,0 +1,34 @@
+/** Plain text of a message's text parts (tool calls, results and media excluded). */
+export function textOf(content: readonly { type: string; text?: string }[]): string {
+  return content
+    .filter((part) => part.type === 'text' && typeof part.text === 'string')
+    .map((part) => part.text as string)
+    .join('\n')
+    .trim();
+}
+
+/** Sentences and list items, in order; code fences are skipped (they are not statements). */
+export function sentencesOf(text: string): string[] {
+  const withoutCode = text.replace(/```[\s\S]*?```/g, ' ');
+  const pieces: string[] = [];
+  for (const line of withoutCode.split('\n')) {
+    const trimmed = line.trim();
+    if (trimmed.length === 0) continue;
+    for (const sentence of trimmed.split(/(?<=[.!?])\s+(?=[A-Z0-9"'`(])/)) {
+      const cleaned = sentence.trim();
+      if (cleaned.length > 0) pieces.push(cleaned);
+    }
+  }
+  return pieces;
+}
+
+/** Seed 000's fallback: keep the first and last characters, mark the cut. */
+export function headTailTruncate(text: string, headChars = 2000, tailChars = 2000): string {
+  if (text.length <= headChars + tailChars) return text;
+  return `${text.slice(0, headChars)}\n[truncated ${text.length - headChars - tailChars} characters]\n${text.slice(-tailChars)}`;
+}
+
+export function clip(text: string, maxChars: number): string {
+  const single = text.replace(/\s+/g, ' ').trim();
+  return single.length <= maxChars ? single : `${single.slice(0, maxChars - 1)}…`;
+}
