@@ -38,3 +38,4 @@ export * from './thread/tool-pairs.js';
 export * from './thread/turns.js';
 export * from './triggers/trigger-config.js';
 export * from './triggers/triggers.js';
+export * from './planner/index.js';

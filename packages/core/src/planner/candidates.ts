@@ -1,0 +1,60 @@
+import type { CompactionAction } from '../plan/normalize.js';
+import { normalizePlan } from '../plan/normalize.js';
+import type { ThreadMessage } from '../thread/thread.js';
+import { buildToolPairIndex, closeOverToolPairs, type ToolPairIndex } from '../thread/tool-pairs.js';
+import { turnRanges } from '../thread/turns.js';
+import type { RungContext } from './planner-types.js';
+
+export function actionsOf(context: RungContext): (message: ThreadMessage) => CompactionAction {
+  const normalized = normalizePlan(context.plan);
+  return (message) => normalized.actions.get(message.id)?.action ?? 'include';
+}
+
+/** Tool result messages a rung may shrink in place: before the token tail, not pinned, still included. */
+export function shrinkableToolMessages(context: RungContext): ThreadMessage[] {
+  const actionOf = actionsOf(context);
+  return context.input.thread.messages.filter(
+    (message) =>
+      message.role === 'tool' &&
+      message.index < context.regions.protectedStart &&
+      !context.regions.untouchable.has(message.id) &&
+      actionOf(message) === 'include',
+  );
+}
+
+export interface TurnCandidate {
+  turn: number;
+  messages: ThreadMessage[];
+}
+
+/**
+ * Whole turns before the turn tail, each with the messages a structural rung (summarize, drop)
+ * may take: not pinned, not already dropped, and only when every tool partner comes along.
+ */
+export function structuralTurnCandidates(
+  context: RungContext,
+  accept: (message: ThreadMessage, action: CompactionAction) => boolean,
+  pairs: ToolPairIndex = buildToolPairIndex(context.input.thread.messages),
+): TurnCandidate[] {
+  const actionOf = actionsOf(context);
+  const messages = context.input.thread.messages;
+  const byId = new Map(messages.map((message) => [message.id, message]));
+  const candidates: TurnCandidate[] = [];
+  for (const range of turnRanges(messages)) {
+    if (range.end > context.regions.protectedStart) break;
+    const taken = messages
+      .slice(range.start, range.end)
+      .filter(
+        (message) => !context.regions.untouchable.has(message.id) && accept(message, actionOf(message)),
+      );
+    if (taken.length === 0) continue;
+    const takenIds = new Set(taken.map((message) => message.id));
+    const closure = closeOverToolPairs(takenIds, pairs);
+    // A partner outside the turn, or one the rung may not take, would be orphaned: skip the turn.
+    if ([...closure].some((id) => !takenIds.has(id) && actionOf(byId.get(id)!) !== 'drop')) {
+      continue;
+    }
+    candidates.push({ turn: range.turn, messages: taken });
+  }
+  return candidates;
+}

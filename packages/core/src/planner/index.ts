@@ -1,0 +1,15 @@
+export { buildDroppedSpanIndex } from './dropped-span-index.js';
+export { LADDER, planCompaction } from './ladder.js';
+export { editPlan } from './plan-edit.js';
+export type {
+  PlannerInput,
+  PlannerOutcome,
+  PlannerStatus,
+  Proposal,
+  Rung,
+  RungContext,
+  RungExecution,
+  RungName,
+} from './planner-types.js';
+export { computeProtectedRegions, type ProtectedRegions } from './protected-tail.js';
+export { contentAsText } from './rungs/externalize.js';

@@ -1,0 +1,92 @@
+import type { DeterminismMetadata } from '../durability/durability.js';
+import type { CompactionPlan } from '../plan/plan.js';
+import type { ArtifactSensitivity, CompactionRecord } from '../plan/records.js';
+import type { SpanReference } from '../plan/span.js';
+import type { ArtifactStore } from '../ports/artifact-store.js';
+import type { LifecycleEventLog } from '../ports/lifecycle-log.js';
+import type { Logger } from '../ports/logger.js';
+import type { Summarizer } from '../ports/summarizer.js';
+import type { ToolResultEnvelope } from '../schemas/content.js';
+import type { CompactionPolicy } from '../schemas/policy.js';
+import type { Thread, ThreadMessage } from '../thread/thread.js';
+import type { ProtectedRegions } from './protected-tail.js';
+
+export type RungName = 'externalize' | 'summarize' | 'clear' | 'drop';
+
+export interface PlannerInput {
+  thread: Thread;
+  currentPlan: CompactionPlan | null;
+  /** Defaults to the thread's own policy. */
+  policy?: CompactionPolicy;
+  /** Message tokens the rendered prompt must come down to (soft threshold minus all overheads). */
+  targetTokens: number;
+  /** Message tokens of the prompt rendered under a plan, counted exactly as the renderer counts. */
+  measure: (plan: CompactionPlan) => number;
+  /** Tokens of one message as rendered (used for estimates and the protected tail). */
+  countMessage: (message: ThreadMessage) => number;
+  /** Tokens of a piece of text (summaries, placeholders). */
+  countText: (text: string) => number;
+  summarizer: Summarizer;
+  artifactStore?: ArtifactStore;
+  lifecycle?: LifecycleEventLog;
+  logger?: Logger;
+  /** ISO timestamp for the plan and events (core has no clock). */
+  now: string;
+  /** Manual compaction: instructions for the summarizer; `force` compacts even under target. */
+  manual?: { instructions?: string; force?: boolean };
+  /** Rehydration happened this turn: skip externalize and drop so the agent can finish (seed 002). */
+  rehydrationHappened?: boolean;
+  /** Current determinism metadata of a replayable result's source; undefined = unknown = changed. */
+  currentDeterminism?: (envelope: ToolResultEnvelope) => DeterminismMetadata | undefined;
+  artifactDefaults?: { sensitivity?: ArtifactSensitivity; ttlSeconds?: number; encryptionKeyId?: string };
+  signal?: AbortSignal;
+}
+
+export interface Proposal {
+  rung: RungName;
+  span: SpanReference;
+  estimatedTokensFreed: number;
+  reason: string;
+}
+
+/** What a rung sees: the input, the plan so far, and what is protected. */
+export interface RungContext {
+  input: PlannerInput;
+  policy: CompactionPolicy;
+  plan: CompactionPlan;
+  regions: ProtectedRegions;
+  tokensNow: number;
+  /** Tokens still to free to reach the target, plus the minimum a compaction must free. */
+  tokensToFree: number;
+}
+
+export interface RungExecution {
+  added: CompactionRecord[];
+  /** Records the new ones replace (a chained summary replaces the previous one). */
+  removes?: (record: CompactionRecord) => boolean;
+  costUsd?: number;
+  summarizerCalls?: number;
+}
+
+export interface Rung {
+  readonly name: RungName;
+  analyze(context: RungContext): Proposal[];
+  execute(context: RungContext, proposal: Proposal): Promise<RungExecution | null>;
+}
+
+export type PlannerStatus = 'unchanged' | 'compacted' | 'target_unreachable' | 'disabled';
+
+export interface PlannerOutcome {
+  status: PlannerStatus;
+  reason: string;
+  /** The plan to commit (its `version` is still the one it was built on). */
+  plan: CompactionPlan;
+  tokensBefore: number;
+  tokensAfter: number;
+  targetTokens: number;
+  added: CompactionRecord[];
+  proposals: Proposal[];
+  rungsUsed: RungName[];
+  summarizerCalls: number;
+  summarizerCostUsd: number;
+}

@@ -1,0 +1,94 @@
+import { collectKeyFields, resolveToolDurability } from '../../durability/policy.js';
+import type { ExternalizationRecord } from '../../plan/records.js';
+import { spanOf } from '../../plan/span.js';
+import type { ToolResultPart } from '../../schemas/content.js';
+import { stableStringify } from '../../stable-json.js';
+import { structuredSummarySchema } from '../../summary/structured-summary.js';
+import { shrinkableToolMessages } from '../candidates.js';
+import type { Proposal, Rung } from '../planner-types.js';
+
+/** Tokens a pointer message costs once rendered (prefix, summary line, read_artifact instruction). */
+const POINTER_OVERHEAD_TOKENS = 80;
+const PREVIEW_CHARS = 300;
+
+function resultParts(content: readonly { type: string }[]): ToolResultPart[] {
+  return content.filter((part): part is ToolResultPart => part.type === 'tool_result');
+}
+
+export function contentAsText(part: ToolResultPart): string {
+  return typeof part.content === 'string' ? part.content : stableStringify(part.content);
+}
+
+/**
+ * Large non-replayable results (and large anchoring ones) go to the artifact store and are
+ * replaced by a pointer with a summary and a rehydrate hint. Ephemeral and replayable results
+ * are left to the clear rung: they are cheap to produce again.
+ */
+export const externalizeRung: Rung = {
+  name: 'externalize',
+  analyze(context) {
+    if (!context.input.artifactStore || context.input.rehydrationHappened) return [];
+    const proposals: Proposal[] = [];
+    for (const message of shrinkableToolMessages(context)) {
+      const parts = resultParts(message.content);
+      const first = parts[0];
+      if (!first) continue;
+      const durability = resolveToolDurability(first, context.policy.toolDurability);
+      if (durability.durability !== 'non_replayable' && durability.durability !== 'anchoring') continue;
+      const threshold = durability.externalizeThresholdTokens ?? context.policy.externalizeThresholdTokens;
+      const tokens = context.input.countMessage(message);
+      if (tokens <= threshold) continue;
+      proposals.push({
+        rung: 'externalize',
+        span: spanOf([message]),
+        estimatedTokensFreed: Math.max(0, tokens - POINTER_OVERHEAD_TOKENS),
+        reason: `${first.toolName} result of ${tokens} tokens (${durability.durability}) is above ${threshold}`,
+      });
+    }
+    return proposals;
+  },
+  async execute(context, proposal) {
+    const store = context.input.artifactStore;
+    const message = context.input.thread.messages.find(
+      (candidate) => candidate.id === proposal.span.messageIds[0],
+    );
+    if (!store || !message) return null;
+    const parts = resultParts(message.content);
+    const first = parts[0]!;
+    const durability = resolveToolDurability(first, context.policy.toolDurability);
+    const text = parts.map(contentAsText).join('\n\n');
+    const defaults = context.input.artifactDefaults ?? {};
+    const metadata = await store.put(text, {
+      threadId: context.input.thread.id,
+      tenantId: context.input.thread.tenantId,
+      sensitivity: defaults.sensitivity ?? 'internal',
+      ...(defaults.ttlSeconds !== undefined ? { ttlSeconds: defaults.ttlSeconds } : {}),
+      ...(defaults.encryptionKeyId !== undefined ? { encryptionKeyId: defaults.encryptionKeyId } : {}),
+      contentType: 'text/plain',
+      labels: { toolName: first.toolName, toolCallId: first.toolCallId, messageId: message.id },
+    });
+    const preview = text.replace(/\s+/g, ' ').trim().slice(0, PREVIEW_CHARS);
+    const rehydrateHint = `call read_artifact("${metadata.artifactId}") for the full ${first.toolName} output (${text.length} characters)`;
+    const summary = structuredSummarySchema.parse({
+      facts: preview ? [{ text: `Preview: ${preview}${text.length > PREVIEW_CHARS ? '…' : ''}` }] : [],
+      toolOutcomes: parts.map((part) => ({
+        toolName: part.toolName,
+        toolCallId: part.toolCallId,
+        outcome: part.outcome,
+        keyFields: collectKeyFields(part, durability.mustPreserveFields),
+      })),
+      artifacts: [
+        { artifactId: metadata.artifactId, description: `${first.toolName} output`, rehydrateHint },
+      ],
+    });
+    const record: ExternalizationRecord = {
+      kind: 'externalize',
+      span: proposal.span,
+      artifactId: metadata.artifactId,
+      summary,
+      rehydrateHint,
+      sensitivity: metadata.sensitivity,
+    };
+    return { added: [record] };
+  },
+};

@@ -1,0 +1,131 @@
+import { normalizePlan } from '../../plan/normalize.js';
+import type { CompactionRecord, SummarizationRecord } from '../../plan/records.js';
+import { spanOf } from '../../plan/span.js';
+import type { ContentPart } from '../../schemas/content.js';
+import { stableStringify } from '../../stable-json.js';
+import { mergeSummaries } from '../../summary/merge.js';
+import { renderSummary } from '../../summary/render.js';
+import type { StructuredSummary } from '../../summary/structured-summary.js';
+import type { ThreadMessage } from '../../thread/thread.js';
+import { structuralTurnCandidates } from '../candidates.js';
+import type { Proposal, Rung, RungContext } from '../planner-types.js';
+
+/** A summary keeps roughly this share of what it replaces (used only to choose how much to take). */
+const EXPECTED_SUMMARY_SHARE = 0.15;
+
+function summaryRecordsBefore(context: RungContext, firstIndex: number): SummarizationRecord[] {
+  const indexById = new Map(context.input.thread.messages.map((message) => [message.id, message.index]));
+  return normalizePlan(context.plan).records.filter(
+    (record): record is SummarizationRecord =>
+      record.kind === 'summarize' &&
+      record.span.messageIds.every((id) => (indexById.get(id) ?? Number.POSITIVE_INFINITY) < firstIndex),
+  );
+}
+
+function roundsSoFar(context: RungContext): number {
+  return Math.max(0, ...context.plan.summarizations.map((record) => record.round));
+}
+
+/** What the model saw for a message under the current plan: cleared and externalized results as their stand-ins. */
+function asRendered(message: ThreadMessage, record: CompactionRecord | undefined): ThreadMessage {
+  if (!record || (record.kind !== 'clear' && record.kind !== 'externalize')) return message;
+  const content = message.content.map((part): ContentPart => {
+    if (part.type !== 'tool_result') return part;
+    const standIn =
+      record.kind === 'externalize'
+        ? `[Externalized Content - artifact:${record.artifactId}] ${record.rehydrateHint}`
+        : `[${part.toolName}: ${part.outcome}]${Object.keys(part.keyFields).length > 0 ? ` Key data: ${stableStringify(part.keyFields)}` : ''}`;
+    return { ...part, content: standIn };
+  });
+  return { ...message, content };
+}
+
+/**
+ * Older turns become one structured summary. Chained rounds fold every earlier summary in
+ * (its pinned facts and key fields survive by construction of `mergeSummaries`), and
+ * externalized results inside the span stay reachable through the summary's artifact list.
+ */
+export const summarizeRung: Rung = {
+  name: 'summarize',
+  analyze(context) {
+    if (roundsSoFar(context) >= context.policy.maxSummarizationRounds) return [];
+    const candidates = structuralTurnCandidates(
+      context,
+      (_message, action) => action === 'include' || action === 'clear' || action === 'externalize',
+    );
+    if (candidates.length === 0) return [];
+    const taken: ThreadMessage[] = [];
+    let estimated = 0;
+    for (const candidate of candidates) {
+      taken.push(...candidate.messages);
+      estimated +=
+        candidate.messages.reduce((total, message) => total + context.input.countMessage(message), 0) *
+        (1 - EXPECTED_SUMMARY_SHARE);
+      if (estimated >= context.tokensToFree) break;
+    }
+    const first = taken[0]!;
+    const last = taken.at(-1)!;
+    return [
+      {
+        rung: 'summarize',
+        span: spanOf(taken),
+        estimatedTokensFreed: Math.round(estimated),
+        reason: `turns ${first.turn}-${last.turn} are outside the protected tail`,
+      },
+    ];
+  },
+  async execute(context, proposal) {
+    const normalized = normalizePlan(context.plan);
+    const ids = new Set(proposal.span.messageIds);
+    const messages = context.input.thread.messages.filter((message) => ids.has(message.id));
+    const first = messages[0];
+    if (!first) return null;
+    const previous = summaryRecordsBefore(context, first.index);
+    const previousSummary = previous.reduce<StructuredSummary | undefined>(
+      (merged, record) => (merged ? mergeSummaries(merged, record.summary) : record.summary),
+      undefined,
+    );
+    const absorbed = messages
+      .map((message) => normalized.actions.get(message.id)?.record)
+      .filter((record): record is CompactionRecord => record !== undefined);
+    const result = await context.input.summarizer.summarize({
+      tenantId: context.input.thread.tenantId,
+      threadId: context.input.thread.id,
+      span: proposal.span,
+      messages: messages.map((message) => asRendered(message, normalized.actions.get(message.id)?.record)),
+      ...(previousSummary ? { previousSummary } : {}),
+      ...(context.input.manual?.instructions ? { instructions: context.input.manual.instructions } : {}),
+      toolDurability: context.policy.toolDurability,
+      ...(context.input.signal ? { signal: context.input.signal } : {}),
+    });
+    // Whatever the summarizer returned, earlier summaries' guarantees hold and externalized artifacts stay reachable.
+    let summary = previousSummary ? mergeSummaries(previousSummary, result.summary) : result.summary;
+    const artifacts = absorbed.flatMap((record) =>
+      record.kind === 'externalize' ? record.summary.artifacts : [],
+    );
+    const known = new Set(summary.artifacts.map((artifact) => artifact.artifactId));
+    const missing = artifacts.filter((artifact) => !known.has(artifact.artifactId));
+    if (missing.length > 0) summary = { ...summary, artifacts: [...summary.artifacts, ...missing] };
+    const previousIds = new Set(previous.flatMap((record) => record.span.messageIds));
+    const coveredMessages = context.input.thread.messages.filter(
+      (message) => previousIds.has(message.id) || ids.has(message.id),
+    );
+    const record: SummarizationRecord = {
+      kind: 'summarize',
+      span: spanOf(coveredMessages),
+      summary,
+      summaryTokenCount: context.input.countText(renderSummary(summary)),
+      summarizer: { id: result.summarizerId, modelId: result.modelId, costUsd: result.costUsd },
+      round: roundsSoFar(context) + 1,
+    };
+    const replacedFirstIds = new Set(previous.map((candidate) => candidate.span.messageIds[0]));
+    return {
+      added: [record],
+      removes: (candidate) =>
+        (candidate.kind === 'summarize' && replacedFirstIds.has(candidate.span.messageIds[0])) ||
+        candidate.span.messageIds.some((id) => ids.has(id)),
+      costUsd: result.costUsd,
+      summarizerCalls: result.via === 'cache' ? 0 : 1,
+    };
+  },
+};
