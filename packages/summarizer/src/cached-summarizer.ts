@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto';
+import {
+  renderSummary,
+  STRUCTURED_SUMMARY_SCHEMA_VERSION,
+  type SummarizeRequest,
+  type SummarizeResult,
+  type Summarizer,
+  type SummaryCache,
+  type SummaryCacheKey,
+  stableStringify,
+} from '@compactor/core';
+
+export interface CachedSummarizerOptions {
+  cache: SummaryCache;
+  /** The policy version: bump it to re-summarize under a changed policy. */
+  policyVersion: string;
+  /** Tokens of rendered summary text, for the cache entry. */
+  countTokens?: (text: string) => number;
+}
+
+/** SHA-256 of everything that determines a summary's content. */
+export function summaryContentHash(request: SummarizeRequest): string {
+  const material = stableStringify({
+    messages: request.messages.map((message) => ({
+      id: message.id,
+      role: message.role,
+      content: message.content,
+    })),
+    previousSummary: request.previousSummary ?? null,
+    instructions: request.instructions ?? null,
+    toolDurability: request.toolDurability ?? null,
+  });
+  return createHash('sha256').update(material).digest('hex');
+}
+
+/**
+ * The same span is never paid for twice: keyed by content hash, summary schema version, policy
+ * version, model id and prompt version (seed 002's SummaryCacheKey), scoped by tenant.
+ */
+export function createCachedSummarizer(inner: Summarizer, options: CachedSummarizerOptions): Summarizer {
+  const countTokens = options.countTokens ?? ((text: string) => Math.ceil(text.length / 4));
+  return {
+    id: inner.id,
+    modelId: inner.modelId,
+    promptVersion: inner.promptVersion,
+    async summarize(request: SummarizeRequest): Promise<SummarizeResult> {
+      const key: SummaryCacheKey = {
+        contentHash: summaryContentHash(request),
+        schemaVersion: STRUCTURED_SUMMARY_SCHEMA_VERSION,
+        policyVersion: options.policyVersion,
+        modelId: inner.modelId,
+        promptVersion: inner.promptVersion,
+      };
+      const cached = await options.cache.get(request.tenantId, key);
+      if (cached) {
+        return {
+          summary: cached.summary,
+          summarizerId: inner.id,
+          modelId: inner.modelId,
+          inputTokens: 0,
+          outputTokens: 0,
+          costUsd: 0,
+          via: 'cache',
+        };
+      }
+      const result = await inner.summarize(request);
+      // Only a real summary is worth keeping; a fallback is retried next time.
+      if (result.via === 'llm' || result.via === 'extractive') {
+        await options.cache.set(request.tenantId, key, {
+          summary: result.summary,
+          summaryTokenCount: countTokens(renderSummary(result.summary)),
+          costUsd: result.costUsd,
+          createdAt: new Date().toISOString(),
+        });
+      }
+      return result;
+    },
+  };
+}
