@@ -1,6 +1,7 @@
 /**
- * Errors are recognised by a marker symbol rather than `instanceof`, so they survive
- * duplicated module copies and structured cloning across package boundaries.
+ * Errors are recognised by a marker symbol rather than `instanceof`, so they survive duplicated
+ * module copies. Structured cloning keeps only name, message, cause and stack: send `code` and
+ * `details` explicitly across a process or worker boundary.
  */
 const compactorErrorMarker = Symbol.for('compactor.error');
 

@@ -4,6 +4,8 @@ export function stableStringify(value: unknown): string {
 }
 
 function sortKeysDeep(value: unknown): unknown {
+  // Convert what JSON.stringify would convert (dates) before sorting, or a Date would become {}.
+  if (hasToJSON(value)) return sortKeysDeep(value.toJSON());
   if (Array.isArray(value)) return value.map(sortKeysDeep);
   if (value !== null && typeof value === 'object') {
     const sorted: Record<string, unknown> = {};
@@ -14,4 +16,12 @@ function sortKeysDeep(value: unknown): unknown {
     return sorted;
   }
   return value;
+}
+
+function hasToJSON(value: unknown): value is { toJSON: () => unknown } {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof (value as { toJSON?: unknown }).toJSON === 'function'
+  );
 }

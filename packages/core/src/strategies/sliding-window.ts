@@ -24,7 +24,7 @@ export function slidingWindow(
   }
   const input = partitionForWindow(thread, options.basePlan);
   const rawCut = Math.max(0, input.real.length - settings.maxEvents);
-  const cut = rawCut === 0 ? 0 : safeCut(input.real, rawCut, thread.messages);
+  const cut = rawCut === 0 ? 0 : safeCut(input.real, rawCut, thread.messages, input.preserved);
   return buildWindowResult(
     thread,
     input,

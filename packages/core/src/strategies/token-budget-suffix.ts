@@ -33,7 +33,7 @@ export function tokenBudgetSuffix(
     remaining -= cost;
     rawCut -= 1;
   }
-  const cut = rawCut === 0 ? 0 : safeCut(input.real, rawCut, thread.messages);
+  const cut = rawCut === 0 ? 0 : safeCut(input.real, rawCut, thread.messages, input.preserved);
   return buildWindowResult(
     thread,
     input,

@@ -33,10 +33,11 @@ export function turnWindow(
       : firstKeptTurn === undefined
         ? 0
         : windowed.findIndex((message) => message.turn === firstKeptTurn);
-  const cut = rawCut === 0 ? 0 : safeCut(windowed, rawCut, thread.messages);
+  const preserved = [...preamble, ...input.preserved];
+  const cut = rawCut === 0 ? 0 : safeCut(windowed, rawCut, thread.messages, preserved);
   return buildWindowResult(
     thread,
-    { real: windowed, preserved: [...preamble, ...input.preserved] },
+    { real: windowed, preserved },
     cut,
     `turn window: kept the last ${settings.maxTurns} turns`,
     options,

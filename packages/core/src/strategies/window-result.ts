@@ -18,7 +18,10 @@ export interface DeterministicStrategyResult {
   plan: CompactionPlan;
   archivedIds: string[];
   keptIds: string[];
-  /** Messages always kept whatever the window: synthetic, system, pinned, or already summarized. */
+  /**
+   * Messages always kept whatever the window: synthetic, system or pinned (with the other half of
+   * their tool calls), or already summarized or externalized by the base plan.
+   */
   preservedIds: string[];
   tokensSaved: number;
 }
@@ -33,17 +36,19 @@ export interface WindowInput {
 /** Split the visible messages into the ones a window may cut and the ones it always keeps. */
 export function partitionForWindow(thread: Thread, basePlan: CompactionPlan): WindowInput {
   const normalized = normalizePlan(basePlan);
+  const visible = thread.messages.filter((message) => normalized.actions.get(message.id)?.action !== 'drop');
+  // A message kept verbatim keeps the other half of its tool calls, or the prompt would hold an orphan.
+  const keptVerbatim = closeOverToolPairs(
+    visible
+      .filter((message) => message.synthetic === true || message.pinned === true || message.role === 'system')
+      .map((message) => message.id),
+    buildToolPairIndex(thread.messages),
+  );
   const real: ThreadMessage[] = [];
   const preserved: ThreadMessage[] = [];
-  for (const message of thread.messages) {
+  for (const message of visible) {
     const action = normalized.actions.get(message.id)?.action;
-    if (action === 'drop') continue;
-    const alwaysKept =
-      message.synthetic === true ||
-      message.pinned === true ||
-      message.role === 'system' ||
-      action === 'summarize' ||
-      action === 'externalize';
+    const alwaysKept = keptVerbatim.has(message.id) || action === 'summarize' || action === 'externalize';
     (alwaysKept ? preserved : real).push(message);
   }
   return { real, preserved };
@@ -51,29 +56,49 @@ export function partitionForWindow(thread: Thread, basePlan: CompactionPlan): Wi
 
 /**
  * Move a cut (index into `real`) forward until the kept suffix starts at a turn start and no
- * archived message shares a tool call with a kept one.
+ * archived message shares a tool call with a kept one. `keptOutside` are the messages kept
+ * whatever the window: when one of them starts a turn (a pinned user message), the window may
+ * start with the rest of that turn.
  */
 export function safeCut(
   real: readonly ThreadMessage[],
   rawCut: number,
   allMessages: readonly ThreadMessage[],
+  keptOutside: readonly ThreadMessage[] = [],
 ): number {
   const pairs = buildToolPairIndex(allMessages);
-  let cut = nextTurnStart(real, rawCut);
+  const turnsStartedOutside = new Set(
+    keptOutside.filter((message) => isTurnStart(message)).map((message) => message.turn),
+  );
+  let cut = nextTurnStart(real, rawCut, turnsStartedOutside);
   while (cut < real.length) {
     const archived = real.slice(0, cut).map((message) => message.id);
     const closure = closeOverToolPairs(archived, pairs);
     const kept = new Set(real.slice(cut).map((message) => message.id));
     if (![...closure].some((id) => kept.has(id))) break;
-    cut = nextTurnStart(real, cut + 1);
+    cut = nextTurnStart(real, cut + 1, turnsStartedOutside);
   }
   return cut;
 }
 
-function nextTurnStart(real: readonly ThreadMessage[], from: number): number {
+function nextTurnStart(
+  real: readonly ThreadMessage[],
+  from: number,
+  turnsStartedOutside: ReadonlySet<number>,
+): number {
   let cut = Math.max(0, from);
-  while (cut < real.length && !isTurnStart(real[cut]!)) cut += 1;
+  while (cut < real.length && !startsWindow(real, cut, turnsStartedOutside)) cut += 1;
   return cut;
+}
+
+function startsWindow(
+  real: readonly ThreadMessage[],
+  index: number,
+  turnsStartedOutside: ReadonlySet<number>,
+): boolean {
+  const message = real[index]!;
+  if (isTurnStart(message)) return true;
+  return turnsStartedOutside.has(message.turn) && real[index - 1]?.turn !== message.turn;
 }
 
 /** Turn the archived messages into drop records (one per run of adjacent messages). */

@@ -40,11 +40,13 @@ function toolOutcomeKey(outcome: SummaryToolOutcome): string {
   return outcome.toolCallId ?? `${outcome.toolName}:${stableStringify(outcome.keyFields)}`;
 }
 
-/** Same call on both sides: the newer outcome wins, but no key field of the older one disappears. */
+/**
+ * Same call seen twice (on both sides, or twice on one side): the later outcome wins, but no key
+ * field of the earlier one disappears.
+ */
 function mergeToolOutcomes(older: SummaryToolOutcome[], newer: SummaryToolOutcome[]): SummaryToolOutcome[] {
   const merged = new Map<string, SummaryToolOutcome>();
-  for (const outcome of older) merged.set(toolOutcomeKey(outcome), { ...outcome });
-  for (const outcome of newer) {
+  for (const outcome of [...older, ...newer]) {
     const key = toolOutcomeKey(outcome);
     const previous = merged.get(key);
     merged.set(
