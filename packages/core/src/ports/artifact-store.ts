@@ -1,7 +1,27 @@
-import type { ArtifactSensitivity } from '../plan/records.js';
+import { z } from 'zod';
+import { type ArtifactSensitivity, artifactSensitivitySchema } from '../plan/records.js';
 
 export const ARTIFACT_PERMISSION_CONFIDENTIAL = 'artifacts:read:confidential';
 export const ARTIFACT_PERMISSION_RESTRICTED = 'artifacts:read:restricted';
+
+/**
+ * Artifact ids are `art_` followed by 64 lowercase hex digits:
+ * `art_` + hex SHA-256 of (`tenantId` + U+0000 + hex SHA-256 of the UTF-8 content).
+ * The id is content-addressed but scoped per tenant, so two tenants storing the same bytes get
+ * different ids and never share access; any adapter derives the same id for the same input.
+ */
+export const ARTIFACT_ID_PATTERN = /^art_[0-9a-f]{64}$/;
+
+/** What `put` accepts; adapters reject anything else with a ValidationError. */
+export const artifactMetadataInputSchema = z.object({
+  threadId: z.string().min(1),
+  tenantId: z.string().min(1),
+  sensitivity: artifactSensitivitySchema,
+  ttlSeconds: z.number().positive().optional(),
+  encryptionKeyId: z.string().min(1).optional(),
+  contentType: z.string().min(1).optional(),
+  labels: z.record(z.string(), z.string()).optional(),
+});
 
 export interface ArtifactMetadataInput {
   threadId: string;
@@ -48,6 +68,18 @@ export interface ArtifactAuditEvent {
  * Externalized content, content-addressed and access-controlled. A read from another tenant,
  * or of a confidential/restricted artifact without the permission, returns nothing and is
  * recorded as an audit event. Expired artifacts read as not found.
+ *
+ * - `put` of content a tenant already stores (same id) is idempotent: the id, `createdAt` and
+ *   the first put's thread, labels and key are kept, but the sensitivity is raised to the
+ *   stricter of the two (never lowered) and the expiry moved to the later of the two (no TTL
+ *   = never). A put of an expired artifact stores it afresh.
+ * - `retrieve` recomputes the SHA-256 of the stored bytes and throws IntegrityError when it
+ *   differs from the metadata's. Every successful read (`read`) and every refusal (`denied`) is
+ *   appended to the audit log of the artifact's own tenant (another tenant's attempt included);
+ *   `listAudit` returns that log in append order. Unknown, malformed or expired ids read as
+ *   `not_found` and are not audited.
+ * - `getMetadata` returns null for another tenant's artifact, an unknown or an expired one; it
+ *   does not check sensitivity permissions (callers use it to gate auto-rehydration).
  */
 export interface ArtifactStore {
   put(content: string, metadata: ArtifactMetadataInput): Promise<ArtifactMetadata>;

@@ -3,7 +3,7 @@ import type { EventInput, StoredEvent } from '../schemas/events.js';
 export interface AppendOptions {
   /**
    * The thread version (last seq) the caller saw; -1 or 0 for a thread that must not exist yet.
-   * A mismatch throws ConcurrencyError and writes nothing.
+   * A mismatch throws ConcurrencyError and writes nothing (a pure retry is exempt, see EventStore).
    */
   expectedVersion?: number;
 }
@@ -55,6 +55,32 @@ export interface ListThreadsOptions {
 /**
  * The immutable, per-tenant event log. Appends are atomic per batch, idempotent by event id,
  * and guarded by an optional expected version. Another tenant's thread does not exist.
+ *
+ * The rules every adapter keeps (the testkit's `testEventStore` checks each one):
+ * - Tenant and thread ids are non-empty strings; events are validated with `eventInputSchema`.
+ *   Bad input is a ValidationError listing field issues (paths start with the event's index in
+ *   the batch), and nothing is written. An empty batch, or one repeating an event id, is invalid.
+ * - A thread that does not exist (for this tenant) must be started by a batch whose first event
+ *   is `thread.created`; `thread.created` anywhere else is a ValidationError. So is a
+ *   `message.appended` whose message id is already in the thread (it would make the thread
+ *   unfoldable).
+ * - Seqs start at 1 and are contiguous. A supplied `timestamp` is kept verbatim; a missing one is
+ *   set by the store from its clock.
+ * - Idempotency by event id (unique per thread): "same content" compares the canonical payload
+ *   (`stableStringify` of the validated event without its `timestamp`, so a retry may carry a
+ *   later client timestamp; the stored one wins). A batch whose events are ALL stored with the
+ *   same content returns the stored events (`duplicates` = batch length) without checking
+ *   `expectedVersion`: a retry is always safe. A batch mixing stored and new events checks
+ *   `expectedVersion` against the current version, then stores only the new ones, in input
+ *   order. Any event id stored with different content is an IdempotencyConflictError and
+ *   nothing of the batch is written.
+ * - Order of checks: validation, idempotency (conflict, then the all-duplicates retry), expected
+ *   version (ConcurrencyError), then the thread rules above.
+ * - `read`/`readAll` of an unknown thread throw NotFoundError; `getThread` returns null.
+ *   `fromSeq` and `limit` must be positive integers. A page may hold fewer than `limit` events
+ *   only when the store caps page bytes; `nextSeq` is then the next event's seq.
+ * - Thread metadata: `createdAt` is the `thread.created` event's timestamp, `updatedAt` the last
+ *   event's; `messageTokens` sums the `tokens` of `message.appended` events only.
  */
 export interface EventStore {
   append(

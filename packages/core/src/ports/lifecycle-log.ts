@@ -1,4 +1,20 @@
-import type { LifecycleEventName } from '../schemas/events.js';
+import { z } from 'zod';
+import { type LifecycleEventName, lifecycleEventNameSchema } from '../schemas/events.js';
+
+/** What `append` accepts; adapters reject anything else with a ValidationError. */
+export const lifecycleEventSchema = z.object({
+  tenantId: z.string().min(1),
+  threadId: z.string().min(1),
+  name: lifecycleEventNameSchema,
+  at: z.string().min(1),
+  tokensBefore: z.number().int().min(0).optional(),
+  tokensAfter: z.number().int().min(0).optional(),
+  budgetLimit: z.number().int().min(0).optional(),
+  strategy: z.string().optional(),
+  spanMessageIds: z.array(z.string()).optional(),
+  tokensFreed: z.number().int().optional(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
 
 export interface LifecycleEvent {
   tenantId: string;
@@ -14,6 +30,11 @@ export interface LifecycleEvent {
   details?: Record<string, unknown>;
 }
 
+/**
+ * What compaction did to each thread, for operators. Tenant-scoped. `list` returns the thread's
+ * events in append order; with `limit`, the most recent `limit` of them (still in append order).
+ * An unknown thread has no events.
+ */
 export interface LifecycleEventLog {
   append(event: LifecycleEvent): Promise<void>;
   list(tenantId: string, threadId: string, options?: { limit?: number }): Promise<LifecycleEvent[]>;

@@ -21,6 +21,12 @@ export interface PlanVersionSummary {
 /**
  * Compaction plans per thread, versioned with compare-and-set: of N committers racing with the
  * same expected version exactly one wins. Every committed version is kept.
+ *
+ * Versions go 1, 2, 3, ...; the stored plan's `version` field is set to its committed version.
+ * A plan that fails `compactionPlanSchema`, or whose `threadId` is not the thread's, is a
+ * ValidationError. `revertTo` a version that was never committed is a NotFoundError. Returned
+ * plans are copies: changing one never changes the store. Plans are tenant-scoped: another
+ * tenant sees version 0 and can commit its own thread of the same id.
  */
 export interface PlanStore {
   getCurrent(tenantId: string, threadId: string): Promise<CurrentPlan>;

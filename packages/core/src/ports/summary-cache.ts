@@ -20,7 +20,10 @@ export interface CachedSummary {
   createdAt: string;
 }
 
-/** Tenant-scoped: one tenant's cached summary is never served to another. */
+/**
+ * Tenant-scoped: one tenant's cached summary is never served to another. A key matches only if
+ * every one of its fields is equal. `set` on an existing key replaces the value (last write wins).
+ */
 export interface SummaryCache {
   get(tenantId: string, key: SummaryCacheKey): Promise<CachedSummary | null>;
   set(tenantId: string, key: SummaryCacheKey, value: CachedSummary): Promise<void>;

@@ -1,0 +1,80 @@
+import { CompactorError } from '@compactor/core';
+import { EmbeddedArtifactStore } from './artifact-store/embedded-artifact-store.js';
+import { EmbeddedEventStore } from './event-store/embedded-event-store.js';
+import { DataDirectoryLock } from './files/data-directory-lock.js';
+import { readFileIfPresent, writeFileAtomically } from './files/durable-files.js';
+import { EmbeddedLifecycleEventLog } from './lifecycle-log/embedded-lifecycle-log.js';
+import { DataLayout } from './paths/data-layout.js';
+import { EmbeddedPlanStore } from './plan-store/embedded-plan-store.js';
+import { type EmbeddedStoreOptions, resolveStoreOptions } from './store-options.js';
+import { EmbeddedSummaryCache } from './summary-cache/embedded-summary-cache.js';
+
+/** Bump when the on-disk layout changes incompatibly. */
+export const EMBEDDED_FORMAT_VERSION = 1;
+
+export interface EmbeddedStores {
+  events: EmbeddedEventStore;
+  plans: EmbeddedPlanStore;
+  summaries: EmbeddedSummaryCache;
+  artifacts: EmbeddedArtifactStore;
+  lifecycle: EmbeddedLifecycleEventLog;
+  /** The absolute data directory. */
+  dataDir: string;
+  /** Let in-flight writes finish, then release the data directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * Every store port over one local directory (`./.compactor` unless configured), locked to this
+ * process. Durable across restarts; see README.md for the layout and the crash guarantees.
+ */
+export async function createEmbeddedStores(options: EmbeddedStoreOptions = {}): Promise<EmbeddedStores> {
+  const resolved = resolveStoreOptions(options);
+  const layout = new DataLayout(resolved.dataDir);
+  const lock = await DataDirectoryLock.acquire(resolved.dataDir, layout.lockFile());
+  try {
+    await checkFormat(layout);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+  const stores = {
+    events: new EmbeddedEventStore(resolved),
+    plans: new EmbeddedPlanStore(resolved),
+    summaries: new EmbeddedSummaryCache(resolved),
+    artifacts: new EmbeddedArtifactStore(resolved),
+    lifecycle: new EmbeddedLifecycleEventLog(resolved),
+  };
+  let closing: Promise<void> | undefined;
+  return {
+    ...stores,
+    dataDir: resolved.dataDir,
+    close() {
+      closing ??= (async () => {
+        await Promise.all(Object.values(stores).map((store) => store.close()));
+        await lock.release();
+      })();
+      return closing;
+    },
+  };
+}
+
+async function checkFormat(layout: DataLayout): Promise<void> {
+  const path = layout.formatFile();
+  const existing = await readFileIfPresent(path);
+  if (existing === null) {
+    await writeFileAtomically(
+      path,
+      JSON.stringify({ format: 'compactor-embedded', version: EMBEDDED_FORMAT_VERSION }),
+    );
+    return;
+  }
+  const format = JSON.parse(existing.toString('utf8')) as { format?: string; version?: number };
+  if (format.format !== 'compactor-embedded' || format.version !== EMBEDDED_FORMAT_VERSION) {
+    throw new CompactorError(
+      'unavailable',
+      `${layout.root} holds ${format.format ?? 'unknown'} format version ${format.version ?? '?'}, ` +
+        `this build reads compactor-embedded version ${EMBEDDED_FORMAT_VERSION}`,
+    );
+  }
+}

@@ -1,0 +1,365 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  type AppendOptions,
+  type AppendResult,
+  type Clock,
+  ConcurrencyError,
+  type EventInput,
+  type EventStore,
+  IdempotencyConflictError,
+  IntegrityError,
+  type ListThreadsOptions,
+  type Logger,
+  NotFoundError,
+  type ReadOptions,
+  type ReadResult,
+  type StoredEvent,
+  type ThreadMetadata,
+  ValidationError,
+} from '@compactor/core';
+import { KeyedMutex } from '../concurrency/keyed-mutex.js';
+import {
+  isMissingFileError,
+  readFileIfPresent,
+  removeFileDurably,
+  writeFileAtomically,
+} from '../files/durable-files.js';
+import { RecordLogFile } from '../files/record-log.js';
+import { DataLayout } from '../paths/data-layout.js';
+import { type EmbeddedStoreOptions, resolveStoreOptions, storeClosedError } from '../store-options.js';
+import { requirePositiveInteger } from '../validation.js';
+import { canonicalEventContent, parseEventBatch } from './event-batch.js';
+import { ThreadIndex } from './thread-index.js';
+
+/** Events per page when the caller gives no limit, and the most a page ever holds. */
+export const DEFAULT_PAGE_EVENTS = 1000;
+/** A page stops growing past this many bytes (but always holds at least one event). */
+export const MAX_PAGE_BYTES = 16 * 1024 * 1024;
+const DEFAULT_THREAD_PAGE = 100;
+
+interface ThreadLocation {
+  tenantSegment: string;
+  threadSegment: string;
+  key: string;
+}
+
+/**
+ * The event log in a local directory: one append-only record log per thread (see RecordLogFile),
+ * fsynced per batch, with an in-memory index built the first time a thread is touched. Appends to
+ * one thread are serialized by a per-thread lock; reads never wait for them.
+ */
+export class EmbeddedEventStore implements EventStore {
+  private readonly layout: DataLayout;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly locks = new KeyedMutex();
+  private readonly threads = new Map<string, Promise<ThreadIndex>>();
+  private closed = false;
+
+  constructor(options: EmbeddedStoreOptions = {}) {
+    const resolved = resolveStoreOptions(options);
+    this.layout = new DataLayout(resolved.dataDir);
+    this.clock = resolved.clock;
+    this.logger = resolved.logger;
+  }
+
+  async append(
+    tenantId: string,
+    threadId: string,
+    events: EventInput[],
+    options: AppendOptions = {},
+  ): Promise<AppendResult> {
+    this.ensureOpen();
+    const location = this.locate(tenantId, threadId);
+    const batch = parseEventBatch(events);
+    const { expectedVersion } = options;
+    if (expectedVersion !== undefined && (!Number.isSafeInteger(expectedVersion) || expectedVersion < -1)) {
+      throw new ValidationError('expectedVersion must be a whole number of at least -1', [
+        { path: 'expectedVersion', message: 'invalid' },
+      ]);
+    }
+    return this.locks.run(location.key, async () => {
+      const thread = await this.loadThread(location, tenantId, threadId);
+      const version = thread.version;
+      const storedSeqs = batch.map((event) => thread.seqByEventId.get(event.eventId));
+      const duplicates = await this.readDuplicates(thread, batch, storedSeqs);
+      if (duplicates.size === batch.length) {
+        return {
+          version,
+          events: storedSeqs.map((seq) => duplicates.get(seq!)!),
+          duplicates: duplicates.size,
+        };
+      }
+      if (expectedVersion !== undefined && Math.max(expectedVersion, 0) !== version) {
+        throw new ConcurrencyError(`thread ${threadId}`, expectedVersion, version);
+      }
+      const fresh = batch.filter((_, index) => storedSeqs[index] === undefined);
+      checkThreadRules(thread, fresh);
+      const timestamp = this.clock.now().toISOString();
+      const toStore: StoredEvent[] = fresh.map((event, index) => ({
+        ...event,
+        tenantId,
+        threadId,
+        seq: version + 1 + index,
+        timestamp: event.timestamp ?? timestamp,
+      }));
+      const locations = await thread.log.append(toStore);
+      toStore.forEach((event, index) => {
+        thread.add(event, locations[index]!);
+      });
+      let freshIndex = 0;
+      const result = storedSeqs.map((seq) =>
+        seq === undefined ? toStore[freshIndex++]! : duplicates.get(seq)!,
+      );
+      return { version: thread.version, events: result, duplicates: duplicates.size };
+    });
+  }
+
+  async read(tenantId: string, threadId: string, options: ReadOptions = {}): Promise<ReadResult> {
+    this.ensureOpen();
+    requirePositiveInteger(options.fromSeq, 'fromSeq');
+    requirePositiveInteger(options.limit, 'limit');
+    const thread = await this.existingThread(tenantId, threadId);
+    const fromSeq = options.fromSeq ?? 1;
+    const limit = Math.min(options.limit ?? DEFAULT_PAGE_EVENTS, DEFAULT_PAGE_EVENTS);
+    // A snapshot: appends after this line only add bytes past what we read.
+    const version = thread.version;
+    if (fromSeq > version) return { events: [], nextSeq: null };
+    let toSeq = fromSeq;
+    let bytes = thread.recordLength(fromSeq);
+    while (toSeq < version && toSeq - fromSeq + 1 < limit) {
+      const next = thread.recordLength(toSeq + 1);
+      if (bytes + next > MAX_PAGE_BYTES) break;
+      bytes += next;
+      toSeq += 1;
+    }
+    const range = thread.byteRange(fromSeq, toSeq);
+    const events = (await thread.log.read(range.offset, range.length)) as StoredEvent[];
+    return { events, nextSeq: toSeq < version ? toSeq + 1 : null };
+  }
+
+  async readAll(tenantId: string, threadId: string): Promise<StoredEvent[]> {
+    const events: StoredEvent[] = [];
+    let fromSeq: number | null = 1;
+    while (fromSeq !== null) {
+      const page: ReadResult = await this.read(tenantId, threadId, { fromSeq });
+      events.push(...page.events);
+      fromSeq = page.nextSeq;
+    }
+    return events;
+  }
+
+  async getThread(tenantId: string, threadId: string): Promise<ThreadMetadata | null> {
+    this.ensureOpen();
+    const thread = await this.loadThread(this.locate(tenantId, threadId), tenantId, threadId);
+    return thread.version === 0 ? null : thread.metadata();
+  }
+
+  async listThreads(
+    tenantId: string,
+    options: ListThreadsOptions = {},
+  ): Promise<{ threads: ThreadMetadata[]; nextCursor: string | null }> {
+    this.ensureOpen();
+    requirePositiveInteger(options.limit, 'limit');
+    const tenantSegment = this.layout.tenantSegment(tenantId);
+    const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    let names: string[];
+    try {
+      names = await readdir(this.layout.eventsDirectory(tenantSegment));
+    } catch (error) {
+      if (isMissingFileError(error)) return { threads: [], nextCursor: null };
+      throw error;
+    }
+    const threads: ThreadMetadata[] = [];
+    for (const name of names) {
+      if (!name.endsWith('.log')) continue;
+      const threadSegment = name.slice(0, -'.log'.length);
+      const location = { tenantSegment, threadSegment, key: `${tenantSegment}/${threadSegment}` };
+      const thread = await this.loadThread(location, tenantId);
+      if (thread.version > 0) threads.push(thread.metadata());
+    }
+    threads.sort((left, right) => compareStrings(left.threadId, right.threadId));
+    const remaining = after === undefined ? threads : threads.filter((thread) => thread.threadId > after);
+    const limit = options.limit ?? DEFAULT_THREAD_PAGE;
+    const page = remaining.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      threads: page,
+      nextCursor: remaining.length > limit && last ? encodeCursor(last.threadId) : null,
+    };
+  }
+
+  async setCompactionPending(tenantId: string, threadId: string, pending: boolean): Promise<void> {
+    this.ensureOpen();
+    const location = this.locate(tenantId, threadId);
+    await this.locks.run(location.key, async () => {
+      const thread = await this.loadThread(location, tenantId, threadId);
+      if (thread.version === 0) throw new NotFoundError('thread', threadId);
+      const marker = this.layout.pendingMarker(location.tenantSegment, location.threadSegment);
+      if (pending) await writeFileAtomically(marker, JSON.stringify({ tenantId, threadId }));
+      else await removeFileDurably(marker);
+      thread.compactionPending = pending;
+    });
+  }
+
+  async listCompactionPending(
+    limit = DEFAULT_THREAD_PAGE,
+  ): Promise<Array<{ tenantId: string; threadId: string }>> {
+    this.ensureOpen();
+    requirePositiveInteger(limit, 'limit');
+    const found: Array<{ tenantId: string; threadId: string }> = [];
+    const root = this.layout.pendingRoot();
+    for (const tenantSegment of (await readdirIfPresent(root)).sort()) {
+      for (const name of (await readdirIfPresent(join(root, tenantSegment))).sort()) {
+        if (found.length >= limit) return found;
+        if (!name.endsWith('.json')) continue;
+        const marker = await readFileIfPresent(join(root, tenantSegment, name));
+        if (marker) found.push(JSON.parse(marker.toString('utf8')) as { tenantId: string; threadId: string });
+      }
+    }
+    return found;
+  }
+
+  /** Wait for appends in flight, then refuse new calls. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.locks.drain();
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw storeClosedError('the embedded event store');
+  }
+
+  private locate(tenantId: string, threadId: string): ThreadLocation {
+    const tenantSegment = this.layout.tenantSegment(tenantId);
+    const threadSegment = this.layout.threadSegment(threadId);
+    return { tenantSegment, threadSegment, key: `${tenantSegment}/${threadSegment}` };
+  }
+
+  private async existingThread(tenantId: string, threadId: string): Promise<ThreadIndex> {
+    const thread = await this.loadThread(this.locate(tenantId, threadId), tenantId, threadId);
+    if (thread.version === 0) throw new NotFoundError('thread', threadId);
+    return thread;
+  }
+
+  /** The thread's index, built once from its log (cutting a crash-torn tail) and then kept. */
+  private async loadThread(
+    location: ThreadLocation,
+    tenantId: string,
+    threadId?: string,
+  ): Promise<ThreadIndex> {
+    let loading = this.threads.get(location.key);
+    if (!loading) {
+      loading = this.buildIndex(location);
+      this.threads.set(location.key, loading);
+      loading.catch(() => this.threads.delete(location.key));
+    }
+    const thread = await loading;
+    // Only a SHA-256 collision of two long ids could trip this; never serve the wrong thread.
+    const sameTenant = thread.tenantId === undefined || thread.tenantId === tenantId;
+    const sameThread =
+      thread.threadId === undefined || threadId === undefined || thread.threadId === threadId;
+    if (!sameTenant || !sameThread) {
+      throw new IntegrityError(
+        `log ${location.key} belongs to another thread than ${tenantId}/${threadId ?? '?'}`,
+      );
+    }
+    return thread;
+  }
+
+  private async buildIndex(location: ThreadLocation): Promise<ThreadIndex> {
+    const path = this.layout.eventLog(location.tenantSegment, location.threadSegment);
+    const index = new ThreadIndex(path);
+    const log = await RecordLogFile.open(
+      path,
+      (records) => {
+        for (const record of records) index.add(record.value as StoredEvent, record);
+      },
+      this.logger,
+    );
+    index.attach(log);
+    if (index.version > 0) {
+      index.compactionPending =
+        (await readFileIfPresent(
+          this.layout.pendingMarker(location.tenantSegment, location.threadSegment),
+        )) !== null;
+    }
+    return index;
+  }
+
+  /** The stored events of a batch's already-stored ids; throws on any that differ. */
+  private async readDuplicates(
+    thread: ThreadIndex,
+    batch: readonly EventInput[],
+    storedSeqs: ReadonlyArray<number | undefined>,
+  ): Promise<Map<number, StoredEvent>> {
+    const duplicates = new Map<number, StoredEvent>();
+    for (const [index, seq] of storedSeqs.entries()) {
+      if (seq === undefined) continue;
+      const range = thread.byteRange(seq, seq);
+      const [stored] = (await thread.log.read(range.offset, range.length)) as StoredEvent[];
+      const event = batch[index]!;
+      if (!stored || canonicalEventContent(stored) !== canonicalEventContent(event)) {
+        throw new IdempotencyConflictError(event.eventId);
+      }
+      duplicates.set(seq, stored);
+    }
+    return duplicates;
+  }
+}
+
+/** thread.created opens a thread and appears nowhere else; message ids are unique per thread. */
+function checkThreadRules(thread: ThreadIndex, fresh: readonly EventInput[]): void {
+  const isNew = thread.version === 0;
+  if (isNew && fresh[0]?.type !== 'thread.created') {
+    throw new ValidationError('a new thread must start with a thread.created event', [
+      { path: '0.type', message: 'expected thread.created' },
+    ]);
+  }
+  const batchMessageIds = new Set<string>();
+  fresh.forEach((event, index) => {
+    if (event.type === 'thread.created' && !(isNew && index === 0)) {
+      throw new ValidationError('thread.created may only start a new thread', [
+        { path: `${index}.type`, message: 'thread already exists' },
+      ]);
+    }
+    if (event.type === 'message.appended') {
+      const messageId = event.message.id;
+      if (thread.messageIds.has(messageId) || batchMessageIds.has(messageId)) {
+        throw new ValidationError(`message id ${messageId} is already in the thread`, [
+          { path: `${index}.message.id`, message: 'duplicate message id' },
+        ]);
+      }
+      batchMessageIds.add(messageId);
+    }
+  });
+}
+
+function compareStrings(left: string, right: string): number {
+  if (left === right) return 0;
+  return left < right ? -1 : 1;
+}
+
+function encodeCursor(threadId: string): string {
+  return Buffer.from(JSON.stringify({ after: threadId }), 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): string {
+  try {
+    const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { after?: unknown };
+    if (typeof decoded.after === 'string') return decoded.after;
+  } catch {
+    // fall through to the error below
+  }
+  throw new ValidationError('invalid cursor', [{ path: 'cursor', message: 'not a cursor from listThreads' }]);
+}
+
+async function readdirIfPresent(directory: string): Promise<string[]> {
+  try {
+    return await readdir(directory);
+  } catch (error) {
+    if (isMissingFileError(error)) return [];
+    throw error;
+  }
+}

@@ -1,0 +1,70 @@
+import {
+  type LifecycleEvent,
+  type LifecycleEventLog,
+  type Logger,
+  lifecycleEventSchema,
+} from '@compactor/core';
+import { KeyedMutex } from '../concurrency/keyed-mutex.js';
+import { RecordLogFile } from '../files/record-log.js';
+import { DataLayout } from '../paths/data-layout.js';
+import { type EmbeddedStoreOptions, resolveStoreOptions, storeClosedError } from '../store-options.js';
+import { parseOrThrow, requirePositiveInteger } from '../validation.js';
+
+/** Lifecycle events in a local directory: one append-only record log per thread, fsynced per event. */
+export class EmbeddedLifecycleEventLog implements LifecycleEventLog {
+  private readonly layout: DataLayout;
+  private readonly logger: Logger;
+  private readonly locks = new KeyedMutex();
+  private readonly logs = new Map<string, Promise<RecordLogFile>>();
+  private closed = false;
+
+  constructor(options: EmbeddedStoreOptions = {}) {
+    const resolved = resolveStoreOptions(options);
+    this.layout = new DataLayout(resolved.dataDir);
+    this.logger = resolved.logger;
+  }
+
+  async append(event: LifecycleEvent): Promise<void> {
+    this.ensureOpen();
+    const parsed = parseOrThrow(lifecycleEventSchema, event, 'lifecycle event');
+    const path = this.pathFor(parsed.tenantId, parsed.threadId);
+    await this.locks.run(path, async () => {
+      const log = await this.open(path);
+      await log.append([parsed]);
+    });
+  }
+
+  async list(
+    tenantId: string,
+    threadId: string,
+    options: { limit?: number } = {},
+  ): Promise<LifecycleEvent[]> {
+    this.ensureOpen();
+    requirePositiveInteger(options.limit, 'limit');
+    const log = await this.open(this.pathFor(tenantId, threadId));
+    const events = (await log.readAll()) as LifecycleEvent[];
+    return options.limit === undefined ? events : events.slice(-options.limit);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.locks.drain();
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw storeClosedError('the embedded lifecycle log');
+  }
+
+  private pathFor(tenantId: string, threadId: string): string {
+    return this.layout.lifecycleLog(this.layout.tenantSegment(tenantId), this.layout.threadSegment(threadId));
+  }
+
+  private open(path: string): Promise<RecordLogFile> {
+    const cached = this.logs.get(path);
+    if (cached) return cached;
+    const opening = RecordLogFile.open(path, () => undefined, this.logger);
+    this.logs.set(path, opening);
+    opening.catch(() => this.logs.delete(path));
+    return opening;
+  }
+}

@@ -1,0 +1,243 @@
+import { readdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  type Clock,
+  type CommitResult,
+  type CompactionPlan,
+  type CurrentPlan,
+  compactionPlanSchema,
+  IntegrityError,
+  NotFoundError,
+  type PlanStore,
+  type PlanVersionSummary,
+  ValidationError,
+} from '@compactor/core';
+import { KeyedMutex } from '../concurrency/keyed-mutex.js';
+import {
+  isMissingFileError,
+  isTemporaryFileName,
+  readFileIfPresent,
+  writeFileAtomically,
+} from '../files/durable-files.js';
+import { DataLayout } from '../paths/data-layout.js';
+import { type EmbeddedStoreOptions, resolveStoreOptions, storeClosedError } from '../store-options.js';
+import { parseOrThrow } from '../validation.js';
+
+/** One file per committed version: what it holds besides the plan. */
+interface PlanVersionFile {
+  tenantId: string;
+  threadId: string;
+  version: number;
+  committedAt: string;
+  revertedFrom?: number;
+  plan: CompactionPlan;
+}
+
+interface ThreadPlans {
+  directory: string;
+  versions: PlanVersionSummary[];
+  current: CompactionPlan | null;
+}
+
+const VERSION_FILE = /^(\d{10})\.json$/;
+
+function versionFileName(version: number): string {
+  return `${String(version).padStart(10, '0')}.json`;
+}
+
+/**
+ * Plans in a local directory: one immutable file per committed version (temp file, fsync, atomic
+ * rename), so a crash leaves either the new version or none. Compare-and-set runs under a
+ * per-thread lock; the version list and the current plan are cached after the first read.
+ */
+export class EmbeddedPlanStore implements PlanStore {
+  private readonly layout: DataLayout;
+  private readonly clock: Clock;
+  private readonly locks = new KeyedMutex();
+  private readonly threads = new Map<string, Promise<ThreadPlans>>();
+  private closed = false;
+
+  constructor(options: EmbeddedStoreOptions = {}) {
+    const resolved = resolveStoreOptions(options);
+    this.layout = new DataLayout(resolved.dataDir);
+    this.clock = resolved.clock;
+  }
+
+  async getCurrent(tenantId: string, threadId: string): Promise<CurrentPlan> {
+    this.ensureOpen();
+    const plans = await this.load(tenantId, threadId);
+    return {
+      plan: plans.current === null ? null : structuredClone(plans.current),
+      version: plans.versions.length,
+    };
+  }
+
+  async commit(
+    tenantId: string,
+    threadId: string,
+    plan: CompactionPlan,
+    expectedVersion: number,
+  ): Promise<CommitResult> {
+    this.ensureOpen();
+    const parsed = parseOrThrow(compactionPlanSchema, plan, 'plan');
+    if (parsed.threadId !== threadId) {
+      throw new ValidationError(`the plan is for thread ${parsed.threadId}, not ${threadId}`, [
+        { path: 'threadId', message: 'does not match the thread' },
+      ]);
+    }
+    requireVersion(expectedVersion, 'expectedVersion');
+    return this.locks.run(this.key(tenantId, threadId), async () => {
+      const plans = await this.load(tenantId, threadId);
+      if (plans.versions.length !== expectedVersion)
+        return { committed: false, currentVersion: plans.versions.length };
+      return this.write(tenantId, threadId, plans, parsed, undefined);
+    });
+  }
+
+  async getVersion(tenantId: string, threadId: string, version: number): Promise<CompactionPlan | null> {
+    this.ensureOpen();
+    requireVersion(version, 'version');
+    const plans = await this.load(tenantId, threadId);
+    if (version < 1 || version > plans.versions.length) return null;
+    return (await this.readVersionFile(plans.directory, version, tenantId, threadId)).plan;
+  }
+
+  async listVersions(tenantId: string, threadId: string): Promise<PlanVersionSummary[]> {
+    this.ensureOpen();
+    return (await this.load(tenantId, threadId)).versions.map((summary) => ({ ...summary }));
+  }
+
+  async revertTo(
+    tenantId: string,
+    threadId: string,
+    version: number,
+    expectedVersion: number,
+  ): Promise<CommitResult> {
+    this.ensureOpen();
+    requireVersion(version, 'version');
+    requireVersion(expectedVersion, 'expectedVersion');
+    return this.locks.run(this.key(tenantId, threadId), async () => {
+      const plans = await this.load(tenantId, threadId);
+      if (version < 1 || version > plans.versions.length) {
+        throw new NotFoundError('plan version', `${threadId}@${version}`);
+      }
+      if (plans.versions.length !== expectedVersion)
+        return { committed: false, currentVersion: plans.versions.length };
+      const earlier = await this.readVersionFile(plans.directory, version, tenantId, threadId);
+      return this.write(tenantId, threadId, plans, earlier.plan, version);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.locks.drain();
+  }
+
+  private async write(
+    tenantId: string,
+    threadId: string,
+    plans: ThreadPlans,
+    plan: CompactionPlan,
+    revertedFrom: number | undefined,
+  ): Promise<CommitResult> {
+    const version = plans.versions.length + 1;
+    const stored: CompactionPlan = { ...plan, version };
+    const committedAt = this.clock.now().toISOString();
+    const file: PlanVersionFile = {
+      tenantId,
+      threadId,
+      version,
+      committedAt,
+      ...(revertedFrom === undefined ? {} : { revertedFrom }),
+      plan: stored,
+    };
+    await writeFileAtomically(join(plans.directory, versionFileName(version)), JSON.stringify(file));
+    plans.versions.push({ version, basedOnSeq: stored.basedOnSeq, createdAt: committedAt, revertedFrom });
+    plans.current = stored;
+    return { committed: true, version };
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw storeClosedError('the embedded plan store');
+  }
+
+  private key(tenantId: string, threadId: string): string {
+    return `${this.layout.tenantSegment(tenantId)}/${this.layout.threadSegment(threadId)}`;
+  }
+
+  private load(tenantId: string, threadId: string): Promise<ThreadPlans> {
+    const key = this.key(tenantId, threadId);
+    const cached = this.threads.get(key);
+    if (cached) return cached;
+    const loading = this.readThreadPlans(tenantId, threadId);
+    this.threads.set(key, loading);
+    loading.catch(() => this.threads.delete(key));
+    return loading;
+  }
+
+  private async readThreadPlans(tenantId: string, threadId: string): Promise<ThreadPlans> {
+    const directory = this.layout.planDirectory(
+      this.layout.tenantSegment(tenantId),
+      this.layout.threadSegment(threadId),
+    );
+    let names: string[];
+    try {
+      names = await readdir(directory);
+    } catch (error) {
+      if (isMissingFileError(error)) return { directory, versions: [], current: null };
+      throw error;
+    }
+    const versionNumbers: number[] = [];
+    for (const name of names) {
+      const match = VERSION_FILE.exec(name);
+      if (match) versionNumbers.push(Number(match[1]));
+      // A crash between writing and renaming leaves a temp file and no version: drop it.
+      else if (isTemporaryFileName(name)) await unlink(join(directory, name)).catch(() => undefined);
+    }
+    versionNumbers.sort((left, right) => left - right);
+    const versions: PlanVersionSummary[] = [];
+    let current: CompactionPlan | null = null;
+    for (const [index, version] of versionNumbers.entries()) {
+      if (version !== index + 1)
+        throw new IntegrityError(`plan versions of ${directory} skip from ${index} to ${version}`);
+      const file = await this.readVersionFile(directory, version, tenantId, threadId);
+      versions.push({
+        version,
+        basedOnSeq: file.plan.basedOnSeq,
+        createdAt: file.committedAt,
+        revertedFrom: file.revertedFrom,
+      });
+      current = file.plan;
+    }
+    return { directory, versions, current };
+  }
+
+  private async readVersionFile(
+    directory: string,
+    version: number,
+    tenantId: string,
+    threadId: string,
+  ): Promise<PlanVersionFile> {
+    const path = join(directory, versionFileName(version));
+    const bytes = await readFileIfPresent(path);
+    if (bytes === null) throw new IntegrityError(`plan version file ${path} is missing`);
+    let file: PlanVersionFile;
+    try {
+      file = JSON.parse(bytes.toString('utf8')) as PlanVersionFile;
+    } catch (error) {
+      throw new IntegrityError(`plan version file ${path} is not valid JSON`, { cause: String(error) });
+    }
+    if (file.version !== version || file.tenantId !== tenantId || file.threadId !== threadId) {
+      throw new IntegrityError(`plan version file ${path} belongs elsewhere`);
+    }
+    return file;
+  }
+}
+
+function requireVersion(value: number, field: string): void {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new ValidationError(`${field} must be a whole number of at least 0`, [
+      { path: field, message: 'invalid' },
+    ]);
+  }
+}
