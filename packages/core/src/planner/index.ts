@@ -1,6 +1,7 @@
 export { buildDroppedSpanIndex } from './dropped-span-index.js';
 export { LADDER, planCompaction } from './ladder.js';
 export { editPlan } from './plan-edit.js';
+export { type PolicyPlannerInput, planWithPolicy } from './plan-with-policy.js';
 export type {
   PlannerInput,
   PlannerOutcome,

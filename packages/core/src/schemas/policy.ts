@@ -15,11 +15,36 @@ export const rehydrationPolicySchema = z.object({
 export type RehydrationPolicy = z.infer<typeof rehydrationPolicySchema>;
 
 /**
+ * How a thread is compacted: the strategy ladder (the default), or one of seed 004's strategies.
+ * The deterministic windows and recursive summarization produce plans too; they never change events.
+ */
+export const compactionModeSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('ladder') }),
+  z.object({ kind: z.literal('sliding-window'), maxEvents: z.number().int().min(0) }),
+  z.object({ kind: z.literal('turn-window'), maxTurns: z.number().int().min(0) }),
+  z.object({ kind: z.literal('token-budget'), maxTokens: z.number().int().min(0) }),
+  z
+    .object({
+      kind: z.literal('recursive-summarization'),
+      /** The active window: real events kept verbatim. */
+      maxEventsToKeep: z.number().int().min(1),
+      /** Events of the active window fed to the summarizer as context (not summarized away). */
+      overlapSize: z.number().int().min(0).default(2),
+    })
+    .refine((mode) => mode.overlapSize < mode.maxEventsToKeep, {
+      message: 'overlapSize must be at least 0 and below maxEventsToKeep',
+      path: ['overlapSize'],
+    }),
+]);
+export type CompactionMode = z.infer<typeof compactionModeSchema>;
+
+/**
  * Per-thread compaction policy. Every field has a default, so `{}` is a valid policy.
  * `version` participates in summary cache keys: bump it when a change should re-summarize.
  */
 export const compactionPolicySchema = z.object({
   version: z.string().default('1'),
+  mode: compactionModeSchema.default({ kind: 'ladder' }),
   /** The off switch: when false, only manual compaction runs. */
   autoCompact: z.boolean().default(true),
   trigger: triggerConfigSchema.default({ kind: 'tokens', fraction: 0.85 }),
