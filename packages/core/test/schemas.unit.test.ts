@@ -240,6 +240,7 @@ describe('policy and trigger schemas', () => {
     const policy = compactionPolicySchema.parse({});
     expect(policy).toEqual({
       version: '1',
+      mode: { kind: 'ladder' },
       autoCompact: true,
       trigger: { kind: 'tokens', fraction: 0.85 },
       softThresholdPercent: 0.85,
