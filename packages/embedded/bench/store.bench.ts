@@ -1,7 +1,6 @@
 /**
  * Event store throughput of the embedded adapter: `pnpm --filter @compactor/embedded bench`.
- * `--mongo` (or MONGODB_URI being set) also runs MongoDB through the same runStoreBenchmark once
- * the MongoDB adapter wires in its factory below.
+ * The MongoDB adapter runs the same workload from its own bench (`pnpm --filter @compactor/mongo bench`).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -31,17 +30,9 @@ async function makeEmbeddedStores(): Promise<BenchmarkStores> {
   };
 }
 
-/** MongoDB's factory, for the MongoDB adapter to provide; null until it does. */
-async function loadMongoStores(): Promise<(() => Promise<BenchmarkStores>) | null> {
-  return null;
-}
-
 const rows: BenchmarkRow[] = await runStoreBenchmark('embedded', makeEmbeddedStores);
-const wantsMongo = process.argv.includes('--mongo') || process.env.MONGODB_URI !== undefined;
-if (wantsMongo) {
-  const makeMongoStores = await loadMongoStores();
-  if (makeMongoStores) rows.push(...(await runStoreBenchmark('mongodb', makeMongoStores)));
-  else console.log('MongoDB requested, but no MongoDB factory is wired into bench/store.bench.ts yet.');
-}
+console.log(
+  'MongoDB: run `MONGODB_URI=... pnpm --filter @compactor/mongo bench` for the same workload against a replica set.',
+);
 console.log(`Node ${process.version}, ${process.platform}/${process.arch}\n`);
 console.log(formatBenchmarkTable(rows));

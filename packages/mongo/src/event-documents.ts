@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import { type EventInput, type StoredEvent, stableStringify } from '@compactor/core';
+
+/**
+ * One MongoDB document per event: the stored event's own fields at the top level (so the
+ * payload is queryable), plus the hash of the client's input used for idempotent retries.
+ */
+export type EventDocument = StoredEvent & { contentHash: string };
+
+/**
+ * Hex SHA-256 of the canonical input without its timestamp: a retry with the same content
+ * hashes the same whatever its key order or (later) client timestamp.
+ */
+export function eventContentHash(input: EventInput): string {
+  const { timestamp, ...content } = input;
+  return createHash('sha256').update(stableStringify(content)).digest('hex');
+}
+
+/** The stored event for an input placed at `seq`; the store sets the timestamp when the client did not. */
+export function storedEventFromInput(
+  input: EventInput,
+  place: { tenantId: string; threadId: string; seq: number; timestamp: string },
+): StoredEvent {
+  return { ...input, ...place, timestamp: input.timestamp ?? place.timestamp } as StoredEvent;
+}
+
+export function eventToDocument(event: StoredEvent, contentHash: string): EventDocument {
+  return { ...event, contentHash };
+}
+
+/** Drops what MongoDB and the store added (`_id`, `contentHash`); the rest is the event as stored. */
+export function documentToEvent(document: Record<string, unknown>): StoredEvent {
+  const { _id, contentHash, ...event } = document;
+  return event as unknown as StoredEvent;
+}
+
+/** What an event adds to its thread's totals. */
+export function eventTotals(event: EventInput): { messageCount: number; messageTokens: number } {
+  if (event.type !== 'message.appended') return { messageCount: 0, messageTokens: 0 };
+  return { messageCount: 1, messageTokens: event.tokens ?? 0 };
+}
+
+/**
+ * The message ids in documents read with a `{ 'message.id': 1 }` projection (which keeps nothing
+ * else, not even `type`).
+ */
+export function messageIdsOfDocuments(documents: readonly object[]): Set<string> {
+  const ids = new Set<string>();
+  for (const document of documents) {
+    const id = (document as { message?: { id?: unknown } }).message?.id;
+    if (typeof id === 'string') ids.add(id);
+  }
+  return ids;
+}
