@@ -14,8 +14,8 @@ export interface ProtectedRegions {
 }
 
 /**
- * The protected tail is the last `keepRecentTurns` whole turns, extended back to cover at least
- * `keepRecentTokens`. One exception keeps long agent turns compactable: when that tail would take
+ * The protected tail is the last `keepRecentTurns` whole turns, extended back to cover the most
+ * recent `keepRecentTokens` (the longest suffix of messages within that many tokens). One exception keeps long agent turns compactable: when that tail would take
  * more than half the target (a single request followed by hundreds of tool calls), it shrinks to
  * the most recent `keepRecentTokens` alone, so older tool results of the running turn can still be
  * cleared or externalized. Summaries and drops only ever take whole turns before the edge.
@@ -47,13 +47,16 @@ export function computeProtectedRegions(
     return edge;
   };
 
-  // The most recent keepRecentTokens, message by message.
+  // The longest suffix within keepRecentTokens (the newest message always counts as recent):
+  // one huge older result must not drag the whole tail, and everything before it, out of reach.
   let tokenStart = messages.length;
   let tokens = 0;
-  while (tokenStart > 0 && tokens < policy.keepRecentTokens) {
+  while (tokenStart > 0) {
+    const message = messages[tokenStart - 1]!;
+    const cost = normalized.actions.get(message.id)?.action === 'drop' ? 0 : countMessage(message);
+    if (tokenStart < messages.length && tokens + cost > policy.keepRecentTokens) break;
+    tokens += cost;
     tokenStart -= 1;
-    const message = messages[tokenStart]!;
-    if (normalized.actions.get(message.id)?.action !== 'drop') tokens += countMessage(message);
   }
   tokenStart = withPartners(tokenStart);
 

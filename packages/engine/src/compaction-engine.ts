@@ -1,0 +1,199 @@
+import {
+  type ArtifactSensitivity,
+  type ArtifactStore,
+  availableForMessages,
+  buildTrigger,
+  type Clock,
+  type EventStore,
+  foldThread,
+  type LifecycleEventLog,
+  type Logger,
+  NotFoundError,
+  noopLogger,
+  type PlannerOutcome,
+  type PlanStore,
+  type ProviderName,
+  planWithPolicy,
+  type Summarizer,
+  type Thread,
+  type TokenBudget,
+  type Tokenizer,
+  type TriggerDecision,
+  tokenBudget,
+} from '@compactor/core';
+import { createRenderCache } from '@compactor/render';
+import { createTokenizer } from '@compactor/tokenizer';
+import { createRenderMeasurer } from './measure.js';
+
+export interface CompactionEngineOptions {
+  events: EventStore;
+  plans: PlanStore;
+  summarizer: Summarizer;
+  clock: Clock;
+  artifacts?: ArtifactStore;
+  lifecycle?: LifecycleEventLog;
+  logger?: Logger;
+  /** The wire format budgets are measured in. Default anthropic. */
+  provider?: ProviderName;
+  /** Tokenizer for a thread's model; default `createTokenizer({ model })` from @compactor/tokenizer. */
+  tokenizerFor?: (thread: Thread) => Tokenizer;
+  /** What the runtime sends besides messages (system prompt, tool schemas), estimated. */
+  overhead?: { systemPromptTokens?: number; toolSchemaTokens?: number };
+  artifactDefaults?: { sensitivity?: ArtifactSensitivity; ttlSeconds?: number; encryptionKeyId?: string };
+}
+
+export interface CheckOptions {
+  manual?: { instructions?: string; force?: boolean };
+  rehydrationHappened?: boolean;
+  signal?: AbortSignal;
+}
+
+export type CommitOutcome =
+  | { status: 'committed'; version: number }
+  | { status: 'lost_race'; currentVersion: number }
+  | { status: 'not_needed' };
+
+export interface CheckResult {
+  tenantId: string;
+  threadId: string;
+  threadVersion: number;
+  planVersionBefore: number;
+  trigger: TriggerDecision;
+  /** Null when the trigger did not fire. */
+  planner: PlannerOutcome | null;
+  commit: CommitOutcome;
+  /** tokensBefore / tokensAfter of this compaction (1 when nothing changed). */
+  compressionRatio: number;
+}
+
+/** The budget a thread's policy implies, for the worker's target (the runtime renders with its own). */
+export function threadBudget(
+  thread: Thread,
+  overhead: CompactionEngineOptions['overhead'] = {},
+): TokenBudget {
+  const policy = thread.policy;
+  return tokenBudget({
+    maxInputTokens: thread.contextWindow,
+    softThresholdPercent: policy.softThresholdPercent,
+    systemPromptTokens: overhead.systemPromptTokens ?? 0,
+    toolSchemaTokens: overhead.toolSchemaTokens ?? 0,
+    safetyBufferTokens: policy.safetyBufferTokens,
+    outputReserveTokens: policy.outputReserveTokens,
+    rehydrationReserveTokens: policy.rehydrationReserveTokens,
+  });
+}
+
+/**
+ * The compaction service: load the thread and its current plan, evaluate the thread's trigger,
+ * run the planner, and commit with the plan version it started from. Two engines racing on one
+ * thread commit exactly one plan; the loser reports `lost_race` and commits nothing.
+ */
+export function createCompactionEngine(options: CompactionEngineOptions) {
+  const provider = options.provider ?? 'anthropic';
+  const logger = options.logger ?? noopLogger;
+  const renderCache = createRenderCache();
+  const tokenizers = new Map<string, Tokenizer>();
+  const tokenizerFor =
+    options.tokenizerFor ??
+    ((thread: Thread) => {
+      let tokenizer = tokenizers.get(thread.model);
+      if (!tokenizer) {
+        tokenizer = createTokenizer({
+          model: thread.model,
+          modelInfo: { contextWindow: thread.contextWindow },
+        });
+        tokenizers.set(thread.model, tokenizer);
+      }
+      return tokenizer;
+    });
+
+  async function check(
+    tenantId: string,
+    threadId: string,
+    checkOptions: CheckOptions = {},
+  ): Promise<CheckResult> {
+    const events = await options.events.readAll(tenantId, threadId);
+    if (events.length === 0) throw new NotFoundError('thread', threadId);
+    const thread = foldThread(events);
+    const current = await options.plans.getCurrent(tenantId, threadId);
+    const measurer = createRenderMeasurer(thread, tokenizerFor(thread), provider, renderCache);
+    const messageTokens = measurer.measure(current.plan);
+    const manual = checkOptions.manual;
+    const trigger = manual
+      ? { fire: true, trigger: 'manual', reason: 'compaction was requested' }
+      : buildTrigger(thread.policy.trigger).evaluate({
+          messages: thread.messages,
+          messageTokens,
+          contextWindow: thread.contextWindow,
+        });
+    const base = {
+      tenantId,
+      threadId,
+      threadVersion: thread.version,
+      planVersionBefore: current.version,
+      trigger,
+    };
+    if (!trigger.fire || (!thread.policy.autoCompact && !manual)) {
+      return { ...base, planner: null, commit: { status: 'not_needed' }, compressionRatio: 1 };
+    }
+    const planner = await planWithPolicy({
+      thread,
+      currentPlan: current.plan,
+      targetTokens: availableForMessages(threadBudget(thread, options.overhead)),
+      measure: measurer.measure,
+      countMessage: measurer.countMessage,
+      countText: measurer.countText,
+      summarizer: options.summarizer,
+      now: options.clock.now().toISOString(),
+      logger,
+      ...(options.artifacts ? { artifactStore: options.artifacts } : {}),
+      ...(options.lifecycle ? { lifecycle: options.lifecycle } : {}),
+      ...(manual ? { manual } : {}),
+      ...(checkOptions.rehydrationHappened ? { rehydrationHappened: true } : {}),
+      ...(checkOptions.signal ? { signal: checkOptions.signal } : {}),
+      ...(options.artifactDefaults ? { artifactDefaults: options.artifactDefaults } : {}),
+    });
+    const compressionRatio = planner.tokensAfter > 0 ? planner.tokensBefore / planner.tokensAfter : 1;
+    if (planner.added.length === 0)
+      return { ...base, planner, commit: { status: 'not_needed' }, compressionRatio };
+    const commit = await options.plans.commit(tenantId, threadId, planner.plan, current.version);
+    if (!commit.committed) {
+      logger.info(
+        { tenantId, threadId, expected: current.version, current: commit.currentVersion },
+        'another worker committed first',
+      );
+      return {
+        ...base,
+        planner,
+        commit: { status: 'lost_race', currentVersion: commit.currentVersion },
+        compressionRatio,
+      };
+    }
+    logger.info(
+      {
+        tenantId,
+        threadId,
+        version: commit.version,
+        tokensBefore: planner.tokensBefore,
+        tokensAfter: planner.tokensAfter,
+        status: planner.status,
+      },
+      'compaction plan committed',
+    );
+    return { ...base, planner, commit: { status: 'committed', version: commit.version }, compressionRatio };
+  }
+
+  return {
+    check,
+    /** Manual compaction (`/compact [instructions]`): runs whatever the trigger says; `force` compacts even under target. */
+    compactThread(
+      tenantId: string,
+      threadId: string,
+      manual: { instructions?: string; force?: boolean } = {},
+    ) {
+      return check(tenantId, threadId, { manual });
+    },
+  };
+}
+
+export type CompactionEngine = ReturnType<typeof createCompactionEngine>;

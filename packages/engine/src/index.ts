@@ -1,0 +1,10 @@
+export {
+  type CheckOptions,
+  type CheckResult,
+  type CommitOutcome,
+  type CompactionEngine,
+  type CompactionEngineOptions,
+  createCompactionEngine,
+  threadBudget,
+} from './compaction-engine.js';
+export { createRenderMeasurer, type ThreadMeasurer } from './measure.js';

@@ -1,0 +1,54 @@
+import {
+  type CompactionPlan,
+  type ProviderName,
+  type Thread,
+  type ThreadMessage,
+  type Tokenizer,
+  tokenBudget,
+} from '@compactor/core';
+import { createRenderCache, type RenderCache, renderPromptSync } from '@compactor/render';
+
+export interface ThreadMeasurer {
+  /** Message tokens of the prompt rendered under `plan`, counted exactly as the renderer counts them. */
+  measure(plan: CompactionPlan | null): number;
+  countMessage(message: ThreadMessage): number;
+  countText(text: string): number;
+}
+
+/** A ceiling no real prompt reaches: measuring must never trigger the renderer's emergency fit. */
+const UNBOUNDED = tokenBudget({
+  maxInputTokens: Number.MAX_SAFE_INTEGER,
+  safetyBufferTokens: 0,
+  rehydrationReserveTokens: 0,
+});
+
+/**
+ * Measure with the renderer itself, so "under target" means what the agent runtime will see.
+ * The render cache memoizes per-message counts, so re-measuring after each planner step only
+ * counts what changed.
+ */
+export function createRenderMeasurer(
+  thread: Thread,
+  tokenizer: Tokenizer,
+  provider: ProviderName,
+  cache: RenderCache = createRenderCache(),
+): ThreadMeasurer {
+  return {
+    measure(plan) {
+      return renderPromptSync({
+        thread,
+        plan,
+        system: '',
+        tools: [],
+        budget: UNBOUNDED,
+        provider,
+        tokenizer,
+        cache,
+        promptCaching: false,
+        addReadArtifactTool: false,
+      }).tokens.messages;
+    },
+    countMessage: (message) => tokenizer.countMessage(message, provider),
+    countText: (text) => tokenizer.count(text),
+  };
+}

@@ -1,0 +1,166 @@
+import { fixedClock, type SummarizeRequest, type Summarizer, tokenBudget } from '@compactor/core';
+import { renderPromptSync } from '@compactor/render';
+import { createExtractiveSummarizer } from '@compactor/summarizer';
+import { threadBuilder } from '@compactor/testkit/thread-builder';
+import { createTokenizer } from '@compactor/tokenizer';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCompactionEngine, threadBudget } from '../src/index.js';
+import { asInputs, type EmbeddedStores, withEmbeddedStores } from './support.js';
+
+const clock = fixedClock('2025-06-01T00:00:00.000Z');
+let cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups) await cleanup();
+  cleanups = [];
+});
+
+async function stores(): Promise<EmbeddedStores> {
+  const { stores: created, cleanup } = await withEmbeddedStores();
+  cleanups.push(cleanup);
+  return created;
+}
+
+/** A coding session in a small window so compaction is needed: 24 turns, each with a 2k-token tool result. */
+function longSession(threadId = 't1') {
+  const builder = threadBuilder(threadId, {
+    contextWindow: 40_000,
+    policy: {
+      outputReserveTokens: 2000,
+      keepRecentTurns: 2,
+      keepRecentTokens: 2000,
+      clearAtLeastTokens: 1000,
+    },
+  });
+  builder.user('Refactor the importer. Never change the public API.');
+  for (let turn = 1; turn <= 24; turn += 1) {
+    if (turn > 1) builder.user(`Step ${turn}: continue with module ${turn}.`);
+    builder.assistant(`Reading module ${turn}.`, {
+      toolCalls: [{ id: `read${turn}`, name: 'read', input: { path: `src/m${turn}.ts` } }],
+    });
+    builder.toolResult(
+      `read${turn}`,
+      `export function f${turn}(value: number) { return value * ${turn}; }\n`.repeat(60),
+    );
+    builder.assistant(`Module ${turn} is done.`);
+  }
+  return builder.build();
+}
+
+function barrierSummarizer(inner: Summarizer, parties: number): Summarizer {
+  let waiting = 0;
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return {
+    ...inner,
+    async summarize(request: SummarizeRequest) {
+      waiting += 1;
+      if (waiting >= parties) release();
+      await gate;
+      return inner.summarize(request);
+    },
+  };
+}
+
+describe('compaction engine on the embedded stores', () => {
+  it('does nothing while the trigger does not fire', async () => {
+    const store = await stores();
+    const { events } = threadBuilder('small').user('hello').assistant('hi').build();
+    await store.events.append('tenant-1', 'small', asInputs(events));
+    const engine = createCompactionEngine({
+      ...store,
+      summarizer: createExtractiveSummarizer(),
+      clock,
+      plans: store.plans,
+    });
+    const result = await engine.check('tenant-1', 'small');
+    expect(result.trigger.fire).toBe(false);
+    expect(result.commit).toEqual({ status: 'not_needed' });
+    expect((await store.plans.getCurrent('tenant-1', 'small')).version).toBe(0);
+  });
+
+  it('compacts a long thread under its target, commits version 1 and records lifecycle events', async () => {
+    const store = await stores();
+    const { events, thread } = longSession();
+    await store.events.append('tenant-1', 't1', asInputs(events));
+    const engine = createCompactionEngine({
+      events: store.events,
+      plans: store.plans,
+      artifacts: store.artifacts,
+      lifecycle: store.lifecycle,
+      summarizer: createExtractiveSummarizer(),
+      clock,
+    });
+    const result = await engine.check('tenant-1', 't1');
+    expect(result.trigger.fire).toBe(true);
+    expect(result.commit).toEqual({ status: 'committed', version: 1 });
+    expect(result.planner?.status).toBe('compacted');
+    expect(result.compressionRatio).toBeGreaterThan(1);
+
+    // What the runtime renders under the committed plan fits the budget the policy implies.
+    const { plan } = await store.plans.getCurrent('tenant-1', 't1');
+    const tokenizer = createTokenizer({ model: thread.model });
+    const rendered = renderPromptSync({
+      thread,
+      plan,
+      system: 'You are a careful engineer.',
+      tools: [],
+      budget: tokenBudget({ maxInputTokens: thread.contextWindow, outputReserveTokens: 2000 }),
+      provider: 'anthropic',
+      tokenizer,
+    });
+    expect(rendered.tokens.messages).toBeLessThanOrEqual(result.planner!.targetTokens);
+    expect(result.planner!.targetTokens).toBe(Math.floor(40_000 * 0.85) - 500 - 2000 - 2000);
+    expect(threadBudget(thread).maxInputTokens).toBe(40_000);
+    const lifecycle = await store.lifecycle.list('tenant-1', 't1');
+    expect(lifecycle[0]!.name).toBe('compaction_check_started');
+    expect(lifecycle.at(-1)!.name).toBe('compaction_completed');
+    // Externalize, the least aggressive rung, was enough: the user's words are still verbatim.
+    expect(result.planner!.rungsUsed).toEqual(['externalize']);
+    expect(JSON.stringify(rendered.request)).toContain('Never change the public API.');
+  });
+
+  it('lets exactly one of two racing engines commit', async () => {
+    const store = await stores();
+    const { events } = longSession();
+    await store.events.append('tenant-1', 't1', asInputs(events));
+    const summarizer = barrierSummarizer(createExtractiveSummarizer(), 2);
+    const make = () =>
+      createCompactionEngine({ events: store.events, plans: store.plans, summarizer, clock });
+    const results = await Promise.all([make().check('tenant-1', 't1'), make().check('tenant-1', 't1')]);
+    const statuses = results.map((result) => result.commit.status).sort();
+    expect(statuses).toEqual(['committed', 'lost_race']);
+    const versions = await store.plans.listVersions('tenant-1', 't1');
+    expect(versions.map((version) => version.version)).toEqual([1]);
+  });
+
+  it('compacts on request with instructions, even under target when forced', async () => {
+    const store = await stores();
+    const builder = threadBuilder('t2', {
+      policy: { keepRecentTurns: 1, keepRecentTokens: 0, clearAtLeastTokens: 10 },
+    });
+    for (let turn = 1; turn <= 5; turn += 1)
+      builder.user(`question ${turn} ${'about gardens '.repeat(20)}`).assistant(`answer ${turn}`);
+    await store.events.append('tenant-1', 't2', asInputs(builder.build().events));
+    const requests: SummarizeRequest[] = [];
+    const extractive = createExtractiveSummarizer();
+    const engine = createCompactionEngine({
+      events: store.events,
+      plans: store.plans,
+      clock,
+      summarizer: {
+        ...extractive,
+        summarize: (request) => (requests.push(request), extractive.summarize(request)),
+      },
+    });
+    const unforced = await engine.compactThread('tenant-1', 't2', { instructions: 'keep the garden facts' });
+    expect(unforced.commit).toEqual({ status: 'not_needed' });
+    const forced = await engine.compactThread('tenant-1', 't2', {
+      instructions: 'keep the garden facts',
+      force: true,
+    });
+    expect(forced.commit).toEqual({ status: 'committed', version: 1 });
+    expect(requests.at(-1)!.instructions).toBe('keep the garden facts');
+  });
+});
