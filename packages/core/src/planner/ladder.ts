@@ -101,50 +101,61 @@ export async function planCompaction(input: PlannerInput): Promise<PlannerOutcom
         tokensNow,
         tokensToFree: tokensNow - effectiveTarget,
       };
-      const proposal = rung
-        .analyze(context)
-        .find((candidate) => !failed.has(candidate.span.messageIds.join(',')));
-      if (!proposal) break;
-      await emit('compaction_proposal_generated', {
-        strategy: rung.name,
-        spanMessageIds: proposal.span.messageIds,
-        details: { estimatedTokensFreed: proposal.estimatedTokensFreed, reason: proposal.reason },
+      const batch = takeBatch(
+        rung.analyze(context).filter((candidate) => !failed.has(spanKey(candidate))),
+        context.tokensToFree,
+      );
+      if (batch.length === 0) break;
+      const executions = await Promise.all(
+        batch.map(async (proposal) => {
+          await emit('compaction_proposal_generated', {
+            strategy: rung.name,
+            spanMessageIds: proposal.span.messageIds,
+            details: { estimatedTokensFreed: proposal.estimatedTokensFreed, reason: proposal.reason },
+          });
+          try {
+            return await rung.execute(context, proposal);
+          } catch (error) {
+            input.signal?.throwIfAborted();
+            input.logger?.warn(
+              { err: error, rung: rung.name, threadId: input.thread.id },
+              'compaction proposal failed',
+            );
+            await emit('compaction_failed', {
+              strategy: rung.name,
+              spanMessageIds: proposal.span.messageIds,
+              details: { error: error instanceof Error ? error.message : String(error) },
+            });
+            return null;
+          }
+        }),
+      );
+      const succeeded = executions.flatMap((execution, index) => {
+        if (execution) return [{ execution, proposal: batch[index]! }];
+        failed.add(spanKey(batch[index]!));
+        return [];
       });
-      let execution: Awaited<ReturnType<Rung['execute']>>;
-      try {
-        execution = await rung.execute(context, proposal);
-      } catch (error) {
-        input.signal?.throwIfAborted();
-        input.logger?.warn(
-          { err: error, rung: rung.name, threadId: input.thread.id },
-          'compaction proposal failed',
-        );
-        await emit('compaction_failed', {
-          strategy: rung.name,
-          spanMessageIds: proposal.span.messageIds,
-          details: { error: error instanceof Error ? error.message : String(error) },
-        });
-        execution = null;
-      }
-      if (!execution) {
-        failed.add(proposal.span.messageIds.join(','));
-        continue;
-      }
+      if (succeeded.length === 0) continue;
       const before = tokensNow;
-      plan = editPlan(plan, execution.added, execution.removes);
+      const newRecords = succeeded.flatMap(({ execution }) => execution.added);
+      const removers = succeeded.flatMap(({ execution }) => (execution.removes ? [execution.removes] : []));
+      plan = editPlan(plan, newRecords, (record) => removers.some((remove) => remove(record)));
       tokensNow = input.measure(plan);
-      proposals.push(proposal);
-      added.push(...execution.added);
-      summarizerCalls += execution.summarizerCalls ?? 0;
-      summarizerCostUsd += execution.costUsd ?? 0;
+      for (const { execution, proposal } of succeeded) {
+        proposals.push(proposal);
+        added.push(...execution.added);
+        summarizerCalls += execution.summarizerCalls ?? 0;
+        summarizerCostUsd += execution.costUsd ?? 0;
+      }
       if (!rungsUsed.includes(rung.name)) rungsUsed.push(rung.name);
-      for (const record of execution.added) {
+      for (const record of newRecords) {
         await emit(eventByRecordKind[record.kind], {
           strategy: rung.name,
           spanMessageIds: record.span.messageIds,
           tokensBefore: before,
           tokensAfter: tokensNow,
           tokensFreed: before - tokensNow,
+          details: { recordsInStep: newRecords.length },
         });
       }
     }
@@ -182,6 +193,28 @@ export async function planCompaction(input: PlannerInput): Promise<PlannerOutcom
     summarizerCalls,
     summarizerCostUsd,
   });
+}
+
+/** At most this many proposals run at once (artifact puts in flight, summarizer calls). */
+const MAX_BATCH = 16;
+
+function spanKey(proposal: Proposal): string {
+  return proposal.span.messageIds.join(',');
+}
+
+/**
+ * Oldest proposals first, just enough of them (by estimate) to free what is still needed: one
+ * measurement per step instead of one per record, and independent work runs concurrently.
+ */
+function takeBatch(proposals: readonly Proposal[], tokensToFree: number): Proposal[] {
+  const batch: Proposal[] = [];
+  let estimated = 0;
+  for (const proposal of proposals) {
+    if (batch.length >= MAX_BATCH || estimated >= tokensToFree) break;
+    batch.push(proposal);
+    estimated += proposal.estimatedTokensFreed;
+  }
+  return batch;
 }
 
 function makeEmitter(input: PlannerInput, budgetLimit: number) {

@@ -10,8 +10,14 @@ import type { ThreadMessage } from '../../thread/thread.js';
 import { structuralTurnCandidates } from '../candidates.js';
 import type { Proposal, Rung, RungContext } from '../planner-types.js';
 
-/** A summary keeps roughly this share of what it replaces (used only to choose how much to take). */
-const EXPECTED_SUMMARY_SHARE = 0.15;
+/**
+ * What a summary is expected to cost (used only to choose how much to take): a tenth of what it
+ * replaces, but never less than a short summary nor more than a long one. Summaries do not grow
+ * with their span, so a flat share would make large spans look too expensive and over-compact.
+ */
+function expectedSummaryTokens(replacedTokens: number): number {
+  return Math.min(3000, Math.max(300, Math.round(replacedTokens * 0.1)));
+}
 
 function summaryRecordsBefore(context: RungContext, firstIndex: number): SummarizationRecord[] {
   const indexById = new Map(context.input.thread.messages.map((message) => [message.id, message.index]));
@@ -55,12 +61,15 @@ export const summarizeRung: Rung = {
     );
     if (candidates.length === 0) return [];
     const taken: ThreadMessage[] = [];
+    let replaced = 0;
     let estimated = 0;
     for (const candidate of candidates) {
       taken.push(...candidate.messages);
-      estimated +=
-        candidate.messages.reduce((total, message) => total + context.input.countMessage(message), 0) *
-        (1 - EXPECTED_SUMMARY_SHARE);
+      replaced += candidate.messages.reduce(
+        (total, message) => total + context.input.countMessage(message),
+        0,
+      );
+      estimated = replaced - expectedSummaryTokens(replaced);
       if (estimated >= context.tokensToFree) break;
     }
     const first = taken[0]!;

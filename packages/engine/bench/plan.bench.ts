@@ -1,0 +1,75 @@
+/**
+ * Planning latency: `pnpm --filter @compactor/engine bench`.
+ * A ~2,000-message thread built from the pi sessions, planned from scratch with the extractive
+ * summarizer and the embedded artifact store, measured with the real renderer and tokenizer.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { availableForMessages, planCompaction } from '@compactor/core';
+import { createEmbeddedStores } from '@compactor/embedded';
+import { createRenderCache } from '@compactor/render';
+import { createExtractiveSummarizer } from '@compactor/summarizer';
+import { corpusAvailable } from '@compactor/testkit/corpus';
+import { createTokenizer } from '@compactor/tokenizer';
+import { createRenderMeasurer, threadBudget } from '../src/index.js';
+import { piThread } from './pi-thread.js';
+
+if (!corpusAvailable('pi')) {
+  console.log('skipped: the pi sessions of ../shared/corpus are not here (set COMPACTOR_CORPUS_DIR)');
+  process.exit(0);
+}
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 21);
+const thread = await piThread(2000);
+const tokenizer = createTokenizer({ model: thread.model });
+const dataDir = await mkdtemp(join(tmpdir(), 'compactor-plan-bench-'));
+const stores = await createEmbeddedStores({ dataDir });
+const summarizer = createExtractiveSummarizer();
+const target = availableForMessages(threadBudget(thread));
+
+function percentile(values: number[], fraction: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
+}
+
+async function run(label: string, withArtifacts: boolean) {
+  const cache = createRenderCache();
+  const timings: number[] = [];
+  let last: Awaited<ReturnType<typeof planCompaction>> | undefined;
+  for (let index = 0; index < RUNS + 1; index += 1) {
+    const measurer = createRenderMeasurer(thread, tokenizer, 'anthropic', cache);
+    const started = performance.now();
+    last = await planCompaction({
+      thread,
+      currentPlan: null,
+      targetTokens: target,
+      measure: measurer.measure,
+      countMessage: measurer.countMessage,
+      countText: measurer.countText,
+      summarizer,
+      now: '2025-01-01T00:00:00.000Z',
+      ...(withArtifacts ? { artifactStore: stores.artifacts } : {}),
+    });
+    const elapsed = performance.now() - started;
+    // The first run fills the render cache (per-message counts); report it apart.
+    if (index === 0) console.log(`${label}: cold first plan ${elapsed.toFixed(1)} ms`);
+    else timings.push(elapsed);
+  }
+  console.log(
+    `${label}: p50 ${percentile(timings, 0.5).toFixed(1)} ms, p99 ${percentile(timings, 0.99).toFixed(1)} ms over ${RUNS} plans` +
+      ` (${last!.tokensBefore} → ${last!.tokensAfter} tokens, target ${target}, rungs ${last!.rungsUsed.join(', ')}, ${last!.added.length} records)`,
+  );
+  return percentile(timings, 0.5);
+}
+
+const messageTokens = createRenderMeasurer(thread, tokenizer, 'anthropic').measure(null);
+console.log(
+  `thread: ${thread.messages.length} messages, ${messageTokens} message tokens (anthropic), ${thread.messages.at(-1)!.turn} turns`,
+);
+const withStore = await run('ladder with embedded artifact store', true);
+const withoutStore = await run('ladder without artifact store (summarize, clear, drop)', false);
+console.log(`target: p50 ≤ 50 ms → ${withStore <= 50 && withoutStore <= 50 ? 'met' : 'NOT met'}`);
+await stores.close();
+await rm(dataDir, { recursive: true, force: true });
