@@ -1,1 +1,56 @@
-export {};
+export type {
+  AnthropicCountRequest,
+  AnthropicTokenCounter,
+  AnthropicTokenCounterOptions,
+} from './anthropic/anthropic-token-counter.js';
+export { createAnthropicTokenCounter } from './anthropic/anthropic-token-counter.js';
+export { mapAnthropicError } from './anthropic/map-anthropic-error.js';
+export { contentKey, defaultHashThreshold } from './cache/content-key.js';
+export type { CountCache, CountCacheOptions } from './cache/count-cache.js';
+export { createCountCache, defaultCountCacheEntries } from './cache/count-cache.js';
+export type {
+  CalibrateRatioOptions,
+  RatioCalibrationResult,
+  RatioSample,
+} from './calibration/calibrate-ratio.js';
+export { calibrateRatio } from './calibration/calibrate-ratio.js';
+export type {
+  CalibrationErrorSummary,
+  CalibrationTable,
+  CalibrationTableEntry,
+} from './calibration/calibration-table.js';
+export { claudeCalibrationTable } from './calibration/claude-calibration-table.js';
+export type { ErrorStatistics, EstimatePair } from './calibration/error-statistics.js';
+export { errorStatistics } from './calibration/error-statistics.js';
+export type { EstimateCalibration } from './calibration/estimate-calibration.js';
+export { estimateTokens, scaleCalibration, uniformCalibration } from './calibration/estimate-calibration.js';
+export type {
+  FitEstimateCalibrationOptions,
+  FitEstimateCalibrationResult,
+  MeasuredSample,
+} from './calibration/fit-estimate-calibration.js';
+export { fitEstimateCalibration } from './calibration/fit-estimate-calibration.js';
+export type { CalibrationSource, ResolvedCalibration } from './calibration/resolve-calibration.js';
+export { exactCalibration, resolveCalibration } from './calibration/resolve-calibration.js';
+export {
+  newClaudeTokenizerFactor,
+  uncalibratedClaude,
+  uncalibratedGemini,
+} from './calibration/uncalibrated-calibrations.js';
+export type { RequestBreakdown } from './counting/counting-engine.js';
+export type { Measurement, PartKind, PartMeasure } from './counting/measurement.js';
+export { addMeasurement, emptyMeasurement, partKinds } from './counting/measurement.js';
+export * from './counting/provider-constants.js';
+export type { AiSdkRequest } from './counting/requests/ai-sdk-request.js';
+export type { AnthropicRequest } from './counting/requests/anthropic-request.js';
+export type { OpenAiChatRequest } from './counting/requests/openai-chat-request.js';
+export type { OpenAiResponsesRequest } from './counting/requests/openai-responses-request.js';
+export { defaultEncoderBackend, getEncoder } from './encoders/create-encoder.js';
+export type { EncoderBackendName, EncodingName, TokenEncoder } from './encoders/token-encoder.js';
+export { encoderBackendNames, encodingNames } from './encoders/token-encoder.js';
+export type { ModelInfo, ModelProvider, TokenizerFamily, TokenizerGeneration } from './models/model-info.js';
+export { tokenizerFamilies } from './models/model-info.js';
+export type { ModelInfoOverrides } from './models/model-registry.js';
+export { findModelInfo, getModelInfo, listModels, resolveModelInfo } from './models/model-registry.js';
+export type { CreateTokenizerOptions, ProviderRequests, ProviderTokenizer } from './tokenizer.js';
+export { createTokenizer, defaultCountCache } from './tokenizer.js';

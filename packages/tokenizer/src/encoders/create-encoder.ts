@@ -1,0 +1,38 @@
+import { ValidationError } from '@compactor/core';
+import { createGptTokenizerEncoder } from './gpt-tokenizer-encoder.js';
+import { createJsTiktokenEncoder } from './js-tiktoken-encoder.js';
+import { createTiktokenWasmEncoder } from './tiktoken-wasm-encoder.js';
+import type { EncoderBackendName, EncodingName, TokenEncoder } from './token-encoder.js';
+
+/**
+ * The default backend: the fastest of the three with identical counts on the corpus
+ * (see docs/BENCHMARKS.md, "Tokenizer", produced by `pnpm bench:tokenizer`).
+ */
+export const defaultEncoderBackend: EncoderBackendName = 'gpt-tokenizer';
+
+const factories: Record<EncoderBackendName, (encoding: EncodingName) => TokenEncoder> = {
+  'gpt-tokenizer': createGptTokenizerEncoder,
+  'js-tiktoken': createJsTiktokenEncoder,
+  'tiktoken-wasm': createTiktokenWasmEncoder,
+};
+
+/** Loading a rank table costs tens of milliseconds and megabytes: one encoder per pair per process. */
+const loaded = new Map<string, TokenEncoder>();
+
+export function getEncoder(
+  encoding: EncodingName,
+  backend: EncoderBackendName = defaultEncoderBackend,
+): TokenEncoder {
+  const key = `${backend}:${encoding}`;
+  const existing = loaded.get(key);
+  if (existing) return existing;
+  const factory = factories[backend];
+  if (!factory) {
+    throw new ValidationError(`unknown tokenizer backend "${backend}"`, [
+      { path: 'backend', message: `expected one of ${Object.keys(factories).join(', ')}` },
+    ]);
+  }
+  const encoder = factory(encoding);
+  loaded.set(key, encoder);
+  return encoder;
+}

@@ -1,0 +1,108 @@
+import { UnknownModelError, ValidationError } from '@compactor/core';
+import type { ModelInfo, ModelProvider, TokenizerFamily, TokenizerGeneration } from './model-info.js';
+import { tokenizerFamilies } from './model-info.js';
+import { modelTable } from './model-table.js';
+
+const byName = new Map<string, ModelInfo>();
+for (const row of modelTable) {
+  byName.set(row.info.id, row.info);
+  for (const alias of row.aliases) byName.set(alias, row.info);
+}
+
+/**
+ * Rewrites that turn the names gateways and clouds use into canonical ids, applied in order;
+ * the registry is consulted after each one so a canonical id that happens to look dated or
+ * suffixed (`chatgpt-4o-latest`) is found before it is rewritten.
+ */
+const rewrites: ReadonlyArray<(id: string) => string> = [
+  (id) => id.trim().toLowerCase(),
+  // Bedrock version suffix (`-v1:0`), then gateway variants (`:thinking`, `:free`).
+  (id) => id.replace(/-v\d+(?::\d+)?$/, '').replace(/:[a-z0-9-]+$/, ''),
+  // Provider paths: `anthropic/…`, `openai/…`, Gemini's `models/…`.
+  (id) => id.slice(id.lastIndexOf('/') + 1),
+  // Bedrock ids: `anthropic.claude-…`, with an optional region (`us.`, `eu.`, `global.`).
+  (id) => id.replace(/^(?:[a-z]+\.)?(?:anthropic|openai|google)\./, ''),
+  // Vertex AI dates: `claude-sonnet-4-5@20250929`.
+  (id) => id.replace(/@[0-9]+$/, ''),
+  // Dotted Claude versions used by gateways: `claude-sonnet-4.5`, `claude-3.5-sonnet`.
+  (id) => (id.startsWith('claude') ? id.replace(/(\d)\.(\d)/g, '$1-$2') : id),
+  // Dated snapshots: `-20250929`, `-2024-08-06`.
+  (id) => id.replace(/-\d{8}$/, '').replace(/-\d{4}-\d{2}-\d{2}$/, ''),
+  (id) => id.replace(/-latest$/, ''),
+  // Gemini revisions and previews: `-001`, `-preview-06-05`, `-exp-03-25`.
+  (id) => id.replace(/-\d{3}$/, '').replace(/-(?:preview|exp)(?:-\d{2}-\d{2})?$/, ''),
+];
+
+/** The registry entry for `model`, or undefined. Matching is described in `rewrites`. */
+export function findModelInfo(model: string): ModelInfo | undefined {
+  let id = model;
+  for (const rewrite of rewrites) {
+    id = rewrite(id);
+    const found = byName.get(id);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The registry entry for `model`; an unknown model is an `UnknownModelError`. */
+export function getModelInfo(model: string): ModelInfo {
+  const found = findModelInfo(model);
+  if (!found) throw new UnknownModelError(model);
+  return found;
+}
+
+export function listModels(): ModelInfo[] {
+  return modelTable.map((row) => row.info);
+}
+
+export type ModelInfoOverrides = Partial<ModelInfo>;
+
+function providerOf(family: TokenizerFamily): ModelProvider {
+  if (family === 'claude-estimate') return 'anthropic';
+  if (family === 'gemini-estimate') return 'google';
+  return 'openai';
+}
+
+function generationOf(family: TokenizerFamily): TokenizerGeneration {
+  if (family === 'claude-estimate') return 'claude-3';
+  if (family === 'gemini-estimate') return 'gemini';
+  return 'openai';
+}
+
+function checkPositive(value: number | undefined, path: string): void {
+  if (value !== undefined && (!Number.isInteger(value) || value <= 0)) {
+    throw new ValidationError(`${path} must be a positive integer`, [{ path, message: `got ${value}` }]);
+  }
+}
+
+/**
+ * The registry entry with the caller's overrides applied. An unknown model is accepted only
+ * when the caller supplies `contextWindow`, `maxOutputTokens` and `tokenizerFamily`.
+ */
+export function resolveModelInfo(model: string, overrides: ModelInfoOverrides = {}): ModelInfo {
+  checkPositive(overrides.contextWindow, 'contextWindow');
+  checkPositive(overrides.maxOutputTokens, 'maxOutputTokens');
+  if (overrides.tokenizerFamily !== undefined && !tokenizerFamilies.includes(overrides.tokenizerFamily)) {
+    throw new ValidationError(`unknown tokenizer family "${overrides.tokenizerFamily}"`, [
+      { path: 'tokenizerFamily', message: `expected one of ${tokenizerFamilies.join(', ')}` },
+    ]);
+  }
+  const known = findModelInfo(model);
+  if (known) return { ...known, ...definedOnly(overrides) };
+  const { contextWindow, maxOutputTokens, tokenizerFamily } = overrides;
+  if (contextWindow === undefined || maxOutputTokens === undefined || tokenizerFamily === undefined) {
+    throw new UnknownModelError(model);
+  }
+  return {
+    id: overrides.id ?? model,
+    provider: overrides.provider ?? providerOf(tokenizerFamily),
+    contextWindow,
+    maxOutputTokens,
+    tokenizerFamily,
+    tokenizerGeneration: overrides.tokenizerGeneration ?? generationOf(tokenizerFamily),
+  };
+}
+
+function definedOnly(overrides: ModelInfoOverrides): ModelInfoOverrides {
+  return Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
+}

@@ -1,0 +1,266 @@
+import { createHash } from 'node:crypto';
+import type { Message, ProviderName, Tokenizer, ToolDefinition } from '@compactor/core';
+import { ValidationError } from '@compactor/core';
+import { contentKey, defaultHashThreshold } from './cache/content-key.js';
+import type { CountCache } from './cache/count-cache.js';
+import { createCountCache } from './cache/count-cache.js';
+import type { CalibrationTable } from './calibration/calibration-table.js';
+import type { EstimateCalibration } from './calibration/estimate-calibration.js';
+import { estimateTokens } from './calibration/estimate-calibration.js';
+import type { CalibrationSource } from './calibration/resolve-calibration.js';
+import { resolveCalibration } from './calibration/resolve-calibration.js';
+import type { CountingEngine, RequestBreakdown } from './counting/counting-engine.js';
+import { measureUnknown } from './counting/counting-engine.js';
+import { countPdfPages } from './counting/document-pages.js';
+import type { MeasureContext } from './counting/measure-content.js';
+import { measureMessage } from './counting/measure-content.js';
+import type { Measurement } from './counting/measurement.js';
+import { addMeasurement, emptyMeasurement } from './counting/measurement.js';
+import {
+  anthropicRequestTokens,
+  documentPageTokensByProvider,
+  imageTokensByProvider,
+  openAiReplyPrimingTokens,
+} from './counting/provider-constants.js';
+import type { AiSdkRequest } from './counting/requests/ai-sdk-request.js';
+import { countAiSdkRequest } from './counting/requests/ai-sdk-request.js';
+import type { AnthropicRequest } from './counting/requests/anthropic-request.js';
+import { countAnthropicRequest } from './counting/requests/anthropic-request.js';
+import type { OpenAiChatRequest } from './counting/requests/openai-chat-request.js';
+import { countOpenAiChatRequest } from './counting/requests/openai-chat-request.js';
+import type { OpenAiResponsesRequest } from './counting/requests/openai-responses-request.js';
+import { countOpenAiResponsesRequest } from './counting/requests/openai-responses-request.js';
+import type { FunctionTool, ToolChoiceKind } from './counting/tool-schemas.js';
+import { anthropicToolSystemPrompt, estimatedToolTokens, openAiToolTokens } from './counting/tool-schemas.js';
+import { defaultEncoderBackend, getEncoder } from './encoders/create-encoder.js';
+import type { EncoderBackendName, EncodingName, TokenEncoder } from './encoders/token-encoder.js';
+import { encoderBackendNames } from './encoders/token-encoder.js';
+import type { ModelInfo } from './models/model-info.js';
+import { resolveModelInfo } from './models/model-registry.js';
+
+/** The rendered request each provider format sends. */
+export interface ProviderRequests {
+  anthropic: AnthropicRequest;
+  'openai-chat': OpenAiChatRequest;
+  'openai-responses': OpenAiResponsesRequest;
+  'ai-sdk': AiSdkRequest;
+}
+
+export interface CreateTokenizerOptions {
+  /** Model id as the caller writes it (`claude-sonnet-4-5-20250929`, `openai/gpt-4o`, …). */
+  model: string;
+  /** Overrides of the registry entry; required fields for a model the registry does not know. */
+  modelInfo?: Partial<ModelInfo>;
+  /** Base encoding; defaults to the model's own (OpenAI) or the calibration's (estimates). */
+  encoding?: EncodingName;
+  /** Which library encodes; all three give identical counts. Default: the fastest measured. */
+  backend?: EncoderBackendName;
+  /** A ready encoder (custom library, or a counting spy in tests); wins over `backend`. */
+  encoder?: TokenEncoder;
+  /** Shared bounded count cache; `false` disables caching. Default: one cache per process. */
+  cache?: CountCache | false;
+  /** Strings longer than this are cached by SHA-256 instead of by themselves. */
+  hashThreshold?: number;
+  /** Replaces the calibration resolved for the model (e.g. your own `fitEstimateCalibration`). */
+  calibration?: EstimateCalibration;
+  /** Replaces the checked-in Claude calibration table. */
+  calibrationTable?: CalibrationTable;
+  /** Per-image estimate; default by provider (see provider-constants.ts). */
+  imageTokens?: number;
+  /** Per-PDF-page estimate; default by provider. */
+  documentPageTokens?: number;
+}
+
+/** Core's `Tokenizer` port, plus whole-request counting and the measurements behind estimates. */
+export interface ProviderTokenizer extends Tokenizer {
+  readonly model: ModelInfo;
+  readonly encoding: EncodingName;
+  readonly calibration: EstimateCalibration;
+  readonly calibrationSource: CalibrationSource;
+  /** Exact count in the base encoding (cached). */
+  countExact(text: string): number;
+  countMessages(messages: readonly Message[], provider: ProviderName): number;
+  countRequest<P extends ProviderName>(request: ProviderRequests[P], provider: P): number;
+  countRequestBreakdown<P extends ProviderName>(request: ProviderRequests[P], provider: P): RequestBreakdown;
+  /** The exact measurement behind `countMessage` (what calibration regresses against). */
+  measureMessage(message: Message): Measurement;
+  /** A measurement in the model's tokens. */
+  estimate(measurement: Measurement): number;
+}
+
+/** One cache per process unless the caller brings one: repeated content is never re-tokenized. */
+export const defaultCountCache: CountCache = createCountCache();
+
+const providerNames = new Set<string>(['anthropic', 'openai-chat', 'openai-responses', 'ai-sdk']);
+
+function checkProvider(provider: string): void {
+  if (!providerNames.has(provider)) {
+    throw new ValidationError(`unknown provider format "${provider}"`, [
+      { path: 'provider', message: `expected one of ${[...providerNames].join(', ')}` },
+    ]);
+  }
+}
+
+function checkOptions(options: CreateTokenizerOptions): void {
+  if (options.backend !== undefined && !encoderBackendNames.includes(options.backend)) {
+    throw new ValidationError(`unknown tokenizer backend "${options.backend}"`, [
+      { path: 'backend', message: `expected one of ${encoderBackendNames.join(', ')}` },
+    ]);
+  }
+  if (
+    options.encoding !== undefined &&
+    options.encoding !== 'o200k_base' &&
+    options.encoding !== 'cl100k_base'
+  ) {
+    throw new ValidationError(`unknown encoding "${options.encoding}"`, [
+      { path: 'encoding', message: 'expected o200k_base or cl100k_base' },
+    ]);
+  }
+}
+
+function toFunctionTools(tools: readonly ToolDefinition[]): FunctionTool[] {
+  return tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.inputSchema,
+  }));
+}
+
+/**
+ * A tokenizer for one model. Overheads follow the model's provider, not the request format:
+ * an AI SDK or OpenAI-compatible request to a Claude model still costs Claude tokens.
+ */
+export function createTokenizer(options: CreateTokenizerOptions): ProviderTokenizer {
+  checkOptions(options);
+  const info = resolveModelInfo(options.model, options.modelInfo);
+  const resolved = resolveCalibration(info, options.calibrationTable);
+  const calibration = options.calibration ?? resolved.calibration;
+  const calibrationSource: CalibrationSource = options.calibration ? 'caller' : resolved.source;
+  const encoding = options.encoding ?? calibration.baseEncoding;
+  const encoder = options.encoder ?? getEncoder(encoding, options.backend ?? defaultEncoderBackend);
+  const cache = options.cache === false ? undefined : (options.cache ?? defaultCountCache);
+  const hashThreshold = options.hashThreshold ?? defaultHashThreshold;
+  // Known backends agree token for token, so they share cache entries; anything else is kept apart.
+  const namespace = (encoderBackendNames as readonly string[]).includes(encoder.backend)
+    ? encoder.encoding
+    : `${encoder.backend}/${encoder.encoding}`;
+  const toolResultsAreMessages = info.provider === 'openai';
+
+  function cached(kind: string, text: string, compute: () => number): number {
+    if (!cache) return compute();
+    const key = contentKey(`${namespace}${kind}`, text, hashThreshold);
+    const hit = cache.get(key);
+    if (hit !== undefined) return hit;
+    const value = compute();
+    cache.set(key, value);
+    return value;
+  }
+
+  const countExact = (text: string): number =>
+    text.length === 0 ? 0 : cached('', text, () => encoder.countTokens(text));
+
+  const context: MeasureContext = {
+    exact: countExact,
+    imageTokens: options.imageTokens ?? imageTokensByProvider[info.provider],
+    documentPageTokens: options.documentPageTokens ?? documentPageTokensByProvider[info.provider],
+    pdfPages: (base64) => cached(':pdf-pages', base64, () => countPdfPages(base64)),
+    exactBase64Text: (base64) =>
+      cached(':base64-text', base64, () =>
+        encoder.countTokens(Buffer.from(base64, 'base64').toString('utf8')),
+      ),
+  };
+
+  const estimate = (measurement: Measurement): number => estimateTokens(measurement, calibration);
+
+  function toolTokens(
+    tools: readonly FunctionTool[],
+    choice: ToolChoiceKind,
+    otherTools: readonly unknown[] = [],
+  ): number {
+    if (tools.length + otherTools.length === 0) return 0;
+    let others = 0;
+    if (otherTools.length > 0) {
+      const measurement = emptyMeasurement();
+      for (const tool of otherTools) measureUnknown(tool, engine, measurement);
+      others = estimate(measurement);
+    }
+    if (info.provider === 'openai') return openAiToolTokens(tools, encoder.encoding, countExact) + others;
+    const schemas = estimatedToolTokens(tools, calibration, countExact) + others;
+    return info.provider === 'anthropic' ? anthropicToolSystemPrompt(info, choice) + schemas : schemas;
+  }
+
+  const engine: CountingEngine = {
+    info,
+    calibration,
+    context,
+    exact: countExact,
+    estimate,
+    toolTokens,
+    // Gemini gets Anthropic's assumed framing bound: nothing documents or measures its own.
+    requestTokens: info.provider === 'openai' ? openAiReplyPrimingTokens : anthropicRequestTokens,
+  };
+
+  // Messages in the log never change, so a message object's count is kept for its lifetime.
+  const messageCounts = new WeakMap<Message, number>();
+  const measure = (message: Message) => measureMessage(message, context, toolResultsAreMessages);
+
+  function countMessage(message: Message, provider: ProviderName): number {
+    checkProvider(provider);
+    const known = messageCounts.get(message);
+    if (known !== undefined) return known;
+    const count = estimate(measure(message));
+    messageCounts.set(message, count);
+    return count;
+  }
+
+  function countRequestBreakdown<P extends ProviderName>(
+    request: ProviderRequests[P],
+    provider: P,
+  ): RequestBreakdown {
+    checkProvider(provider);
+    switch (provider) {
+      case 'anthropic':
+        return countAnthropicRequest(request as AnthropicRequest, engine);
+      case 'openai-chat':
+        return countOpenAiChatRequest(request as OpenAiChatRequest, engine);
+      case 'openai-responses':
+        return countOpenAiResponsesRequest(request as OpenAiResponsesRequest, engine);
+      default:
+        return countAiSdkRequest(request as AiSdkRequest, engine, toolResultsAreMessages);
+    }
+  }
+
+  // Everything that changes a count is in the id, so counts stored under it never go stale.
+  const settings = createHash('sha256')
+    .update(JSON.stringify([calibration, context.imageTokens, context.documentPageTokens]))
+    .digest('hex')
+    .slice(0, 10);
+
+  return {
+    id: `${info.id}|${encoder.encoding}|${calibrationSource}:${options.calibration ? 'caller' : resolved.key}|${settings}`,
+    model: info,
+    encoding: encoder.encoding,
+    calibration,
+    calibrationSource,
+    countExact,
+    count(text) {
+      if (text.length === 0) return 0;
+      return Math.ceil(calibration.ratios.text * countExact(text) * calibration.safetyFactor);
+    },
+    countMessage,
+    countMessages(messages, provider) {
+      checkProvider(provider);
+      const total = emptyMeasurement();
+      for (const message of messages) addMeasurement(total, measure(message));
+      return estimate(total);
+    },
+    countTools(tools, provider) {
+      checkProvider(provider);
+      return toolTokens(toFunctionTools(tools), 'unknown');
+    },
+    countRequest: (request, provider) => countRequestBreakdown(request, provider).total,
+    countRequestBreakdown,
+    measureMessage: measure,
+    estimate,
+  };
+}
