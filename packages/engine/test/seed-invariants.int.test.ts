@@ -237,6 +237,50 @@ describe("seed 003's edge cases", () => {
     expect((await compactAndRender(short.stores, short.threadId)).result.commit.status).toBe('not_needed');
   });
 
+  it('an orphaned tool message and a dangling call: compaction and render stay valid', async () => {
+    const thread = await conversation();
+    await thread.say('Check the replicas.');
+    await thread.stores.events.append(TENANT, thread.threadId, [
+      {
+        eventId: 'orphan',
+        type: 'message.appended',
+        message: {
+          id: 'orphan',
+          role: 'tool',
+          content: [
+            {
+              type: 'tool_result',
+              toolName: 'run_sql',
+              toolCallId: 'never-called',
+              outcome: 'success',
+              content: 'stray',
+              keyFields: {},
+            },
+          ],
+        },
+      },
+    ]);
+    for (let step = 1; step <= 24; step += 1) {
+      await thread.say(`Replica ${step}.`);
+      await thread.work(step);
+    }
+    await thread.stores.events.append(TENANT, thread.threadId, [
+      {
+        eventId: 'dangling',
+        type: 'message.appended',
+        message: {
+          id: 'dangling',
+          role: 'assistant',
+          content: [{ type: 'tool_call', id: 'pending', name: 'run_sql', input: { sql: 'select 1' } }],
+        },
+      },
+    ]);
+    const { result, rendered } = await compactAndRender(thread.stores, thread.threadId);
+    expect(result.commit.status).toBe('committed');
+    expect(validateAnthropicRequest(rendered.request).errors).toEqual([]);
+    expect(rendered.tokens.total).toBeLessThanOrEqual(rendered.report.ceiling);
+  });
+
   it('summarizer failure: the fallback chain still produces a summary and nothing is lost', async () => {
     const thread = await conversation({
       strategies: { externalize: false, summarize: true, clear: false, drop: false },

@@ -182,7 +182,13 @@ export async function planCompaction(input: PlannerInput): Promise<PlannerOutcom
     tokensBefore,
     tokensAfter: tokensNow,
     tokensFreed: tokensBefore - tokensNow,
-    details: { status, rungsUsed, summarizerCalls, summarizerCostUsd },
+    details: {
+      status,
+      rungsUsed,
+      summarizerCalls,
+      summarizerCostUsd,
+      compressionRatio: tokensNow > 0 ? tokensBefore / tokensNow : null,
+    },
   });
   return outcome(status, reason, {
     plan: added.length === 0 ? base : plan,
