@@ -1,0 +1,98 @@
+import {
+  type CompactionCheckJob,
+  type EnqueueOptions,
+  type JobQueue,
+  type Logger,
+  noopLogger,
+} from '@compactor/core';
+import { type JobsOptions, Queue } from 'bullmq';
+import { parseCompactionCheckJob } from '../compaction-check-job-schema.js';
+import { debounceDelay, defaultDebounceMs } from '../debounce.js';
+import { summarizeFailure } from '../failure-classification.js';
+import { deduplicationKey, newJobId } from '../job-keys.js';
+import { type RetryPolicy, resolveRetryPolicy } from '../retry-policy.js';
+import {
+  type BullmqQueueLocation,
+  compactionCheckJobName,
+  resolveLocation,
+} from './bullmq-connection-options.js';
+
+export interface BullmqJobQueueOptions extends BullmqQueueLocation {
+  /** Attempts and backoff, stored on each job. Defaults: 5 attempts, 2 s doubling, 50 % jitter. */
+  retry?: Partial<RetryPolicy>;
+  /** Debounce of automatic checks when the caller gives none. Default 1 s. */
+  defaultDebounceMs?: number;
+  /** Finished jobs kept for inspection (BullMQ removes older ones as new ones finish). */
+  keepCompleted?: { ageSeconds: number; count: number };
+  keepFailed?: { ageSeconds: number; count: number };
+}
+
+/**
+ * The producer: one automatic check per thread, debounced. See README "Deduplication and debounce":
+ * a new request replaces a check that is still in its debounce window (so the latest payload runs,
+ * once, `debounceMs` after the last request), is kept as the next run when the check is already
+ * running, and is absorbed by a check that has left its window and waits for a worker.
+ */
+export class BullmqJobQueue implements JobQueue {
+  readonly queue: Queue;
+  private readonly retry: RetryPolicy;
+  private readonly logger: Logger;
+  private readonly defaultDebounceMs: number;
+  private readonly keepCompleted: { age: number; count: number };
+  private readonly keepFailed: { age: number; count: number };
+
+  constructor(options: BullmqJobQueueOptions) {
+    const { queueName, prefix } = resolveLocation(options);
+    this.retry = resolveRetryPolicy(options.retry);
+    this.logger = options.logger ?? noopLogger;
+    this.defaultDebounceMs = options.defaultDebounceMs ?? defaultDebounceMs;
+    const keepCompleted = options.keepCompleted ?? { ageSeconds: 3_600, count: 1_000 };
+    const keepFailed = options.keepFailed ?? { ageSeconds: 7 * 24 * 3_600, count: 10_000 };
+    this.keepCompleted = { age: keepCompleted.ageSeconds, count: keepCompleted.count };
+    this.keepFailed = { age: keepFailed.ageSeconds, count: keepFailed.count };
+    this.queue = new Queue(queueName, { connection: options.connection, prefix });
+    this.queue.on('error', (error) =>
+      this.logger.error({ queue: queueName, error: summarizeFailure(error) }, 'compaction queue error'),
+    );
+  }
+
+  async enqueueCompactionCheck(job: CompactionCheckJob, options?: EnqueueOptions): Promise<void> {
+    const payload = parseCompactionCheckJob(job);
+    const delay = debounceDelay(payload, options, this.defaultDebounceMs);
+    const added = await this.queue.add(compactionCheckJobName, payload, this.jobOptions(payload, delay));
+    this.logger.debug(
+      {
+        jobId: added.id,
+        tenantId: payload.tenantId,
+        threadId: payload.threadId,
+        reason: payload.reason,
+        delay,
+      },
+      'compaction check enqueued',
+    );
+  }
+
+  private jobOptions(payload: CompactionCheckJob, delay: number): JobsOptions {
+    const key = deduplicationKey(payload);
+    return {
+      jobId: newJobId(payload),
+      delay,
+      attempts: this.retry.attempts,
+      backoff: { type: 'exponential', delay: this.retry.backoffDelayMs, jitter: this.retry.jitter },
+      removeOnComplete: this.keepCompleted,
+      removeOnFail: this.keepFailed,
+      // replace: a check still in its debounce window is replaced (latest payload, timer restarts).
+      // keepLastIfActive: a request while the check runs becomes the next run instead of being lost,
+      // and two checks of one thread never run at once.
+      ...(key === undefined ? {} : { deduplication: { id: key, replace: true, keepLastIfActive: true } }),
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+}
+
+export function createBullmqJobQueue(options: BullmqJobQueueOptions): BullmqJobQueue {
+  return new BullmqJobQueue(options);
+}

@@ -1,0 +1,42 @@
+import { type CompactionCheckJob, ValidationError } from '@compactor/core';
+import { z } from 'zod';
+
+/**
+ * The job contract on the wire: ids and a version, never conversation content. Strict, so a
+ * producer that starts sending content (or anything unknown) is caught at the boundary.
+ */
+/** Lone UTF-16 surrogates cannot be escaped into a queue key (encodeURIComponent throws on them). */
+const wellFormedId = z
+  .string()
+  .min(1)
+  .regex(/^(?:[^\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$/, 'must be well-formed Unicode');
+
+export const compactionCheckJobSchema = z
+  .object({
+    tenantId: wellFormedId,
+    threadId: wellFormedId,
+    version: z.number().int().min(0),
+    reason: z.enum(['append', 'manual', 'sweeper']),
+    manual: z
+      .object({
+        instructions: z.string().max(4_000).optional(),
+        force: z.boolean().optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict()
+  .refine((job) => job.manual === undefined || job.reason === 'manual', {
+    message: 'manual options are only allowed when reason is "manual"',
+    path: ['manual'],
+  });
+
+/** Parse an untrusted payload; a payload that fails is a permanent failure, never retried. */
+export function parseCompactionCheckJob(data: unknown): CompactionCheckJob {
+  const parsed = compactionCheckJobSchema.safeParse(data);
+  if (parsed.success) return parsed.data;
+  throw new ValidationError(
+    'invalid compaction-check job payload',
+    parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
+  );
+}

@@ -1,0 +1,81 @@
+import type { CompactionCheckJob, Logger } from '@compactor/core';
+import type { FailureSummary } from './failure-classification.js';
+
+/** What one check ended with: the planner's statuses plus `conflict` (lost the plan CAS) and `skipped`. */
+export type CompactionCheckStatus =
+  | 'compacted'
+  | 'unchanged'
+  | 'target_unreachable'
+  | 'disabled'
+  | 'conflict'
+  | 'skipped';
+
+/** The handler's result; JSON-serializable, because BullMQ stores it as the job's return value. */
+export interface CompactionJobResult {
+  status: CompactionCheckStatus;
+  /** The plan version committed by this check, when it committed one. */
+  planVersion?: number;
+  tokensFreed?: number;
+  summarizerCostUsd?: number;
+}
+
+export interface CompactionJobContext {
+  jobId: string;
+  /** 1 for the first attempt; an attempt interrupted by shutdown is not counted. */
+  attempt: number;
+  /** Total attempts the retry policy allows for this job. */
+  maxAttempts: number;
+  /**
+   * Fires when the worker is shutting down and its grace period is over. Stop promptly: the job
+   * goes back to the queue and runs again (on another worker, or after the restart).
+   */
+  signal: AbortSignal;
+  /** The worker's logger with the job's ids bound into every entry. */
+  logger: Logger;
+}
+
+export type CompactionJobHandler = (
+  job: CompactionCheckJob,
+  context: CompactionJobContext,
+) => Promise<CompactionJobResult>;
+
+/**
+ * How one attempt ended: `completed`; `retrying` (failed, another attempt is scheduled); `failed`
+ * (permanently, or out of attempts; `permanent` says which); `interrupted` (shutdown; requeued,
+ * not counted as an attempt).
+ */
+export type CompactionJobOutcome = 'completed' | 'retrying' | 'failed' | 'interrupted';
+
+export interface CompactionJobFinishedEvent {
+  jobId: string;
+  /** Undefined when the payload failed validation. */
+  job: CompactionCheckJob | undefined;
+  outcome: CompactionJobOutcome;
+  /** The attempt that just ended, 1-based. */
+  attempt: number;
+  durationMs: number;
+  result?: CompactionJobResult;
+  error?: FailureSummary & { permanent: boolean };
+}
+
+export interface CompactionWorkerOptions {
+  handler: CompactionJobHandler;
+  /** Checks run at once by this worker. Default 4. */
+  concurrency?: number;
+  /** How long `close()` waits for running checks before aborting them. Default 30 s. */
+  shutdownTimeoutMs?: number;
+  logger?: Logger;
+  /** Called after every attempt, for metrics. Errors it throws are logged and ignored. */
+  onJobFinished?: (event: CompactionJobFinishedEvent) => void;
+}
+
+export interface CompactionWorker {
+  /**
+   * Graceful: stop taking jobs, wait for running ones up to `shutdownTimeoutMs`, then abort the
+   * rest (they go back to the queue) and release connections. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+export const defaultConcurrency = 4;
+export const defaultShutdownTimeoutMs = 30_000;

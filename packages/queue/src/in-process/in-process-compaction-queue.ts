@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type CompactionCheckJob,
+  CompactorError,
+  type EnqueueOptions,
+  type JobQueue,
+  type Logger,
+  noopLogger,
+} from '@compactor/core';
+import { compactionCheckJobSchema, parseCompactionCheckJob } from '../compaction-check-job-schema.js';
+import type { CompactionWorker, CompactionWorkerOptions } from '../compaction-worker-types.js';
+import { debounceDelay, defaultDebounceMs } from '../debounce.js';
+import { deduplicationKey, newJobId } from '../job-keys.js';
+import { exponentialBackoffDelay, type RetryPolicy, resolveRetryPolicy } from '../retry-policy.js';
+import { InProcessConsumer } from './in-process-consumer.js';
+import type { DeferredRequest, InProcessEntry } from './in-process-entry.js';
+
+export interface InProcessCompactionQueueOptions {
+  /** Defaults: 5 attempts, 2 s doubling, 50 % jitter (as the BullMQ queue). */
+  retry?: Partial<RetryPolicy>;
+  /** Debounce of automatic checks when the caller gives none. Default 1 s. */
+  defaultDebounceMs?: number;
+  logger?: Logger;
+}
+
+/**
+ * The embedded mode's queue: the BullMQ queue's contract without Redis. Same deduplication rules
+ * (replace while debouncing, run-next while running, absorbed while waiting), retries with the
+ * same backoff, permanent failures not retried, interrupted checks requeued. Checks still queued
+ * when the process ends are lost; the sweeper finds their threads again on the next start.
+ */
+export class InProcessCompactionQueue implements JobQueue {
+  readonly retry: RetryPolicy;
+  private readonly logger: Logger;
+  private readonly defaultDebounceMs: number;
+  private readonly entries = new Map<string, InProcessEntry>();
+  private readonly holderByDeduplicationKey = new Map<string, string>();
+  private readonly deferredByDeduplicationKey = new Map<string, DeferredRequest>();
+  private readonly waiting: InProcessEntry[] = [];
+  private consumer: InProcessConsumer | undefined;
+  private closed = false;
+
+  constructor(options: InProcessCompactionQueueOptions = {}) {
+    this.retry = resolveRetryPolicy(options.retry);
+    this.logger = options.logger ?? noopLogger;
+    this.defaultDebounceMs = options.defaultDebounceMs ?? defaultDebounceMs;
+  }
+
+  async enqueueCompactionCheck(job: CompactionCheckJob, options?: EnqueueOptions): Promise<void> {
+    const payload = parseCompactionCheckJob(job);
+    this.add(
+      structuredClone(payload),
+      deduplicationKey(payload),
+      debounceDelay(payload, options, this.defaultDebounceMs),
+    );
+  }
+
+  /**
+   * Enqueue a payload that has not been validated (e.g. decoded from JSON elsewhere). The worker
+   * validates it; an invalid one is a permanent failure, as with a bad payload found in Redis.
+   */
+  async enqueueUnvalidated(data: unknown, options?: EnqueueOptions): Promise<void> {
+    this.assertOpen();
+    const parsed = compactionCheckJobSchema.safeParse(data);
+    const key = parsed.success ? deduplicationKey(parsed.data) : undefined;
+    this.add(structuredClone(data), key, Math.max(0, options?.debounceMs ?? 0));
+  }
+
+  async startCompactionWorker(options: CompactionWorkerOptions): Promise<CompactionWorker> {
+    this.assertOpen();
+    if (this.consumer) {
+      throw new CompactorError('unavailable', 'this in-process queue already has a running worker');
+    }
+    const consumer = new InProcessConsumer(this, options, options.logger ?? this.logger);
+    this.consumer = consumer;
+    consumer.pump();
+    return { close: () => consumer.close() };
+  }
+
+  /** Closes the worker (gracefully) and drops checks not yet started. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.consumer?.close();
+    for (const entry of this.entries.values()) clearTimeout(entry.timer);
+    if (this.entries.size > 0) {
+      this.logger.warn({ dropped: this.entries.size }, 'in-process queue closed with checks still queued');
+    }
+    this.entries.clear();
+    this.waiting.length = 0;
+    this.holderByDeduplicationKey.clear();
+    this.deferredByDeduplicationKey.clear();
+  }
+
+  // ---- used by the consumer ----
+
+  /** The next waiting entry, now active; undefined when none waits. */
+  takeNext(): InProcessEntry | undefined {
+    const entry = this.waiting.shift();
+    if (entry) entry.state = 'active';
+    return entry;
+  }
+
+  completed(entry: InProcessEntry): void {
+    this.finalize(entry);
+  }
+
+  failed(entry: InProcessEntry, willRetry: boolean): void {
+    if (!willRetry) {
+      this.finalize(entry);
+      return;
+    }
+    entry.failedAttempts += 1;
+    this.schedule(entry, exponentialBackoffDelay(entry.failedAttempts, this.retry));
+  }
+
+  /** Shutdown stopped the attempt: back to the front of the line, no attempt counted. */
+  interrupted(entry: InProcessEntry): void {
+    if (this.closed) return;
+    entry.state = 'waiting';
+    this.waiting.unshift(entry);
+  }
+
+  detach(consumer: InProcessConsumer): void {
+    if (this.consumer === consumer) this.consumer = undefined;
+  }
+
+  // ---- internals ----
+
+  private add(data: unknown, key: string | undefined, delayMs: number): void {
+    this.assertOpen();
+    if (key !== undefined) {
+      const holder = this.entries.get(this.holderByDeduplicationKey.get(key) ?? '');
+      if (holder?.state === 'delayed') {
+        // Still debouncing (or waiting to retry): replaced by the newer request, timer restarted.
+        this.remove(holder);
+        this.deferredByDeduplicationKey.delete(key);
+      } else if (holder?.state === 'active') {
+        this.deferredByDeduplicationKey.set(key, { data, delayMs });
+        return;
+      } else if (holder?.state === 'waiting') {
+        // Already due and waiting for a worker: it reads the thread's newest version when it runs.
+        return;
+      }
+    }
+    const entry: InProcessEntry = {
+      id: this.entryId(data),
+      data,
+      deduplicationKey: key,
+      failedAttempts: 0,
+      state: 'delayed',
+    };
+    this.entries.set(entry.id, entry);
+    if (key !== undefined) this.holderByDeduplicationKey.set(key, entry.id);
+    this.schedule(entry, delayMs);
+  }
+
+  private schedule(entry: InProcessEntry, delayMs: number): void {
+    if (delayMs <= 0) {
+      this.promote(entry);
+      return;
+    }
+    entry.state = 'delayed';
+    entry.timer = setTimeout(() => this.promote(entry), delayMs);
+  }
+
+  private promote(entry: InProcessEntry): void {
+    entry.timer = undefined;
+    entry.state = 'waiting';
+    this.waiting.push(entry);
+    this.consumer?.pump();
+  }
+
+  private remove(entry: InProcessEntry): void {
+    clearTimeout(entry.timer);
+    this.entries.delete(entry.id);
+    const index = this.waiting.indexOf(entry);
+    if (index >= 0) this.waiting.splice(index, 1);
+  }
+
+  private finalize(entry: InProcessEntry): void {
+    this.remove(entry);
+    const key = entry.deduplicationKey;
+    if (key === undefined || this.holderByDeduplicationKey.get(key) !== entry.id) return;
+    this.holderByDeduplicationKey.delete(key);
+    const deferred = this.deferredByDeduplicationKey.get(key);
+    if (!deferred || this.closed) return;
+    this.deferredByDeduplicationKey.delete(key);
+    this.add(deferred.data, key, deferred.delayMs);
+  }
+
+  private entryId(data: unknown): string {
+    const parsed = compactionCheckJobSchema.safeParse(data);
+    return parsed.success ? newJobId(parsed.data) : `invalid/${randomUUID()}`;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new CompactorError('unavailable', 'the in-process compaction queue is closed');
+  }
+}
+
+export function createInProcessCompactionQueue(
+  options?: InProcessCompactionQueueOptions,
+): InProcessCompactionQueue {
+  return new InProcessCompactionQueue(options);
+}

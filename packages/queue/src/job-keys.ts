@@ -1,0 +1,26 @@
+import { randomUUID } from 'node:crypto';
+import type { CompactionCheckJob } from '@compactor/core';
+
+/**
+ * Keys that identify a thread inside the queue. `encodeURIComponent` escapes `:` (BullMQ rejects it
+ * in custom ids), `/` (our separator, so distinct tenant/thread pairs never collide), `{` and `}`
+ * (a Redis Cluster hash tag inside a key would move it to another slot) and `%` itself.
+ */
+export function threadKey(tenantId: string, threadId: string): string {
+  return `${encodeURIComponent(tenantId)}/${encodeURIComponent(threadId)}`;
+}
+
+/**
+ * Automatic checks (append, sweeper) of one thread share this key, so a burst collapses into one
+ * check. Manual requests get no shared key: each one runs, so none is swallowed by an automatic
+ * check or by another manual request.
+ */
+export function deduplicationKey(job: CompactionCheckJob): string | undefined {
+  return job.reason === 'manual' ? undefined : `check/${threadKey(job.tenantId, job.threadId)}`;
+}
+
+/** Unique per enqueued job (deduplication replaces jobs, so ids must not repeat); readable in tools. */
+export function newJobId(job: CompactionCheckJob): string {
+  const kind = job.reason === 'manual' ? 'manual' : 'check';
+  return `${kind}/${threadKey(job.tenantId, job.threadId)}/${randomUUID()}`;
+}
