@@ -1,0 +1,133 @@
+import { type CompactionPolicy, resolveToolDurability, type ToolResultPart } from '@compactor/core';
+import type { PieceMaker } from '../plan/piece-maker.js';
+import { envelopePlaceholder, type Slot } from '../plan/slots.js';
+import { openingFor } from './conversation-opening.js';
+
+export interface EmergencyDrop {
+  /** The log message the dropped slot stood at. */
+  messageId: string;
+  kind: 'message' | 'summary' | 'externalization';
+  turn: number;
+  /** Results that went with it. */
+  resultMessageIds: string[];
+}
+
+/** What the emergency fit did, for the report: the worker should compact properly. */
+export interface EmergencyFitReport {
+  /** Tokens over the limit before the fit. */
+  overBy: number;
+  tokensFreed: number;
+  clearedResults: { messageId: string; toolCallId: string; toolName: string }[];
+  dropped: EmergencyDrop[];
+}
+
+export interface EmergencyFitInput {
+  slots: Slot[];
+  /** Tokens the conversation may use (ceiling − system − tools − formatting). */
+  limit: number;
+  /** Index of the first protected slot; nothing from there on is touched. */
+  tailStart: number;
+  maker: PieceMaker;
+  policy: CompactionPolicy;
+}
+
+/** Tokens of the live slots plus what opening the conversation validly costs. */
+export function conversationTokens(slots: readonly Slot[], maker: PieceMaker): number {
+  let total = 0;
+  let first: Slot | undefined;
+  for (const slot of slots) {
+    if (slot.dropped) continue;
+    first ??= slot;
+    total += slot.tokens;
+  }
+  return total + openingFor(first, maker).extraTokens;
+}
+
+/**
+ * Deterministic last resort when the conversation is over its limit (a stale plan, a burst of
+ * events): outside the protected tail, clear ephemeral and replayable tool results oldest first,
+ * then drop the oldest whole turns (pinned and system messages and plan summaries are kept until
+ * every other slot is gone, then go oldest first). Calls and results live in one slot, so nothing
+ * is ever orphaned. O(slots) with cached counts. The caller has checked that the tail fits.
+ */
+export function emergencyFit({
+  slots,
+  limit,
+  tailStart,
+  maker,
+  policy,
+}: EmergencyFitInput): EmergencyFitReport | undefined {
+  let total = 0;
+  for (const slot of slots) if (!slot.dropped) total += slot.tokens;
+  let first = 0;
+  const over = () => {
+    while (first < slots.length && slots[first]!.dropped) first += 1;
+    return total + openingFor(slots[first], maker).extraTokens - limit;
+  };
+  const overBy = over();
+  if (overBy <= 0) return undefined;
+  const startTotal = total;
+  const report: EmergencyFitReport = { overBy, tokensFreed: 0, clearedResults: [], dropped: [] };
+  const done = () => {
+    report.tokensFreed = startTotal - total;
+    return report;
+  };
+
+  for (let index = 0; index < tailStart; index += 1) {
+    const slot = slots[index]!;
+    for (const result of slot.results) {
+      if (result.state !== 'raw' || !result.part || !isClearable(result.part, policy)) continue;
+      const placeholder = envelopePlaceholder(maker, result.part, result.exchange, policy);
+      const saving = result.piece.tokens - placeholder.tokens;
+      if (saving <= 0) continue;
+      result.piece = placeholder;
+      result.state = 'cleared';
+      slot.tokens -= saving;
+      total -= saving;
+      report.clearedResults.push({
+        messageId: result.message!.id,
+        toolCallId: result.part.toolCallId,
+        toolName: result.part.toolName,
+      });
+      if (over() <= 0) return done();
+    }
+  }
+
+  const drop = (slot: Slot) => {
+    slot.dropped = true;
+    total -= slot.tokens;
+    report.dropped.push({
+      messageId: slot.anchor.id,
+      kind:
+        slot.kind === 'message'
+          ? 'message'
+          : slot.record?.kind === 'externalize'
+            ? 'externalization'
+            : 'summary',
+      turn: slot.turn,
+      resultMessageIds: slot.results.flatMap((result) => (result.message ? [result.message.id] : [])),
+    });
+  };
+  let index = 0;
+  while (index < tailStart) {
+    const turn = slots[index]!.turn;
+    while (index < tailStart && slots[index]!.turn === turn) {
+      const slot = slots[index]!;
+      if (!slot.essential) drop(slot);
+      index += 1;
+    }
+    if (over() <= 0) return done();
+  }
+  for (index = 0; index < tailStart; index += 1) {
+    const slot = slots[index]!;
+    if (slot.dropped) continue;
+    drop(slot);
+    if (over() <= 0) return done();
+  }
+  return done();
+}
+
+function isClearable(part: ToolResultPart, policy: CompactionPolicy): boolean {
+  const { durability } = resolveToolDurability(part, policy.toolDurability);
+  return durability === 'ephemeral' || durability === 'replayable';
+}

@@ -1,0 +1,111 @@
+import type { ContentPart, Message, ThreadMessage, ToolResultPart } from '@compactor/core';
+import { isPlainObject, type ProviderFormat } from '../providers/provider-format.js';
+import { EMPTY_RESULT_TEXT, mediaReferenceText, systemNoteText } from '../synthetic-text.js';
+import type { ToolExchange } from './tool-exchanges.js';
+
+/**
+ * Adapt one user, assistant or system message from the log to what the provider accepts, still in
+ * core shape (this is also what gets counted). Returns null when nothing sendable is left.
+ *
+ * - text parts that are empty or whitespace are dropped (Anthropic rejects them);
+ * - reasoning is kept only where the format says so (Anthropic signed thinking), and first;
+ * - media the provider cannot take inline (artifact-held, unsupported types, any media in an
+ *   assistant message) become a short text reference, never base64 as text;
+ * - tool call ids become their provider ids and inputs are always JSON objects;
+ * - system messages become a `[System Message]` user note where the format has no system role inside
+ *   the conversation.
+ */
+export function prepareMessage(
+  message: ThreadMessage,
+  calls: readonly ToolExchange[] | undefined,
+  format: ProviderFormat,
+): Message | null {
+  if (message.role === 'system') return prepareSystem(message, format);
+  const reasoning: ContentPart[] = [];
+  const rest: ContentPart[] = [];
+  let callIndex = 0;
+  for (const part of message.content) {
+    switch (part.type) {
+      case 'text':
+        if (part.text.trim() !== '') rest.push(part);
+        break;
+      case 'reasoning':
+        // A redacted block's data travels (and is counted) in place of its text.
+        if (format.keepReasoning(part))
+          reasoning.push(part.redacted === true ? { ...part, text: part.signature ?? '' } : part);
+        break;
+      case 'tool_call': {
+        const exchange = calls?.[callIndex];
+        callIndex += 1;
+        rest.push({
+          type: 'tool_call',
+          id: exchange?.providerId ?? part.id,
+          name: part.name,
+          input: toolInput(part.input),
+        });
+        break;
+      }
+      case 'image':
+      case 'document':
+        if (message.role === 'user' && format.canSendMedia(part)) {
+          rest.push(
+            part.type === 'document' && !part.title && format.defaultDocumentTitle
+              ? { ...part, title: format.defaultDocumentTitle }
+              : part,
+          );
+        } else
+          rest.push({ type: 'text', text: mediaReferenceText(part.type, part.mediaType, mediaWhere(part)) });
+        break;
+      case 'tool_result':
+        // Results travel with their call (see prepareResult); a non-tool message never holds one.
+        break;
+    }
+  }
+  const content = reasoning.length > 0 ? [...reasoning, ...rest] : rest;
+  if (rest.length === 0) return null;
+  return { id: message.id, role: message.role, content };
+}
+
+function prepareSystem(message: ThreadMessage, format: ProviderFormat): Message | null {
+  const texts = message.content.filter(
+    (part): part is Extract<ContentPart, { type: 'text' }> => part.type === 'text' && part.text.trim() !== '',
+  );
+  if (texts.length === 0) return null;
+  if (format.systemRoleInConversation) return { id: message.id, role: 'system', content: texts };
+  return {
+    id: message.id,
+    role: 'user',
+    content: [{ type: 'text', text: systemNoteText(texts.map((part) => part.text).join('\n\n')) }],
+  };
+}
+
+/** A result as sent: provider call id, and never empty content. */
+export function prepareResult(
+  part: ToolResultPart,
+  providerId: string,
+  content: ToolResultPart['content'],
+): Message {
+  const sent = typeof content === 'string' && content.trim() === '' ? EMPTY_RESULT_TEXT : content;
+  return {
+    id: providerId,
+    role: 'tool',
+    content: [{ ...part, toolCallId: providerId, content: sent }],
+  };
+}
+
+function toolInput(input: unknown): Record<string, unknown> {
+  if (isPlainObject(input)) return input;
+  if (input === undefined || input === null) return {};
+  return { value: input };
+}
+
+function mediaWhere(part: Extract<ContentPart, { type: 'image' | 'document' }>): string {
+  switch (part.source.kind) {
+    case 'artifact':
+      return `artifact:${part.source.artifactId}`;
+    case 'url':
+      return part.source.url;
+    case 'base64':
+      return part.type === 'document' && part.title ? part.title : 'inline data not sent';
+  }
+}

@@ -1,0 +1,225 @@
+import {
+  type CompactionPlan,
+  type CompactionRecord,
+  type NormalizedPlan,
+  normalizePlan,
+  type Thread,
+  ValidationError,
+} from '@compactor/core';
+import type { ToolExchange, ToolExchangeIndex } from './tool-exchanges.js';
+
+export type EffectiveActionName = 'drop' | 'summarize' | 'externalize' | 'pointer' | 'clear' | 'exclude';
+
+/**
+ * What happens to one message. `exclude`: the message belongs to another agent's conversation.
+ * `pointer`: a tool result externalized in place: an externalization record that covers only tool
+ * results keeps each result's slot after its call, holding the pointer instead of the content, so
+ * the assistant message that made the call and its other results stay as they are.
+ */
+export interface EffectiveAction {
+  action: EffectiveActionName;
+  record: CompactionRecord | undefined;
+}
+
+/**
+ * The plan resolved against the thread, by message position. Kept in the render cache per
+ * (thread, plan object, agent) and extended as messages are appended: the log only grows, so only
+ * the new messages and the tool exchanges they join need looking at.
+ */
+export interface PlanResolution {
+  normalized: NormalizedPlan | undefined;
+  /** What the plan (and the agent filter) says, by message index; undefined = included as it is. */
+  planned: (EffectiveAction | undefined)[];
+  /** The same after orphan repairs: what is rendered. */
+  actions: (EffectiveAction | undefined)[];
+  /** Repaired message index → why; reported in index order. */
+  repairs: Map<number, string>;
+  /** Messages the plan names that are in the thread. */
+  plannedIdsSeen: number;
+  size: number;
+  lastMessageId: string | undefined;
+}
+
+const EXCLUDED: EffectiveAction = { action: 'exclude', record: undefined };
+const RANK: Readonly<Record<EffectiveActionName, number>> = {
+  exclude: 5,
+  drop: 4,
+  externalize: 3,
+  summarize: 2,
+  pointer: 0,
+  clear: 0,
+};
+
+function hides(action: EffectiveAction | undefined): boolean {
+  return action !== undefined && action.action !== 'clear' && action.action !== 'pointer';
+}
+
+const toolOnlyRecords = new WeakMap<CompactionRecord, boolean>();
+
+/** An externalization whose span holds only tool results (the planner's externalize rung makes these). */
+function coversOnlyToolResults(record: CompactionRecord, thread: Thread): boolean {
+  let known = toolOnlyRecords.get(record);
+  if (known === undefined) {
+    const ids = new Set(record.span.messageIds);
+    const covered = thread.messages.filter((message) => ids.has(message.id));
+    known = covered.length > 0 && covered.every((message) => message.role === 'tool');
+    toolOnlyRecords.set(record, known);
+  }
+  return known;
+}
+
+function effectiveAction(
+  action:
+    | { action: Exclude<EffectiveActionName, 'exclude' | 'pointer'>; record: CompactionRecord }
+    | undefined,
+  message: Thread['messages'][number],
+  thread: Thread,
+): EffectiveAction | undefined {
+  if (
+    action?.action === 'externalize' &&
+    message.role === 'tool' &&
+    coversOnlyToolResults(action.record, thread)
+  ) {
+    return { action: 'pointer', record: action.record };
+  }
+  return action;
+}
+
+/** Normalization conflicts first, then repairs in message order: independent of how the cache grew. */
+export function resolutionWarnings(resolution: PlanResolution): string[] {
+  const warnings = resolution.normalized ? [...resolution.normalized.warnings] : [];
+  if (resolution.repairs.size === 0) return warnings;
+  const positions = [...resolution.repairs.keys()].sort((left, right) => left - right);
+  for (const position of positions) warnings.push(resolution.repairs.get(position)!);
+  return warnings;
+}
+
+export function normalizedPlanFor(
+  thread: Thread,
+  plan: CompactionPlan | null,
+  normalizedPlans: WeakMap<CompactionPlan, NormalizedPlan>,
+): NormalizedPlan | undefined {
+  if (!plan) return undefined;
+  if (plan.threadId !== thread.id) {
+    throw new ValidationError(`plan is for thread ${plan.threadId}, not ${thread.id}`, [
+      { path: 'plan.threadId', message: `must be ${thread.id}` },
+    ]);
+  }
+  let normalized = normalizedPlans.get(plan);
+  if (!normalized) {
+    normalized = normalizePlan(plan);
+    normalizedPlans.set(plan, normalized);
+  }
+  return normalized;
+}
+
+/**
+ * Resolve the plan by message and repair what would orphan a tool call or result. Messages joined
+ * by tool exchanges form small groups (an assistant message and the messages answering it); when a
+ * group mixes shown and hidden messages (summarized, externalized, dropped, another agent's), every
+ * shown one follows the group's strongest hidden message (exclude > drop > externalize > summarize,
+ * then the earliest). A function of the final thread, so extending a cached resolution message by
+ * message gives exactly what a cold resolution gives. `previous` is extended in place.
+ */
+export function resolvePlan(
+  thread: Thread,
+  normalized: NormalizedPlan | undefined,
+  exchanges: ToolExchangeIndex,
+  agent: string | undefined,
+  previous: PlanResolution | undefined,
+): PlanResolution {
+  const messages = thread.messages;
+  let resolution = previous;
+  const reusable =
+    resolution !== undefined &&
+    resolution.normalized === normalized &&
+    resolution.size <= messages.length &&
+    (resolution.size === 0 || messages[resolution.size - 1]?.id === resolution.lastMessageId);
+  if (!reusable || resolution === undefined) {
+    resolution = {
+      normalized,
+      planned: [],
+      actions: [],
+      repairs: new Map(),
+      plannedIdsSeen: 0,
+      size: 0,
+      lastMessageId: undefined,
+    };
+  }
+  const from = resolution.size;
+  const { planned, actions } = resolution;
+  for (let position = from; position < messages.length; position += 1) {
+    const message = messages[position]!;
+    const action = normalized?.actions.get(message.id);
+    if (action) resolution.plannedIdsSeen += 1;
+    planned[position] = message.subagentId !== agent ? EXCLUDED : effectiveAction(action, message, thread);
+    actions[position] = planned[position];
+  }
+  const visited = new Set<number>();
+  const regroup = (exchange: ToolExchange) => {
+    if (exchange.resultMessageIndex === undefined || visited.has(exchange.callMessageIndex)) return;
+    repairGroup(groupOf(exchange.callMessageIndex, exchanges, visited), resolution!, messages);
+  };
+  if (from === 0) {
+    for (const exchange of exchanges.exchanges) {
+      if (exchange.resultMessageIndex === undefined) continue;
+      if (hides(planned[exchange.callMessageIndex]) !== hides(planned[exchange.resultMessageIndex]))
+        regroup(exchange);
+    }
+  } else {
+    for (let position = from; position < messages.length; position += 1) {
+      for (const exchange of exchanges.callsByMessage.get(position) ?? []) regroup(exchange);
+      for (const exchange of exchanges.resultsByMessage.get(position) ?? []) if (exchange) regroup(exchange);
+    }
+  }
+  resolution.size = messages.length;
+  resolution.lastMessageId = messages.at(-1)?.id;
+  return resolution;
+}
+
+/** Message indexes joined to `start` by tool exchanges, sorted. */
+function groupOf(start: number, exchanges: ToolExchangeIndex, visited: Set<number>): number[] {
+  const group = new Set([start]);
+  const queue = [start];
+  const visit = (position: number) => {
+    if (group.has(position)) return;
+    group.add(position);
+    queue.push(position);
+  };
+  while (queue.length > 0) {
+    const position = queue.pop()!;
+    visited.add(position);
+    for (const exchange of exchanges.callsByMessage.get(position) ?? []) {
+      if (exchange.resultMessageIndex !== undefined) visit(exchange.resultMessageIndex);
+    }
+    for (const exchange of exchanges.resultsByMessage.get(position) ?? [])
+      if (exchange) visit(exchange.callMessageIndex);
+  }
+  return [...group].sort((left, right) => left - right);
+}
+
+function repairGroup(
+  group: readonly number[],
+  resolution: PlanResolution,
+  messages: Thread['messages'],
+): void {
+  const { planned, actions, repairs } = resolution;
+  let leader: number | undefined;
+  for (const position of group) {
+    const action = planned[position];
+    if (hides(action) && (leader === undefined || RANK[action!.action] > RANK[planned[leader]!.action])) {
+      leader = position;
+    }
+  }
+  for (const position of group) {
+    repairs.delete(position);
+    actions[position] = planned[position];
+    if (leader === undefined || hides(planned[position])) continue;
+    const lead = planned[leader]!;
+    actions[position] = lead.action === 'exclude' ? EXCLUDED : { action: lead.action, record: lead.record };
+    repairs.set(
+      position,
+      `message ${messages[position]!.id} follows ${messages[leader]!.id} (${lead.action}) so no tool call or result is orphaned`,
+    );
+  }
+}

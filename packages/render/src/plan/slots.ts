@@ -1,0 +1,254 @@
+import {
+  type ClearedToolResult,
+  type ClearRecord,
+  type CompactionPolicy,
+  collectKeyFields,
+  type ExternalizationRecord,
+  resolveToolDurability,
+  type SummarizationRecord,
+  type Thread,
+  type ThreadMessage,
+  type ToolResultPart,
+} from '@compactor/core';
+import type { Piece } from '../cache/render-cache.js';
+import type { PieceMaker } from './piece-maker.js';
+import type { EffectiveAction, PlanResolution } from './resolve-plan.js';
+import type { ToolExchange, ToolExchangeIndex } from './tool-exchanges.js';
+
+export interface ResultEntry {
+  exchange: ToolExchange;
+  /** The logged result, when there is one. */
+  message: ThreadMessage | undefined;
+  part: ToolResultPart | undefined;
+  state: 'raw' | 'cleared' | 'externalized' | 'missing';
+  piece: Piece;
+}
+
+/**
+ * One unit of the rendered conversation: a message from the log (an assistant message travels with
+ * the results of its calls, so no budget decision can ever separate them), or the one synthetic
+ * message that replaces a summarized or externalized span.
+ */
+export interface Slot {
+  kind: 'message' | 'synthetic';
+  /** The log message it stands at (for a synthetic message: the first message of its span). */
+  anchor: ThreadMessage;
+  record: SummarizationRecord | ExternalizationRecord | undefined;
+  piece: Piece;
+  results: ResultEntry[];
+  tokens: number;
+  /** Highest log seq among its sources: decides whether it belongs to the stable prefix. */
+  maxSeq: number;
+  turn: number;
+  /** Pinned and system messages and plan summaries: dropped by an emergency fit only after everything else. */
+  essential: boolean;
+  /** Set by the emergency fit. */
+  dropped: boolean;
+}
+
+export interface SourceCounts {
+  included: number;
+  cleared: number;
+  summarized: number;
+  externalized: number;
+  dropped: number;
+  /** Messages of other agents (subagents) than the one rendered. */
+  excluded: number;
+  /** Messages that send nothing (only empty text or reasoning the provider cannot take back). */
+  empty: number;
+  orphanResults: number;
+  missingResults: number;
+}
+
+export interface SlotBuild {
+  slots: Slot[];
+  counts: SourceCounts;
+  warnings: string[];
+}
+
+const clearEntries = new WeakMap<ClearRecord, Map<string, ClearedToolResult>>();
+
+export function buildSlots(
+  thread: Thread,
+  resolution: PlanResolution,
+  exchanges: ToolExchangeIndex,
+  maker: PieceMaker,
+): SlotBuild {
+  const counts: SourceCounts = {
+    included: 0,
+    cleared: 0,
+    summarized: 0,
+    externalized: 0,
+    dropped: 0,
+    excluded: 0,
+    empty: 0,
+    orphanResults: 0,
+    missingResults: 0,
+  };
+  const warnings: string[] = [];
+  const slots: Slot[] = [];
+  const emitted = new Set<object>();
+  const messages = thread.messages;
+  const policy = thread.policy;
+  const actions = resolution.actions;
+  for (let position = 0; position < messages.length; position += 1) {
+    const message = messages[position]!;
+    const action = actions[position];
+    if (action) {
+      if (action.action === 'exclude') {
+        counts.excluded += 1;
+        continue;
+      }
+      if (action.action === 'drop') {
+        counts.dropped += 1;
+        continue;
+      }
+      if (action.action === 'summarize' || action.action === 'externalize') {
+        counts[action.action === 'summarize' ? 'summarized' : 'externalized'] += 1;
+        const record = action.record as SummarizationRecord | ExternalizationRecord;
+        if (emitted.has(record)) continue;
+        emitted.add(record);
+        const piece = maker.record(record, 'assistant');
+        slots.push({
+          kind: 'synthetic',
+          anchor: message,
+          record,
+          piece,
+          results: [],
+          tokens: piece.tokens,
+          maxSeq: message.seq,
+          turn: message.turn,
+          essential: true,
+          dropped: false,
+        });
+        continue;
+      }
+    }
+    if (message.role === 'tool') {
+      // Results are rendered right after their call; only orphans are noticed here.
+      const answered = exchanges.resultsByMessage.get(position) ?? [];
+      message.content.forEach((part, partIndex) => {
+        if (part.type === 'tool_result' && answered[partIndex] === undefined) {
+          counts.orphanResults += 1;
+          warnings.push(
+            `tool result ${part.toolCallId} in message ${message.id} has no call before it; left out`,
+          );
+        }
+      });
+      counts[
+        action?.action === 'clear' ? 'cleared' : action?.action === 'pointer' ? 'externalized' : 'included'
+      ] += 1;
+      continue;
+    }
+    const calls = exchanges.callsByMessage.get(position);
+    const piece = maker.message(message, calls);
+    if (piece === null) {
+      counts.empty += 1;
+      continue;
+    }
+    counts.included += 1;
+    let tokens = piece.tokens;
+    let maxSeq = message.seq;
+    const results: ResultEntry[] = [];
+    for (const exchange of calls ?? []) {
+      const entry = resultEntry(exchange, messages, actions, maker, policy);
+      if (entry.state === 'missing') {
+        counts.missingResults += 1;
+        warnings.push(
+          `tool call ${exchange.callId} in message ${message.id} has no result; answered with a placeholder`,
+        );
+      }
+      tokens += entry.piece.tokens;
+      if (entry.message && entry.message.seq > maxSeq) maxSeq = entry.message.seq;
+      results.push(entry);
+    }
+    slots.push({
+      kind: 'message',
+      anchor: message,
+      record: undefined,
+      piece,
+      results,
+      tokens,
+      maxSeq,
+      turn: message.turn,
+      essential: message.pinned === true || message.role === 'system',
+      dropped: false,
+    });
+  }
+  return { slots, counts, warnings };
+}
+
+function resultEntry(
+  exchange: ToolExchange,
+  messages: readonly ThreadMessage[],
+  actions: readonly (EffectiveAction | undefined)[],
+  maker: PieceMaker,
+  policy: CompactionPolicy,
+): ResultEntry {
+  const message =
+    exchange.resultMessageIndex === undefined ? undefined : messages[exchange.resultMessageIndex];
+  const part = message?.content[exchange.resultPartIndex ?? -1];
+  if (!message || part?.type !== 'tool_result') {
+    return {
+      exchange,
+      message: undefined,
+      part: undefined,
+      state: 'missing',
+      piece: maker.missingResult(exchange),
+    };
+  }
+  const action = actions[exchange.resultMessageIndex!];
+  if (action?.action === 'pointer') {
+    const record = action.record as ExternalizationRecord;
+    const piece = maker.clearedByRecord(record, part, () => maker.externalizedResult(record, part, exchange));
+    return { exchange, message, part, state: 'externalized', piece };
+  }
+  if (action?.action === 'clear') {
+    const record = action.record as ClearRecord;
+    const piece = maker.clearedByRecord(record, part, () => {
+      const preserved = preservedEntry(record, message.id, part.toolCallId);
+      return preserved
+        ? maker.placeholder(preserved, part, exchange, () => preserved)
+        : envelopePlaceholder(maker, part, exchange, policy);
+    });
+    return { exchange, message, part, state: 'cleared', piece };
+  }
+  return {
+    exchange,
+    message,
+    part,
+    state: 'raw',
+    piece: maker.rawResult(message, exchange.resultPartIndex!, part, exchange),
+  };
+}
+
+/** The placeholder built from the result's own envelope (emergency clears, and clears without an entry). */
+export function envelopePlaceholder(
+  maker: PieceMaker,
+  part: ToolResultPart,
+  exchange: ToolExchange,
+  policy: CompactionPolicy,
+): Piece {
+  return maker.placeholder(part, part, exchange, () => ({
+    toolName: part.toolName,
+    outcome: part.outcome,
+    keyFields: collectKeyFields(part, resolveToolDurability(part, policy.toolDurability).mustPreserveFields),
+  }));
+}
+
+function preservedEntry(
+  record: ClearRecord,
+  messageId: string,
+  toolCallId: string,
+): ClearedToolResult | undefined {
+  let entries = clearEntries.get(record);
+  if (!entries) {
+    entries = new Map();
+    for (const entry of record.preserved) {
+      const key = `${entry.messageId}\u0000${entry.toolCallId}`;
+      if (!entries.has(key)) entries.set(key, entry);
+    }
+    clearEntries.set(record, entries);
+  }
+  return entries.get(`${messageId}\u0000${toolCallId}`);
+}

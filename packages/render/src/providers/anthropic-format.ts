@@ -1,0 +1,133 @@
+import type { ContentPart, Message, ToolDefinition, ToolResultPart } from '@compactor/core';
+import {
+  IMAGE_MEDIA_TYPES,
+  type ProviderFormat,
+  type RequestParts,
+  resultContentText,
+} from './provider-format.js';
+
+type Block = Record<string, unknown>;
+interface AnthropicMessage {
+  role: 'user' | 'assistant';
+  content: Block[];
+}
+
+const EPHEMERAL = { type: 'ephemeral' } as const;
+
+/** Anthropic Messages API (`system`, `tools`, `messages`); the runtime adds `model` and `max_tokens`. */
+export const anthropicFormat: ProviderFormat = {
+  provider: 'anthropic',
+  userFirst: true,
+  systemRoleInConversation: false,
+  keepReasoning(part) {
+    // Thinking blocks are only accepted back with their signature; redacted ones carry their data there.
+    return (part.signature ?? '') !== '' && (part.redacted === true || part.text !== '');
+  },
+  canSendMedia(part) {
+    if (part.source.kind === 'artifact') return false;
+    if (part.type === 'image') return IMAGE_MEDIA_TYPES.has(part.mediaType);
+    return part.mediaType === 'application/pdf';
+  },
+  formatMessage(message) {
+    const role = message.role === 'assistant' ? 'assistant' : 'user';
+    return [{ role, content: message.content.map(block) } satisfies AnthropicMessage];
+  },
+  formatResult(part: ToolResultPart) {
+    const result: Block = {
+      type: 'tool_result',
+      tool_use_id: part.toolCallId,
+      content: resultContentText(part.content),
+    };
+    if (part.outcome === 'failure') result.is_error = true;
+    return result;
+  },
+  groupResults(results) {
+    return [{ role: 'user', content: results as Block[] } satisfies AnthropicMessage];
+  },
+  formatTools(tools: readonly ToolDefinition[]) {
+    return tools.map((tool) => ({
+      name: tool.name,
+      ...(tool.description ? { description: tool.description } : {}),
+      input_schema: tool.inputSchema,
+    }));
+  },
+  buildRequest({ system, tools, messages, breakpoints }: RequestParts) {
+    const request: Record<string, unknown> = {};
+    if (system !== '') {
+      request.system = [
+        { type: 'text', text: system, ...(breakpoints.system ? { cache_control: EPHEMERAL } : {}) },
+      ];
+    }
+    if (tools.length > 0) {
+      request.tools = breakpoints.tools
+        ? [...tools.slice(0, -1), { ...(tools.at(-1) as Block), cache_control: EPHEMERAL }]
+        : tools;
+    }
+    let withBreakpoints = messages as AnthropicMessage[];
+    if (breakpoints.messageIndexes.length > 0) {
+      withBreakpoints = [...withBreakpoints];
+      for (const index of breakpoints.messageIndexes) {
+        const message = withBreakpoints[index];
+        if (message) withBreakpoints[index] = withCacheControl(message);
+      }
+    }
+    request.messages = withBreakpoints;
+    return request;
+  },
+  prependedMessages(_system: string) {
+    return 0;
+  },
+  emptyRequest() {
+    return { messages: [] };
+  },
+};
+
+/** Copy-on-write: cached message objects are shared between renders and never mutated. */
+function withCacheControl(message: AnthropicMessage): AnthropicMessage {
+  const content = [...message.content];
+  for (let index = content.length - 1; index >= 0; index -= 1) {
+    const type = content[index]!.type;
+    // Thinking blocks cannot carry cache_control.
+    if (type === 'thinking' || type === 'redacted_thinking') continue;
+    content[index] = { ...content[index]!, cache_control: EPHEMERAL };
+    return { role: message.role, content };
+  }
+  return message;
+}
+
+function block(part: ContentPart): Block {
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text };
+    case 'reasoning':
+      return part.redacted === true
+        ? { type: 'redacted_thinking', data: part.signature }
+        : { type: 'thinking', thinking: part.text, signature: part.signature };
+    case 'tool_call':
+      return { type: 'tool_use', id: part.id, name: part.name, input: part.input };
+    case 'image':
+      return {
+        type: 'image',
+        source:
+          part.source.kind === 'url'
+            ? { type: 'url', url: part.source.url }
+            : { type: 'base64', media_type: part.mediaType, data: sourceData(part) },
+      };
+    case 'document':
+      return {
+        type: 'document',
+        source:
+          part.source.kind === 'url'
+            ? { type: 'url', url: part.source.url }
+            : { type: 'base64', media_type: part.mediaType, data: sourceData(part) },
+        ...(part.title ? { title: part.title } : {}),
+      };
+    case 'tool_result':
+      // Results are formatted by formatResult; a prepared message never carries one.
+      return { type: 'text', text: resultContentText(part.content) };
+  }
+}
+
+function sourceData(part: Extract<Message['content'][number], { source: unknown }>): string {
+  return part.source.kind === 'base64' ? part.source.data : '';
+}

@@ -1,0 +1,132 @@
+import {
+  type ArtifactStore,
+  artifactAccessDecision,
+  type CompactionPlan,
+  type SecurityContext,
+  type Tokenizer,
+  type ToolDefinition,
+  type ToolResultPart,
+} from '@compactor/core';
+import { knownArtifactIds } from './artifact-references.js';
+import type { RehydrationBlockReason, RehydrationEvent } from './rehydration-types.js';
+import { truncateToTokens } from './truncate-to-tokens.js';
+
+export const READ_ARTIFACT_TOOL_NAME = 'read_artifact';
+
+/** The tool every externalization pointer tells the model to call. */
+export const readArtifactTool: ToolDefinition = {
+  name: READ_ARTIFACT_TOOL_NAME,
+  description:
+    'Read back the full content of an externalized artifact. Use the id shown after "artifact:" in an [Externalized Content] note.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      artifact_id: { type: 'string', description: 'The artifact id, e.g. the one in read_artifact("…").' },
+    },
+    required: ['artifact_id'],
+    additionalProperties: false,
+  },
+};
+
+export interface ReadArtifactContext {
+  /** The id of the model's read_artifact call, answered by the returned result. */
+  toolCallId: string;
+  artifactStore: ArtifactStore;
+  securityContext: SecurityContext;
+  /** When given, only artifacts this plan knows can be read (no probing of other ids). */
+  plan?: CompactionPlan | null;
+  /** Truncate the content to this many tokens (needs `tokenizer`). */
+  maxTokens?: number;
+  tokenizer?: Tokenizer;
+  /** For the event. Default 0. */
+  turn?: number;
+}
+
+export interface ReadArtifactOutcome {
+  /** Append it to the log in a tool message: it answers the call like any tool result. */
+  result: ToolResultPart;
+  event: RehydrationEvent;
+}
+
+/**
+ * The explicit half of seed 002's rehydration: the handler of a `read_artifact` call. This is the
+ * only way confidential and restricted artifacts come back, and only for a security context whose
+ * tenant and permissions allow it. The result is replayable (reading a content-addressed artifact
+ * again gives the same bytes), so compaction may clear it cheaply later.
+ */
+export async function handleReadArtifact(
+  input: unknown,
+  context: ReadArtifactContext,
+): Promise<ReadArtifactOutcome> {
+  const turn = context.turn ?? 0;
+  const artifactId =
+    typeof input === 'object' &&
+    input !== null &&
+    typeof (input as { artifact_id?: unknown }).artifact_id === 'string'
+      ? (input as { artifact_id: string }).artifact_id.trim()
+      : '';
+  const fail = (reason: RehydrationBlockReason, message: string, detail?: string): ReadArtifactOutcome => ({
+    result: {
+      type: 'tool_result',
+      toolName: READ_ARTIFACT_TOOL_NAME,
+      toolCallId: context.toolCallId,
+      outcome: 'failure',
+      content: message,
+      keyFields: artifactId === '' ? {} : { artifact_id: artifactId },
+      durability: 'ephemeral',
+    },
+    event: {
+      name: 'compaction_rehydration_blocked',
+      artifactId,
+      turn,
+      trigger: 'explicit',
+      reason,
+      ...(detail ? { detail } : {}),
+    },
+  });
+  if (artifactId === '') return fail('invalid_input', 'read_artifact needs {"artifact_id": string}.');
+  if (context.plan !== undefined && !knownArtifactIds(context.plan ?? null).includes(artifactId)) {
+    return fail('unknown_artifact', `No externalized artifact with id ${artifactId} in this conversation.`);
+  }
+  const metadata = await context.artifactStore.getMetadata(artifactId, context.securityContext);
+  if (!metadata) return fail('not_found', `Artifact ${artifactId} was not found (or has expired).`);
+  const decision = artifactAccessDecision(metadata, context.securityContext);
+  if (!decision.allowed) {
+    return fail('access_denied', `Access to artifact ${artifactId} was denied.`, decision.reason);
+  }
+  const read = await context.artifactStore.retrieve(artifactId, context.securityContext);
+  if (read.status === 'denied')
+    return fail('access_denied', `Access to artifact ${artifactId} was denied.`, read.reason);
+  if (read.status === 'not_found')
+    return fail('not_found', `Artifact ${artifactId} was not found (or has expired).`);
+  let content = read.content;
+  let truncated = false;
+  let tokens: number | undefined;
+  if (context.maxTokens !== undefined && context.tokenizer) {
+    const cut = truncateToTokens(content, context.maxTokens, context.tokenizer);
+    content = cut.truncated ? `${cut.text}\n[Truncated to about ${context.maxTokens} tokens.]` : cut.text;
+    truncated = cut.truncated;
+    tokens = cut.tokens;
+  }
+  return {
+    result: {
+      type: 'tool_result',
+      toolName: READ_ARTIFACT_TOOL_NAME,
+      toolCallId: context.toolCallId,
+      outcome: truncated ? 'partial' : 'success',
+      content,
+      keyFields: { artifact_id: artifactId },
+      durability: 'replayable',
+      determinism: { contentHash: read.metadata.sha256 },
+    },
+    event: {
+      name: 'compaction_rehydrated',
+      artifactId,
+      turn,
+      trigger: 'explicit',
+      sensitivity: read.metadata.sensitivity,
+      truncated,
+      ...(tokens !== undefined ? { tokens } : {}),
+    },
+  };
+}

@@ -1,0 +1,202 @@
+import { IntegrityError, type ProviderName } from '@compactor/core';
+import { assembleMessages } from './assemble-messages.js';
+import { fitConversation } from './budget/fit-conversation.js';
+import { renderCeiling } from './budget/render-ceiling.js';
+import { NO_PLAN } from './cache/render-cache.js';
+import { RENDER_FORMAT_VERSION } from './format-version.js';
+import {
+  normalizedPlanFor,
+  type PlanResolution,
+  resolutionWarnings,
+  resolvePlan,
+} from './plan/resolve-plan.js';
+import { buildSlots } from './plan/slots.js';
+import type { RequestByProvider } from './providers/request-types.js';
+import { fitRehydration } from './rehydration/fit-rehydration.js';
+import { type GatheredRehydration, gatherRehydration } from './rehydration/gather-rehydration.js';
+import { nextRehydrationState } from './rehydration/rehydration-state.js';
+import {
+  effectiveTools,
+  type RenderContext,
+  renderContext,
+  requestOverhead,
+  toolsPart,
+} from './render-context.js';
+import type { RenderInput, RenderReport, RenderResult } from './render-types.js';
+
+/**
+ * Render thread + plan into a provider request under budget, with automatic rehydration of
+ * artifacts the agent names (which needs the async artifact store).
+ */
+export async function renderPrompt<P extends ProviderName>(input: RenderInput<P>): Promise<RenderResult<P>> {
+  const context = renderContext(input);
+  const gathered = await gatherRehydration({
+    messages: input.thread.messages,
+    exchanges: context.exchanges,
+    agent: context.agent,
+    plan: input.plan,
+    policy: context.rehydrationPolicy,
+    state: context.rehydrationState,
+    turn: context.turn,
+    artifactStore: input.artifactStore,
+    securityContext: input.securityContext,
+  });
+  return render(input, context, gathered);
+}
+
+/** The same render without rehydration: synchronous, for the hot path when nothing needs fetching. */
+export function renderPromptSync<P extends ProviderName>(input: RenderInput<P>): RenderResult<P> {
+  return render(input, renderContext(input), undefined);
+}
+
+function render<P extends ProviderName>(
+  input: RenderInput<P>,
+  context: RenderContext,
+  gathered: GatheredRehydration | undefined,
+): RenderResult<P> {
+  const { thread, plan, tokenizer, provider } = input;
+  const { maker, format } = context;
+  const normalized = normalizedPlanFor(thread, plan, context.cache.normalizedPlans);
+  const byAgent = context.threadCache.resolutions.get(plan ?? NO_PLAN) ?? new Map<string, PlanResolution>();
+  context.threadCache.resolutions.set(plan ?? NO_PLAN, byAgent);
+  const agentKey = context.agent ?? '';
+  const resolution = resolvePlan(thread, normalized, context.exchanges, context.agent, byAgent.get(agentKey));
+  byAgent.set(agentKey, resolution);
+  const built = buildSlots(thread, resolution, context.exchanges, maker);
+  const { slots } = built;
+  const warnings = [...resolutionWarnings(resolution), ...built.warnings];
+  const planned = normalized?.actions.size ?? 0;
+  if (resolution.plannedIdsSeen < planned) {
+    warnings.push(`${planned - resolution.plannedIdsSeen} message ids in the plan are not in this thread`);
+  }
+
+  const needsReadArtifact =
+    input.addReadArtifactTool !== false &&
+    (normalized?.records.some((record) => record.kind === 'externalize') ?? false);
+  const tools = effectiveTools(input.tools, needsReadArtifact);
+  const toolsAdded = tools === input.tools ? [] : [tools.at(-1)!.name];
+  const toolPart = toolsPart(context, tools, tokenizer, provider);
+  const systemTokens = maker.systemPrompt(input.system);
+  const formatting = requestOverhead(context, tokenizer, provider);
+  const ceiling = renderCeiling(input.budget);
+  const limit = ceiling - systemTokens - toolPart.tokens - formatting;
+
+  const { messageTokens, emergency } = fitConversation({
+    thread,
+    slots,
+    maker,
+    numbers: {
+      ceiling,
+      system: systemTokens,
+      tools: toolPart.tokens,
+      formatting,
+      availableForMessages: limit,
+    },
+    logger: input.logger,
+  });
+
+  const assembled = assembleMessages(slots, maker, plan);
+  const rehydrationAllowance = gathered
+    ? Math.max(
+        0,
+        Math.min(
+          context.rehydrationPolicy.totalBudgetTokens,
+          input.budget.rehydrationReserveTokens,
+          limit - messageTokens,
+        ),
+      )
+    : 0;
+  const fitted = fitRehydration(
+    gathered?.fetched ?? [],
+    rehydrationAllowance,
+    context.rehydrationPolicy.maxTokensPerArtifact,
+    context.turn,
+    maker,
+  );
+  const messages = assembled.messages;
+  // The last conversation message, before the ephemeral rehydration: the cache never holds rehydrated content.
+  const finalIndex = messages.length - 1;
+  for (const piece of fitted.pieces) messages.push(...piece.wire);
+
+  const caching = format.provider === 'anthropic' && input.promptCaching !== false;
+  const messageIndexes: number[] = [];
+  if (caching) {
+    if (assembled.stableEnd >= 0 && assembled.stableEnd !== finalIndex)
+      messageIndexes.push(assembled.stableEnd);
+    if (finalIndex >= 0) messageIndexes.push(finalIndex);
+  }
+  const breakpoints = {
+    tools: caching && toolPart.wire.length > 0,
+    system: caching && input.system !== '',
+    messageIndexes,
+  };
+  const request = format.buildRequest({ system: input.system, tools: toolPart.wire, messages, breakpoints });
+
+  const total = systemTokens + toolPart.tokens + formatting + messageTokens + fitted.tokens;
+  const prepended = format.prependedMessages(input.system);
+  if (total > ceiling) {
+    // Unreachable by construction; never hand out a request over the ceiling.
+    throw new IntegrityError(`rendered ${total} tokens over the ceiling of ${ceiling}`, { total, ceiling });
+  }
+  const lastSeq = thread.messages.at(-1)?.seq ?? 0;
+  const messagesAfterPlan = plan ? countAfter(thread.messages, plan.basedOnSeq) : 0;
+  const blocked = [
+    ...(gathered?.blocked ?? []),
+    ...fitted.events.filter((event) => event.reason !== undefined),
+  ];
+  const performed = fitted.events.filter((event) => event.reason === undefined);
+  const report: RenderReport = {
+    formatVersion: RENDER_FORMAT_VERSION,
+    provider,
+    threadVersion: thread.version,
+    planVersion: plan?.version ?? null,
+    planBasedOnSeq: plan?.basedOnSeq ?? null,
+    stale: plan !== null && lastSeq > plan.basedOnSeq,
+    messagesAfterPlan,
+    ceiling,
+    turn: context.turn,
+    counts: {
+      ...built.counts,
+      syntheticMessages: assembled.syntheticMessages,
+      wireMessages: prepended + messages.length,
+    },
+    emergencyFit: emergency,
+    needsCompaction: emergency !== null,
+    stablePrefixTokens: systemTokens + toolPart.tokens + formatting + assembled.stableTokens,
+    stablePrefixMessages: prepended + assembled.stableEnd + 1,
+    cacheBreakpoints: (breakpoints.tools ? 1 : 0) + (breakpoints.system ? 1 : 0) + messageIndexes.length,
+    toolsAdded,
+    rehydration: {
+      attempted: gathered !== undefined && context.rehydrationPolicy.enabled,
+      allowance: rehydrationAllowance,
+      tokens: fitted.tokens,
+      performed,
+      blocked,
+      nextState: nextRehydrationState(
+        context.rehydrationState,
+        fitted.injected,
+        context.turn,
+        context.rehydrationPolicy.cooldownTurns,
+      ),
+    },
+    warnings,
+  };
+  return {
+    request: request as RequestByProvider[P],
+    tokens: {
+      system: systemTokens,
+      tools: toolPart.tokens,
+      formatting,
+      messages: messageTokens,
+      rehydration: fitted.tokens,
+      total,
+    },
+    report,
+  };
+}
+
+function countAfter(messages: RenderInput['thread']['messages'], seq: number): number {
+  let count = 0;
+  for (let index = messages.length - 1; index >= 0 && messages[index]!.seq > seq; index -= 1) count += 1;
+  return count;
+}

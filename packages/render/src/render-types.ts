@@ -1,0 +1,108 @@
+import type {
+  ArtifactStore,
+  CompactionPlan,
+  Logger,
+  ProviderName,
+  SecurityContext,
+  Thread,
+  TokenBudget,
+  Tokenizer,
+  ToolDefinition,
+} from '@compactor/core';
+import type { EmergencyFitReport } from './budget/emergency-fit.js';
+import type { RenderCache } from './cache/render-cache.js';
+import type { SourceCounts } from './plan/slots.js';
+import type { RequestByProvider } from './providers/request-types.js';
+import type {
+  RehydrationEvent,
+  RehydrationOptions,
+  RehydrationState,
+} from './rehydration/rehydration-types.js';
+
+export interface RenderInput<P extends ProviderName = ProviderName> {
+  /** The folded thread (core's `foldThread`). */
+  thread: Thread;
+  /** The current plan, or null when none was committed. */
+  plan: CompactionPlan | null;
+  system: string;
+  tools: readonly ToolDefinition[];
+  /** Render's hard ceiling is maxInputTokens − outputReserveTokens − safetyBufferTokens. */
+  budget: TokenBudget;
+  provider: P;
+  tokenizer: Tokenizer;
+  artifactStore?: ArtifactStore;
+  securityContext?: SecurityContext;
+  rehydration?: RehydrationOptions;
+  /** Current turn number; default the thread's last turn. */
+  turn?: number;
+  /** Memo kept by the runtime between calls; without one every render starts cold. */
+  cache?: RenderCache;
+  /** Render a subagent's own conversation (messages with this `subagentId`); default the root agent. */
+  agent?: string;
+  /** Anthropic `cache_control` breakpoints. Default true. */
+  promptCaching?: boolean;
+  /** Add the `read_artifact` tool when the plan externalizes something and `tools` lacks it. Default true. */
+  addReadArtifactTool?: boolean;
+  logger?: Logger;
+}
+
+/** Everything counted, with the tokenizer the caller passed. */
+export interface TokenTotals {
+  system: number;
+  tools: number;
+  /** Request-level overhead beyond the messages (priming tokens), when the tokenizer reports one. */
+  formatting: number;
+  messages: number;
+  rehydration: number;
+  total: number;
+}
+
+export interface RehydrationReport {
+  /** False for `renderPromptSync`, or when disabled by policy. */
+  attempted: boolean;
+  /** Tokens rehydration could use: min(policy total, budget reserve, room the conversation left). */
+  allowance: number;
+  tokens: number;
+  performed: RehydrationEvent[];
+  blocked: RehydrationEvent[];
+  /** Persist it and pass it back next time (cooldowns, same-turn re-injection). */
+  nextState: RehydrationState;
+}
+
+export interface RenderReport {
+  formatVersion: string;
+  provider: ProviderName;
+  threadVersion: number;
+  planVersion: number | null;
+  planBasedOnSeq: number | null;
+  /** Messages arrived after the plan was made (they are rendered as they are). */
+  stale: boolean;
+  messagesAfterPlan: number;
+  /** The hard ceiling the total was kept under. */
+  ceiling: number;
+  turn: number;
+  /** What happened to the log's messages (in the rendered agent's view). */
+  counts: SourceCounts & { syntheticMessages: number; wireMessages: number };
+  /** Set when the request only fit after the emergency fit: the worker should compact. */
+  emergencyFit: EmergencyFitReport | null;
+  needsCompaction: boolean;
+  /**
+   * Tokens of the prefix that stays byte-identical while only events are appended and no new plan
+   * is committed: tools, system, formatting and the messages up to the plan's `basedOnSeq`.
+   */
+  stablePrefixTokens: number;
+  /** Wire messages (or items) of the request in that prefix, counting OpenAI Chat's system message. */
+  stablePrefixMessages: number;
+  /** Anthropic `cache_control` breakpoints placed (0 for other providers). */
+  cacheBreakpoints: number;
+  toolsAdded: string[];
+  rehydration: RehydrationReport;
+  /** Plan normalization conflicts, orphan repairs, pending calls, unknown ids. */
+  warnings: string[];
+}
+
+export interface RenderResult<P extends ProviderName = ProviderName> {
+  request: RequestByProvider[P];
+  tokens: TokenTotals;
+  report: RenderReport;
+}

@@ -1,0 +1,71 @@
+import {
+  type ExternalizationRecord,
+  renderSummary,
+  type SummarizationRecord,
+  stableStringify,
+} from '@compactor/core';
+import { RENDER_FORMAT_VERSION } from './format-version.js';
+
+/**
+ * Every text the renderer writes itself. Each starts with a stable bracketed prefix so models,
+ * golden files and cache keys can recognise it; the summary body carries its own `[Summary v1]`.
+ */
+
+/** Seed 002: `[Context Summary - Turns a-b]` then the deterministic summary rendering. */
+export function summaryText(record: SummarizationRecord): string {
+  return `[Context Summary - Turns ${record.span.firstTurn}-${record.span.lastTurn}]\n${renderSummary(record.summary)}`;
+}
+
+/** Seed 002's externalization pointer, plus the record's hint of when to read it back. */
+export function externalizationText(record: ExternalizationRecord): string {
+  const hint = record.rehydrateHint.trim();
+  return [
+    `[Externalized Content - artifact:${record.artifactId}]`,
+    `Summary: ${renderSummary(record.summary)}`,
+    ...(hint ? [`When to read it: ${hint}`] : []),
+    `To retrieve full content, call: read_artifact("${record.artifactId}")`,
+  ].join('\n');
+}
+
+/** Seed 002's `to_cleared_placeholder` with a versioned marker: tool name, outcome and key fields survive. */
+export function clearedPlaceholderText(
+  toolName: string,
+  outcome: string,
+  keyFields: Record<string, unknown>,
+): string {
+  const lines = [`[Cleared Tool Result ${RENDER_FORMAT_VERSION}]`, `[${toolName}: ${outcome}]`];
+  if (Object.keys(keyFields).length > 0) lines.push(`Key data: ${stableStringify(keyFields)}`);
+  return lines.join('\n');
+}
+
+/** Answers a tool call whose result never reached the log, so the call is never left orphaned. */
+export const MISSING_RESULT_TEXT = `[No Tool Result ${RENDER_FORMAT_VERSION}]\nNo result was recorded for this tool call (it was interrupted or is still pending).`;
+
+/** Opens a conversation that would otherwise start with the assistant, or be empty. */
+export const CONTINUATION_TEXT = `[Context Note ${RENDER_FORMAT_VERSION}]\nEarlier messages of this conversation are not shown.`;
+
+/** A system message from the log, where the provider has no system role inside the conversation. */
+export function systemNoteText(text: string): string {
+  return `[System Message]\n${text}`;
+}
+
+/** A tool result with empty content: providers reject or mishandle empty blocks. */
+export const EMPTY_RESULT_TEXT = '(empty result)';
+
+/** An image or document the provider cannot receive inline (held as an artifact, or not a supported type). */
+export function mediaReferenceText(kind: 'image' | 'document', mediaType: string, where: string): string {
+  return `[${kind === 'image' ? 'Image' : 'Document'}: ${where} (${mediaType})]`;
+}
+
+/** Ephemeral rehydrated artifact content, shown for the current turn only. */
+export function rehydrationText(
+  artifactId: string,
+  content: string,
+  truncatedAtTokens: number | undefined,
+): string {
+  const note =
+    truncatedAtTokens === undefined
+      ? '(Ephemeral: shown for this turn only.)'
+      : `(Ephemeral: shown for this turn only. Truncated to about ${truncatedAtTokens} tokens; call read_artifact("${artifactId}") for the rest.)`;
+  return `[Rehydrated Content - artifact:${artifactId}]\n${note}\n${content}`;
+}

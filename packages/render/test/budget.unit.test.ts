@@ -1,0 +1,190 @@
+import { CompactorError, type ProviderName, tokenBudget } from '@compactor/core';
+import { validateProviderRequest } from '@compactor/testkit/validators/index';
+import { describe, expect, it } from 'vitest';
+import { protectedTailStart } from '../src/budget/protected-tail.js';
+import { RenderBudgetExceededError, renderCeiling, renderPromptSync } from '../src/index.js';
+import type { Slot } from '../src/plan/slots.js';
+import { deploySession } from './support/fixtures.js';
+import { drop, ids, planOf, summarize } from './support/plans.js';
+import { renderInput, requestText, wireMessages } from './support/render-helpers.js';
+import { independentCount, PROVIDERS } from './support/tokenizers.js';
+
+/** The deploy session with a one-turn protected tail (turn 4: "Now run the tests." … "All 42 tests pass."). */
+const { thread } = deploySession(undefined, { policy: { keepRecentTurns: 1, keepRecentTokens: 0 } });
+const TAIL_TEXTS = ['Now run the tests.', 'npm test', 'Tests: 42 passed', 'All 42 tests pass.'];
+
+function ceilingOf(maxInputTokens: number) {
+  return tokenBudget({
+    maxInputTokens,
+    outputReserveTokens: 0,
+    safetyBufferTokens: 0,
+    rehydrationReserveTokens: 0,
+  });
+}
+
+function renderUnder(
+  provider: ProviderName,
+  maxInputTokens: number,
+  plan: ReturnType<typeof planOf> | null = null,
+) {
+  const result = renderPromptSync(renderInput(provider, thread, plan, { budget: ceilingOf(maxInputTokens) }));
+  expect(validateProviderRequest(provider, result.request).errors).toEqual([]);
+  expect(result.tokens.total).toBeLessThanOrEqual(maxInputTokens);
+  expect(independentCount(provider, result.request)).toBeLessThanOrEqual(result.tokens.total);
+  return result;
+}
+
+function fullTotal(provider: ProviderName, plan: ReturnType<typeof planOf> | null = null): number {
+  return renderPromptSync(renderInput(provider, thread, plan, { budget: ceilingOf(1_000_000) })).tokens.total;
+}
+
+describe('the budget guarantee', () => {
+  it('uses maxInputTokens − outputReserveTokens − safetyBufferTokens as the hard ceiling', () => {
+    expect(
+      renderCeiling(
+        tokenBudget({ maxInputTokens: 10_000, outputReserveTokens: 2_000, safetyBufferTokens: 500 }),
+      ),
+    ).toBe(7_500);
+    expect(renderCeiling(tokenBudget({ maxInputTokens: 1_000, outputReserveTokens: 2_000 }))).toBe(0);
+  });
+
+  it('changes nothing when the request fits, down to exactly the ceiling', () => {
+    for (const provider of PROVIDERS) {
+      const total = fullTotal(provider);
+      const result = renderUnder(provider, total);
+      expect(result.tokens.total).toBe(total);
+      expect(result.report.emergencyFit).toBeNull();
+      expect(result.report.needsCompaction).toBe(false);
+    }
+  });
+
+  it('first clears ephemeral and replayable tool results, oldest first, outside the protected tail', () => {
+    for (const provider of PROVIDERS) {
+      const result = renderUnder(provider, fullTotal(provider) - 20);
+      const fit = result.report.emergencyFit!;
+      expect(fit.clearedResults.map((cleared) => cleared.toolCallId)).toEqual(['c1']);
+      expect(fit.dropped).toEqual([]);
+      expect(fit.tokensFreed).toBeGreaterThanOrEqual(fit.overBy);
+      expect(result.report.needsCompaction).toBe(true);
+      const text = requestText(result.request);
+      expect(text).toContain('[bash: success]');
+      expect(text).not.toContain('deploy step 3 ok');
+      for (const kept of TAIL_TEXTS) expect(text).toContain(kept);
+    }
+  });
+
+  /** Room for everything but turn 1's unpinned messages: clearing alone cannot make it fit. */
+  const withoutTurnOne = (provider: ProviderName) =>
+    fullTotal(provider, planOf(thread, [drop(thread, ['m3', 'm4', 'm5', 'm6', 'm7'])]));
+
+  it('never clears anchoring results, results whose placeholder saves nothing, or the protected tail', () => {
+    for (const provider of PROVIDERS) {
+      const result = renderUnder(provider, withoutTurnOne(provider));
+      const fit = result.report.emergencyFit!;
+      // c2 (replayable) is shorter than its placeholder; c3/c4 are anchoring; c5 is in the tail.
+      expect(fit.clearedResults.map((entry) => entry.toolCallId)).toEqual(['c1']);
+      expect(fit.dropped.length).toBeGreaterThan(0);
+      const text = requestText(result.request);
+      for (const kept of TAIL_TEXTS) expect(text).toContain(kept);
+      expect(text).toContain('tickets.example.com/OPS-42');
+    }
+  });
+
+  it('then drops the oldest whole turns, keeping pinned and system messages until nothing else is left', () => {
+    for (const provider of PROVIDERS) {
+      const result = renderUnder(provider, withoutTurnOne(provider));
+      const fit = result.report.emergencyFit!;
+      expect(fit.dropped.map((entry) => entry.messageId)).toEqual(['m3', 'm5', 'm7']);
+      const turns = fit.dropped.map((entry) => entry.turn);
+      expect([...turns].sort((left, right) => left - right)).toEqual(turns);
+      // Turn 1 goes first (turn 0 is only the system message, which is essential).
+      expect(fit.dropped[0]).toMatchObject({
+        messageId: 'm3',
+        turn: 1,
+        kind: 'message',
+        resultMessageIds: ['m4'],
+      });
+      const text = requestText(result.request);
+      expect(text).toContain('Never touch production data');
+      expect(text).toContain('The repository is checked out at /srv/app.');
+    }
+  });
+
+  it('drops even pinned and system messages (oldest first) before giving up on the ceiling', () => {
+    for (const provider of PROVIDERS) {
+      const tailOnly = fullTotal(provider, planOf(thread, [drop(thread, ids(1, 13))]));
+      const result = renderUnder(provider, tailOnly);
+      expect(wireMessages(result.request)).toEqual(
+        wireMessages(
+          renderPromptSync(
+            renderInput(provider, thread, planOf(thread, [drop(thread, ids(1, 13))]), {
+              budget: ceilingOf(tailOnly),
+            }),
+          ).request,
+        ),
+      );
+      const text = requestText(result.request);
+      for (const kept of TAIL_TEXTS) expect(text).toContain(kept);
+      const droppedIds = result.report.emergencyFit!.dropped.map((entry) => entry.messageId);
+      expect(droppedIds).toContain('m2');
+      expect(droppedIds.indexOf('m1')).toBeLessThan(droppedIds.indexOf('m2'));
+      expect(droppedIds.indexOf('m13')).toBeLessThan(droppedIds.indexOf('m1'));
+    }
+  });
+
+  it('throws a typed error with the numbers when the system prompt, tools and protected tail cannot fit', () => {
+    for (const provider of PROVIDERS) {
+      let caught: unknown;
+      try {
+        renderPromptSync(renderInput(provider, thread, null, { budget: ceilingOf(50) }));
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(RenderBudgetExceededError);
+      expect(CompactorError.hasCode(caught, 'budget_exceeded')).toBe(true);
+      const numbers = (caught as RenderBudgetExceededError).numbers;
+      expect(numbers.ceiling).toBe(50);
+      expect(numbers.system).toBeGreaterThan(0);
+      expect(numbers.tools).toBeGreaterThan(0);
+      expect(numbers.protectedTail).toBeGreaterThan(0);
+      expect(numbers.system + numbers.tools + numbers.formatting + numbers.protectedTail).toBeGreaterThan(50);
+      expect((caught as CompactorError).details).toMatchObject({
+        ceiling: 50,
+        protectedTail: numbers.protectedTail,
+      });
+    }
+  });
+
+  it('fits a stale plan whose newer events push the prompt over, and says so', () => {
+    const planSeq = thread.messages.find((message) => message.id === 'm11')!.seq;
+    const stalePlan = planOf(thread, [summarize(thread, ids(2, 7), { facts: [{ text: 'turn one' }] })], {
+      basedOnSeq: planSeq,
+    });
+    for (const provider of PROVIDERS) {
+      const result = renderUnder(provider, fullTotal(provider, stalePlan) - 10, stalePlan);
+      expect(result.report.stale).toBe(true);
+      expect(result.report.messagesAfterPlan).toBe(6);
+      expect(result.report.emergencyFit).not.toBeNull();
+      expect(result.report.needsCompaction).toBe(true);
+      expect(requestText(result.request)).toContain('turn one');
+      expect(wireMessages(result.request).length).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe('protected tail', () => {
+  const slot = (turn: number, tokens: number) => ({ turn, tokens }) as Slot;
+  const slots = [slot(0, 10), slot(1, 100), slot(1, 100), slot(2, 50), slot(3, 5), slot(3, 5)];
+
+  it('covers the last keepRecentTurns turns', () => {
+    expect(protectedTailStart(slots, 3, 1, 0)).toBe(4);
+    expect(protectedTailStart(slots, 3, 2, 0)).toBe(3);
+    expect(protectedTailStart(slots, 3, 0, 0)).toBe(6);
+  });
+
+  it('extends by whole turns until it holds keepRecentTokens', () => {
+    expect(protectedTailStart(slots, 3, 1, 11)).toBe(3);
+    expect(protectedTailStart(slots, 3, 1, 61)).toBe(1);
+    expect(protectedTailStart(slots, 3, 0, 1_000)).toBe(0);
+  });
+});

@@ -1,0 +1,101 @@
+import {
+  type ClearRecord,
+  type CompactionPlan,
+  compactionPlanSchema,
+  type DropRecord,
+  type ExternalizationRecord,
+  type StructuredSummaryInput,
+  type SummarizationRecord,
+  spanOf,
+  structuredSummarySchema,
+  type Thread,
+  type ThreadMessage,
+  type ToolResultPart,
+} from '@compactor/core';
+
+function messagesById(thread: Thread, ids: readonly string[]): ThreadMessage[] {
+  return ids.map((id) => {
+    const message = thread.messages.find((candidate) => candidate.id === id);
+    if (!message) throw new Error(`fixture: no message ${id}`);
+    return message;
+  });
+}
+
+export function summarize(
+  thread: Thread,
+  ids: readonly string[],
+  summary: StructuredSummaryInput,
+): SummarizationRecord {
+  return {
+    kind: 'summarize',
+    span: spanOf(messagesById(thread, ids)),
+    summary: structuredSummarySchema.parse(summary),
+    summaryTokenCount: 0,
+    round: 1,
+  };
+}
+
+export function externalize(
+  thread: Thread,
+  ids: readonly string[],
+  artifactId: string,
+  summary: StructuredSummaryInput,
+  rehydrateHint = '',
+  sensitivity: ExternalizationRecord['sensitivity'] = 'internal',
+): ExternalizationRecord {
+  return {
+    kind: 'externalize',
+    span: spanOf(messagesById(thread, ids)),
+    artifactId,
+    summary: structuredSummarySchema.parse(summary),
+    rehydrateHint,
+    sensitivity,
+  };
+}
+
+/** Clear the tool results among `ids`, preserving what each envelope says (plus `extraKeyFields`). */
+export function clear(
+  thread: Thread,
+  ids: readonly string[],
+  extraKeyFields: Record<string, unknown> = {},
+): ClearRecord {
+  const messages = messagesById(thread, ids);
+  const preserved = messages.flatMap((message) =>
+    message.content
+      .filter((part): part is ToolResultPart => part.type === 'tool_result')
+      .map((part) => ({
+        messageId: message.id,
+        toolCallId: part.toolCallId,
+        toolName: part.toolName,
+        outcome: part.outcome,
+        keyFields: { ...part.keyFields, ...extraKeyFields },
+      })),
+  );
+  return { kind: 'clear', span: spanOf(messages), preserved };
+}
+
+export function drop(thread: Thread, ids: readonly string[], reason = 'old'): DropRecord {
+  return { kind: 'drop', span: spanOf(messagesById(thread, ids)), reason };
+}
+
+export function planOf(
+  thread: Thread,
+  records: (SummarizationRecord | ExternalizationRecord | ClearRecord | DropRecord)[],
+  options: { basedOnSeq?: number; version?: number } = {},
+): CompactionPlan {
+  return compactionPlanSchema.parse({
+    threadId: thread.id,
+    version: options.version ?? 1,
+    basedOnSeq: options.basedOnSeq ?? thread.version,
+    createdAt: '2025-01-01T00:00:00.000Z',
+    externalizations: records.filter((record) => record.kind === 'externalize'),
+    summarizations: records.filter((record) => record.kind === 'summarize'),
+    clearings: records.filter((record) => record.kind === 'clear'),
+    drops: records.filter((record) => record.kind === 'drop'),
+  });
+}
+
+/** Ids m<from>..m<to> (the thread builder's default ids). */
+export function ids(from: number, to: number): string[] {
+  return Array.from({ length: to - from + 1 }, (_, index) => `m${from + index}`);
+}
