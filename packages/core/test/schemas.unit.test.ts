@@ -400,3 +400,38 @@ describe('plan and summary schemas', () => {
     expect(issuePaths(structuredSummarySchema, { facts: [{ text: '' }] })).toEqual(['facts.0.text']);
   });
 });
+
+describe('policyForWindow', () => {
+  it('leaves a large window untouched and caps absolute sizes for a small one', async () => {
+    const { policyForWindow } = await import('../src/index.js');
+    const defaults = compactionPolicySchema.parse({});
+    expect(policyForWindow(defaults, 200_000)).toEqual(defaults);
+    const small = policyForWindow(defaults, 8000);
+    expect(small).toMatchObject({
+      outputReserveTokens: 2000,
+      keepRecentTokens: 2000,
+      rehydrationReserveTokens: 400,
+      safetyBufferTokens: 160,
+      clearAtLeastTokens: 400,
+      externalizeThresholdTokens: 400,
+    });
+    expect(small.keepRecentTurns).toBe(defaults.keepRecentTurns);
+  });
+
+  it('is what a folded thread carries', async () => {
+    const { foldThread } = await import('../src/index.js');
+    const thread = foldThread([
+      {
+        eventId: 'e1',
+        tenantId: 't',
+        threadId: 'th',
+        seq: 1,
+        timestamp: '2025-01-01T00:00:00.000Z',
+        type: 'thread.created',
+        model: 'gpt-4o-mini',
+        contextWindow: 8000,
+      },
+    ]);
+    expect(thread.policy.outputReserveTokens).toBe(2000);
+  });
+});

@@ -86,3 +86,21 @@ export type CompactionPolicyInput = z.input<typeof compactionPolicySchema>;
 export function parsePolicy(input: unknown = {}): CompactionPolicy {
   return compactionPolicySchema.parse(input ?? {});
 }
+
+/**
+ * The policy as it applies to a window of `contextWindow` tokens. The defaults are sized for large
+ * windows (a 16k output reserve, 20k recent tokens); on an 8k chat model they would leave nothing
+ * to compact, so every absolute size is capped at a share of the window. Large windows are unaffected.
+ */
+export function policyForWindow(policy: CompactionPolicy, contextWindow: number): CompactionPolicy {
+  const share = (fraction: number) => Math.max(1, Math.floor(contextWindow * fraction));
+  return {
+    ...policy,
+    outputReserveTokens: Math.min(policy.outputReserveTokens, share(0.25)),
+    keepRecentTokens: Math.min(policy.keepRecentTokens, share(0.25)),
+    rehydrationReserveTokens: Math.min(policy.rehydrationReserveTokens, share(0.05)),
+    safetyBufferTokens: Math.min(policy.safetyBufferTokens, share(0.02)),
+    clearAtLeastTokens: Math.min(policy.clearAtLeastTokens, share(0.05)),
+    externalizeThresholdTokens: Math.min(policy.externalizeThresholdTokens, Math.max(200, share(0.05))),
+  };
+}

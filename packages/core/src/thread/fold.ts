@@ -1,6 +1,6 @@
 import { ValidationError } from '../errors.js';
 import type { StoredEvent } from '../schemas/events.js';
-import { parsePolicy } from '../schemas/policy.js';
+import { parsePolicy, policyForWindow } from '../schemas/policy.js';
 import { isTurnStart, type Thread, type ThreadMessage } from './thread.js';
 
 /**
@@ -18,7 +18,7 @@ export function foldThread(events: readonly StoredEvent[]): Thread {
     model: first.model,
     contextWindow: first.contextWindow,
     maxOutputTokens: first.maxOutputTokens,
-    policy: parsePolicy(first.policy ?? {}),
+    policy: policyForWindow(parsePolicy(first.policy ?? {}), first.contextWindow),
     createdAt: first.timestamp,
     version: first.seq,
     messages: [],
