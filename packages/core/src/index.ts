@@ -33,6 +33,7 @@ export type {
 export * from './summary/merge.js';
 export * from './summary/render.js';
 export * from './summary/structured-summary.js';
+export * from './summary/trim.js';
 export * from './thread/fold.js';
 export * from './thread/thread.js';
 export * from './thread/tool-pairs.js';

@@ -242,7 +242,7 @@ describe('policy and trigger schemas', () => {
       version: '1',
       mode: { kind: 'ladder' },
       autoCompact: true,
-      trigger: { kind: 'tokens', fraction: 0.85 },
+      trigger: { kind: 'target' },
       softThresholdPercent: 0.85,
       outputReserveTokens: 16384,
       safetyBufferTokens: 500,

@@ -146,3 +146,20 @@ describe('buildTrigger', () => {
     expect(trigger.evaluate(context({ messageTokens: 8_500 })).fire).toBe(true);
   });
 });
+
+describe('target trigger', () => {
+  it('fires only above the planner target, and never without one', async () => {
+    const { buildTrigger } = await import('../src/index.js');
+    const trigger = buildTrigger({ kind: 'target' });
+    const context = { messages: [], contextWindow: 32_000 };
+    expect(trigger.evaluate({ ...context, messageTokens: 17_101, targetTokens: 17_100 })).toMatchObject({
+      fire: true,
+      reason: '17101 tokens > target 17100',
+    });
+    expect(trigger.evaluate({ ...context, messageTokens: 17_100, targetTokens: 17_100 }).fire).toBe(false);
+    expect(trigger.evaluate({ ...context, messageTokens: 1e9 })).toMatchObject({
+      fire: false,
+      reason: 'no target given',
+    });
+  });
+});

@@ -119,12 +119,14 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     const measurer = createRenderMeasurer(thread, tokenizerFor(thread), provider, renderCache);
     const messageTokens = measurer.measure(current.plan);
     const manual = checkOptions.manual;
+    const targetTokens = availableForMessages(threadBudget(thread, options.overhead));
     const trigger = manual
       ? { fire: true, trigger: 'manual', reason: 'compaction was requested' }
       : buildTrigger(thread.policy.trigger).evaluate({
           messages: thread.messages,
           messageTokens,
           contextWindow: thread.contextWindow,
+          targetTokens,
         });
     const base = {
       tenantId,
@@ -139,7 +141,7 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     const planner = await planWithPolicy({
       thread,
       currentPlan: current.plan,
-      targetTokens: availableForMessages(threadBudget(thread, options.overhead)),
+      targetTokens,
       measure: measurer.measure,
       countMessage: measurer.countMessage,
       countText: measurer.countText,
@@ -156,6 +158,13 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     const compressionRatio = planner.tokensAfter > 0 ? planner.tokensBefore / planner.tokensAfter : 1;
     if (planner.added.length === 0)
       return { ...base, planner, commit: { status: 'not_needed' }, compressionRatio };
+    // A plan that misses its target and frees little is not worth a new prompt prefix: every commit
+    // invalidates the runtime's prompt cache. The renderer's emergency fit covers the gap meanwhile.
+    const freed = planner.tokensBefore - planner.tokensAfter;
+    if (planner.status === 'target_unreachable' && freed < thread.policy.clearAtLeastTokens && !manual) {
+      logger.info({ tenantId, threadId, freed }, 'compaction freed too little to commit');
+      return { ...base, planner, commit: { status: 'not_needed' }, compressionRatio };
+    }
     const commit = await options.plans.commit(tenantId, threadId, planner.plan, current.version);
     if (!commit.committed) {
       logger.info(

@@ -135,6 +135,41 @@ describe('compaction engine on the embedded stores', () => {
     expect(versions.map((version) => version.version)).toEqual([1]);
   });
 
+  it('does not commit a plan that misses its target and frees less than clearAtLeastTokens', async () => {
+    const store = await stores();
+    const builder = threadBuilder('t3', {
+      contextWindow: 8000,
+      policy: {
+        keepRecentTurns: 1,
+        keepRecentTokens: 0,
+        clearAtLeastTokens: 400,
+        strategies: { externalize: false, summarize: false, clear: true, drop: false },
+      },
+    });
+    builder.user('List the files.');
+    builder.assistant(undefined, { toolCalls: [{ id: 'ls', name: 'ls', input: {} }] });
+    builder.toolResult('ls', 'a.ts b.ts c.ts d.ts e.ts f.ts g.ts h.ts i.ts j.ts k.ts '.repeat(10), {
+      durability: 'ephemeral',
+    });
+    builder.user('Now read this long paste and explain it.');
+    builder.assistant(`Here is my long explanation. ${'Every detail matters here. '.repeat(1200)}`);
+    await store.events.append('tenant-1', 't3', asInputs(builder.build().events));
+    const engine = createCompactionEngine({
+      events: store.events,
+      plans: store.plans,
+      clock,
+      summarizer: createExtractiveSummarizer(),
+    });
+    const automatic = await engine.check('tenant-1', 't3');
+    expect(automatic.planner?.status).toBe('target_unreachable');
+    expect(automatic.planner?.added).toHaveLength(1);
+    expect(automatic.planner!.tokensBefore - automatic.planner!.tokensAfter).toBeLessThan(400);
+    expect(automatic.commit).toEqual({ status: 'not_needed' });
+    // Asked for explicitly, whatever it frees is committed.
+    const manual = await engine.compactThread('tenant-1', 't3');
+    expect(manual.commit).toEqual({ status: 'committed', version: 1 });
+  });
+
   it('compacts on request with instructions, even under target when forced', async () => {
     const store = await stores();
     const builder = threadBuilder('t2', {

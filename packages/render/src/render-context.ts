@@ -32,7 +32,8 @@ export function renderContext(input: RenderInput): RenderContext {
   const format = providerFormat(input.provider);
   const cache = input.cache ?? new RenderCache({ maxThreads: 1 });
   const threadCache = cache.thread(
-    `${input.thread.id}\u0000${input.provider}\u0000${input.tokenizer.id}\u0000${RENDER_FORMAT_VERSION}`,
+    // The tenant is part of the key: two tenants may use the same thread and message ids.
+    `${input.thread.tenantId}\u0000${input.thread.id}\u0000${input.provider}\u0000${input.tokenizer.id}\u0000${RENDER_FORMAT_VERSION}`,
   );
   const exchanges = indexToolExchanges(input.thread.messages, threadCache.exchanges);
   threadCache.exchanges = exchanges;

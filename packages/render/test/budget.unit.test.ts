@@ -1,4 +1,5 @@
 import { CompactorError, type ProviderName, tokenBudget } from '@compactor/core';
+import { threadBuilder } from '@compactor/testkit/thread-builder';
 import { validateProviderRequest } from '@compactor/testkit/validators/index';
 import { describe, expect, it } from 'vitest';
 import { protectedTailStart } from '../src/budget/protected-tail.js';
@@ -186,5 +187,40 @@ describe('protected tail', () => {
     expect(protectedTailStart(slots, 3, 1, 11)).toBe(3);
     expect(protectedTailStart(slots, 3, 1, 61)).toBe(1);
     expect(protectedTailStart(slots, 3, 0, 1_000)).toBe(0);
+  });
+});
+
+describe('a single agent turn larger than the ceiling', () => {
+  function longTurn() {
+    const builder = threadBuilder('long', { policy: { keepRecentTurns: 3, keepRecentTokens: 600 } }).user(
+      'Fix every failing test in the repository.',
+    );
+    for (let step = 1; step <= 40; step += 1) {
+      builder.assistant(`Step ${step}: listing.`, {
+        toolCalls: [{ id: `ls${step}`, name: 'ls', input: { step } }],
+      });
+      builder.toolResult(`ls${step}`, `file_${step}.ts `.repeat(60), { durability: 'anchoring' });
+    }
+    return builder.build().thread;
+  }
+
+  it('renders the newest part of the turn within keepRecentTokens instead of giving up', () => {
+    const long = longTurn();
+    for (const provider of PROVIDERS) {
+      const result = renderPromptSync(renderInput(provider, long, null, { budget: ceilingOf(3000) }));
+      expect(validateProviderRequest(provider, result.request).errors).toEqual([]);
+      expect(result.tokens.total).toBeLessThanOrEqual(3000);
+      expect(independentCount(provider, result.request)).toBeLessThanOrEqual(result.tokens.total);
+      const text = requestText(result.request);
+      expect(text).toContain('Step 40: listing.');
+      expect(text).not.toContain('Step 1: listing.');
+      expect(result.report.emergencyFit?.dropped.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('still throws when even the newest exchange cannot fit', () => {
+    expect(() =>
+      renderPromptSync(renderInput('anthropic', longTurn(), null, { budget: ceilingOf(400) })),
+    ).toThrow(RenderBudgetExceededError);
   });
 });

@@ -77,3 +77,23 @@ describe('RenderCache', () => {
     expect(cache.threadCount).toBe(2);
   });
 });
+
+describe('RenderCache tenant isolation', () => {
+  it('never serves one tenant’s message to another with the same thread and message ids', async () => {
+    const { threadBuilder } = await import('@compactor/testkit/thread-builder');
+    const cache = createRenderCache();
+    const alice = threadBuilder('t', { tenantId: 'alice' }).user('alice secret: blue').build().thread;
+    const bob = threadBuilder('t', { tenantId: 'bob' }).user('bob secret: green').build().thread;
+    expect(alice.messages[0]!.id).toBe(bob.messages[0]!.id);
+    expect(alice.messages[0]!.seq).toBe(bob.messages[0]!.seq);
+    const first = JSON.stringify(
+      renderPromptSync({ ...renderInput('anthropic', alice, null), cache }).request,
+    );
+    const second = JSON.stringify(
+      renderPromptSync({ ...renderInput('anthropic', bob, null), cache }).request,
+    );
+    expect(first).toContain('alice secret');
+    expect(second).toContain('bob secret');
+    expect(second).not.toContain('alice secret');
+  });
+});

@@ -9,9 +9,11 @@ import { tokenBudgetSuffix } from '../strategies/token-budget-suffix.js';
 import { turnWindow } from '../strategies/turn-window.js';
 import type { DeterministicStrategyResult } from '../strategies/window-result.js';
 import { renderSummary } from '../summary/render.js';
+import { trimSummaryToBudget } from '../summary/trim.js';
 import { planCompaction } from './ladder.js';
 import { editPlan } from './plan-edit.js';
 import type { PlannerInput, PlannerOutcome } from './planner-types.js';
+import { summaryBudgetFor } from './rungs/summarize.js';
 
 export interface PolicyPlannerInput extends PlannerInput {
   /** Called when recursive summarization gets no usable summary (seed 004's failure callback). */
@@ -131,11 +133,16 @@ async function recursiveSummarization(
   const covered = input.thread.messages.filter(
     (message) => previousIds.has(message.id) || archived.has(message.id),
   );
+  const summary = trimSummaryToBudget(
+    result.summary,
+    summaryBudgetFor(input.policy ?? input.thread.policy, input.targetTokens),
+    input.countText,
+  );
   const record: SummarizationRecord = {
     kind: 'summarize',
     span: spanOf(covered),
-    summary: result.summary,
-    summaryTokenCount: input.countText(renderSummary(result.summary)),
+    summary,
+    summaryTokenCount: input.countText(renderSummary(summary)),
     summarizer: { id: result.summarizerId, modelId: result.modelId, costUsd: result.costUsd },
     round: Math.max(0, ...previous.map((candidate) => candidate.round)) + 1,
   };

@@ -47,7 +47,7 @@ export const compactionPolicySchema = z.object({
   mode: compactionModeSchema.default({ kind: 'ladder' }),
   /** The off switch: when false, only manual compaction runs. */
   autoCompact: z.boolean().default(true),
-  trigger: triggerConfigSchema.default({ kind: 'tokens', fraction: 0.85 }),
+  trigger: triggerConfigSchema.default({ kind: 'target' }),
   /** Fraction of the window the compacted prompt should come down to (the planner's target). */
   softThresholdPercent: z.number().gt(0).max(1).default(0.85),
   /** Tokens reserved for the model's answer (seed 001's reserveTokens). */
@@ -68,6 +68,11 @@ export const compactionPolicySchema = z.object({
   externalizeThresholdTokens: z.number().int().positive().default(1000),
   /** A rung that frees fewer tokens than this escalates to the next one (no compaction loops). */
   clearAtLeastTokens: z.number().int().min(0).default(2000),
+  /**
+   * The rolling summary is kept within this many tokens (unpinned content thinned evenly; pinned facts
+   * and key fields never go). Default: 15% of the planner's target, between 500 and 8000.
+   */
+  summaryBudgetTokens: z.number().int().positive().optional(),
   /** Cap on summarization rounds per thread (seed 000); past it the ladder degrades to clear and drop. */
   maxSummarizationRounds: z.number().int().positive().default(50),
   toolDurability: toolDurabilityPolicySchema.default({ defaultDurability: 'anchoring', overrides: {} }),

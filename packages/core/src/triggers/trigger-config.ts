@@ -2,6 +2,8 @@ import { z } from 'zod';
 
 /** A serialisable trigger description, stored in a thread's policy. */
 export type TriggerConfig =
+  /** Fires when the prompt's messages exceed the planner's target (the window minus every reserve). */
+  | { kind: 'target' }
   | { kind: 'tokens'; threshold?: number | undefined; fraction?: number | undefined }
   | { kind: 'turns'; maxTurns: number }
   | { kind: 'any'; triggers: TriggerConfig[] }
@@ -10,6 +12,7 @@ export type TriggerConfig =
 
 export const triggerConfigSchema: z.ZodType<TriggerConfig> = z.lazy(() =>
   z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('target') }),
     z
       .object({
         kind: z.literal('tokens'),

@@ -7,6 +7,8 @@ export interface TriggerContext {
   /** Tokens the conversation takes now, as the renderer would count it under the current plan. */
   messageTokens: number;
   contextWindow: number;
+  /** The planner's target for message tokens (soft threshold minus every overhead and reserve). */
+  targetTokens?: number;
   /** True when a person or API call asked for compaction. */
   manual?: boolean;
 }
@@ -36,6 +38,29 @@ export function tokenCountTrigger(options: { threshold: number } | { fraction: n
         fire,
         trigger: name,
         reason: `${context.messageTokens} tokens ${fire ? '>=' : '<'} threshold ${threshold}`,
+      };
+    },
+  };
+}
+
+/**
+ * Fires when the messages exceed the planner's target: compaction starts exactly when the prompt
+ * no longer leaves room for the system prompt, tools, the answer and rehydration. The default,
+ * because a fraction of the window ignores the reserves (on a small window it can sit above the
+ * renderer's ceiling, so the runtime would have to emergency-fit every call).
+ */
+export function targetTrigger(): CompactionTrigger {
+  return {
+    name: 'over-target',
+    evaluate(context) {
+      if (context.targetTokens === undefined) {
+        return { fire: false, trigger: 'over-target', reason: 'no target given' };
+      }
+      const fire = context.messageTokens > context.targetTokens;
+      return {
+        fire,
+        trigger: 'over-target',
+        reason: `${context.messageTokens} tokens ${fire ? '>' : '<='} target ${context.targetTokens}`,
       };
     },
   };
@@ -103,6 +128,8 @@ export function allOf(...triggers: CompactionTrigger[]): CompactionTrigger {
 
 export function buildTrigger(config: TriggerConfig): CompactionTrigger {
   switch (config.kind) {
+    case 'target':
+      return targetTrigger();
     case 'tokens':
       return config.threshold !== undefined
         ? tokenCountTrigger({ threshold: config.threshold })

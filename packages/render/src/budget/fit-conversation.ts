@@ -29,7 +29,13 @@ export function fitConversation({ thread, slots, maker, numbers, logger }: FitCo
   if (messageTokens <= limit) return { messageTokens, emergency: null };
   const policy = thread.policy;
   const lastTurn = thread.messages.at(-1)?.turn ?? 0;
-  const tailStart = protectedTailStart(slots, lastTurn, policy.keepRecentTurns, policy.keepRecentTokens);
+  const tailStart = protectedTailStart(
+    slots,
+    lastTurn,
+    policy.keepRecentTurns,
+    policy.keepRecentTokens,
+    limit,
+  );
   const protectedTail = tokensFrom(slots, tailStart) + openingFor(slots[tailStart], maker).extraTokens;
   if (protectedTail > limit) throw new RenderBudgetExceededError({ ...numbers, protectedTail });
   const emergency = emergencyFit({ slots, limit, tailStart, maker, policy }) ?? null;

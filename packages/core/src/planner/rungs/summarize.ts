@@ -2,10 +2,12 @@ import { normalizePlan } from '../../plan/normalize.js';
 import type { CompactionRecord, SummarizationRecord } from '../../plan/records.js';
 import { spanOf } from '../../plan/span.js';
 import type { ContentPart } from '../../schemas/content.js';
+import type { CompactionPolicy } from '../../schemas/policy.js';
 import { stableStringify } from '../../stable-json.js';
 import { mergeSummaries } from '../../summary/merge.js';
 import { renderSummary } from '../../summary/render.js';
 import type { StructuredSummary } from '../../summary/structured-summary.js';
+import { trimSummaryToBudget } from '../../summary/trim.js';
 import type { ThreadMessage } from '../../thread/thread.js';
 import { structuralTurnCandidates } from '../candidates.js';
 import type { Proposal, Rung, RungContext } from '../planner-types.js';
@@ -26,6 +28,15 @@ function summaryRecordsBefore(context: RungContext, firstIndex: number): Summari
       record.kind === 'summarize' &&
       record.span.messageIds.every((id) => (indexById.get(id) ?? Number.POSITIVE_INFINITY) < firstIndex),
   );
+}
+
+/** The rolling summary's size budget: the policy's, else 15% of the target within [500, 8000]. */
+export function summaryBudgetFor(policy: CompactionPolicy, targetTokens: number): number {
+  return policy.summaryBudgetTokens ?? Math.min(8000, Math.max(500, Math.floor(targetTokens * 0.15)));
+}
+
+function summaryBudget(context: RungContext): number {
+  return summaryBudgetFor(context.policy, context.input.targetTokens);
 }
 
 function roundsSoFar(context: RungContext): number {
@@ -115,6 +126,7 @@ export const summarizeRung: Rung = {
     const known = new Set(summary.artifacts.map((artifact) => artifact.artifactId));
     const missing = artifacts.filter((artifact) => !known.has(artifact.artifactId));
     if (missing.length > 0) summary = { ...summary, artifacts: [...summary.artifacts, ...missing] };
+    summary = trimSummaryToBudget(summary, summaryBudget(context), context.input.countText);
     const previousIds = new Set(previous.flatMap((record) => record.span.messageIds));
     const coveredMessages = context.input.thread.messages.filter(
       (message) => previousIds.has(message.id) || ids.has(message.id),
