@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import {
+  CompactorError,
+  type EventInput,
+  foldThread,
+  type StoredEvent,
+  type StoredEventOf,
+  ValidationError,
+} from '@compactor/core';
+import type { IngestContext } from '../app/ingest-context.js';
+import type { Caller } from '../auth/api-keys.js';
+import { restrictPlanToMessages } from './restrict-plan.js';
+
+export interface BranchRequest {
+  fromMessageId: string;
+  newThreadId?: string | undefined;
+}
+
+export interface BranchResult {
+  threadId: string;
+  version: number;
+  sourceThreadId: string;
+  fromMessageId: string;
+  sourceVersion: number;
+  /** The branch's plan version: 1 when a source plan applied, 0 when none did. */
+  planVersion: number;
+  /** The source plan version the branch's plan was copied from, or null. */
+  sourcePlanVersion: number | null;
+  /** False when the branch already existed (an idempotent retry). */
+  created: boolean;
+}
+
+const CREATED_EVENT_ID = 'branch.created';
+const BRANCHED_EVENT_ID = 'branch.origin';
+const COPY_EVENT_PREFIX = 'branch.copy.';
+const copyEventId = (sourceSeq: number) => `${COPY_EVENT_PREFIX}${sourceSeq}`;
+
+/** The source seq a branch event was copied from (undefined for the branch's own events). */
+function sourceSeqOf(event: StoredEvent): number | undefined {
+  return event.eventId.startsWith(COPY_EVENT_PREFIX)
+    ? Number(event.eventId.slice(COPY_EVENT_PREFIX.length))
+    : undefined;
+}
+
+/**
+ * A new thread holding the source's messages up to and including `fromMessageId` (seed 001's
+ * /branch): `thread.created` (same model, window, policy), `thread.branched`, then copies of the
+ * `message.appended` events (new event ids, same message ids). Its plan is the latest source plan
+ * made from no more than those messages: a compaction that happened later does not apply, so
+ * branching before a compaction undoes it. Retrying with the same `newThreadId` is safe.
+ */
+export async function branchThread(
+  context: IngestContext,
+  caller: Caller,
+  sourceThreadId: string,
+  request: BranchRequest,
+): Promise<BranchResult> {
+  const { events } = context.dependencies.stores;
+  const tenantId = caller.tenantId;
+  const source = await events.readAll(tenantId, sourceThreadId);
+  const created = source[0] as StoredEventOf<'thread.created'>;
+  const from = source.find(
+    (event): event is StoredEventOf<'message.appended'> =>
+      event.type === 'message.appended' && event.message.id === request.fromMessageId,
+  );
+  if (!from) {
+    throw new ValidationError(`thread ${sourceThreadId} has no message ${request.fromMessageId}`, [
+      { path: 'fromMessageId', message: 'no message with this id in the source thread' },
+    ]);
+  }
+  const threadId = request.newThreadId ?? randomUUID();
+  if (threadId === sourceThreadId) {
+    throw new ValidationError('a branch needs a new thread id', [
+      { path: 'newThreadId', message: 'must differ from the source thread id' },
+    ]);
+  }
+
+  const existing = await events.getThread(tenantId, threadId);
+  if (existing) {
+    const origin = await context.origins.get(tenantId, threadId);
+    const same =
+      origin.branched?.sourceThreadId === sourceThreadId &&
+      origin.branched.fromMessageId === request.fromMessageId;
+    if (!same) throw alreadyExists(threadId);
+    const branchEvents = await events.readAll(tenantId, threadId);
+    const plan = await ensureBranchPlan(context, tenantId, sourceThreadId, from.seq, branchEvents);
+    return {
+      threadId,
+      version: existing.version,
+      sourceThreadId,
+      fromMessageId: request.fromMessageId,
+      sourceVersion: origin.branched!.sourceVersion,
+      ...plan,
+      created: false,
+    };
+  }
+
+  const sourceVersion = source.at(-1)!.seq;
+  const inputs: EventInput[] = [
+    {
+      eventId: CREATED_EVENT_ID,
+      type: 'thread.created',
+      model: created.model,
+      contextWindow: created.contextWindow,
+      ...(created.maxOutputTokens !== undefined ? { maxOutputTokens: created.maxOutputTokens } : {}),
+      ...(created.policy !== undefined ? { policy: created.policy } : {}),
+      ...(created.metadata !== undefined ? { metadata: created.metadata } : {}),
+    },
+    {
+      eventId: BRANCHED_EVENT_ID,
+      type: 'thread.branched',
+      sourceThreadId,
+      fromMessageId: request.fromMessageId,
+      sourceVersion,
+    },
+    ...source
+      .filter(
+        (event): event is StoredEventOf<'message.appended'> =>
+          event.type === 'message.appended' && event.seq <= from.seq,
+      )
+      .map(
+        (event): EventInput => ({
+          eventId: copyEventId(event.seq),
+          type: 'message.appended',
+          message: event.message,
+          timestamp: event.timestamp,
+          ...(event.tokens !== undefined ? { tokens: event.tokens } : {}),
+        }),
+      ),
+  ];
+  let appended: Awaited<ReturnType<typeof events.append>>;
+  try {
+    appended = await events.append(tenantId, threadId, inputs, { expectedVersion: 0 });
+  } catch (error) {
+    if (CompactorError.hasCode(error, 'concurrency')) throw alreadyExists(threadId);
+    throw error;
+  }
+  context.metrics.appends.inc({ outcome: 'stored' });
+  context.metrics.eventsAppended.inc(appended.events.length - appended.duplicates);
+  const plan = await ensureBranchPlan(context, tenantId, sourceThreadId, from.seq, appended.events);
+  return {
+    threadId,
+    version: appended.version,
+    sourceThreadId,
+    fromMessageId: request.fromMessageId,
+    sourceVersion,
+    ...plan,
+    created: true,
+  };
+}
+
+/** Commit the branch's plan unless it has one (a retry after a crash between append and commit). */
+async function ensureBranchPlan(
+  context: IngestContext,
+  tenantId: string,
+  sourceThreadId: string,
+  fromSeq: number,
+  branchEvents: readonly StoredEvent[],
+): Promise<{ planVersion: number; sourcePlanVersion: number | null }> {
+  const { plans } = context.dependencies.stores;
+  const branchId = branchEvents[0]!.threadId;
+  const versions = await plans.listVersions(tenantId, sourceThreadId);
+  const applicable = versions
+    .filter((version) => version.basedOnSeq <= fromSeq)
+    .reduce<number | null>((latest, version) => Math.max(latest ?? 0, version.version), null);
+  const current = await plans.getCurrent(tenantId, branchId);
+  if (current.version > 0 || applicable === null) {
+    return { planVersion: current.version, sourcePlanVersion: applicable };
+  }
+  const sourcePlan = await plans.getVersion(tenantId, sourceThreadId, applicable);
+  if (!sourcePlan) return { planVersion: 0, sourcePlanVersion: null };
+  const branch = foldThread([...branchEvents]);
+  const turnById = new Map(branch.messages.map((message) => [message.id, message.turn]));
+  // The plan's basedOnSeq is a source seq; the branch numbers the same messages differently.
+  const copiedUpTo = branchEvents.filter(
+    (event) => (sourceSeqOf(event) ?? Infinity) <= sourcePlan.basedOnSeq,
+  );
+  const basedOnSeq = copiedUpTo.at(-1)?.seq ?? branchEvents[1]?.seq ?? 0;
+  const restricted = restrictPlanToMessages(sourcePlan, turnById, {
+    threadId: branchId,
+    basedOnSeq,
+    createdAt: context.dependencies.clock.now().toISOString(),
+  });
+  if (!restricted) return { planVersion: 0, sourcePlanVersion: null };
+  const commit = await plans.commit(tenantId, branchId, restricted, 0);
+  return {
+    planVersion: commit.committed ? commit.version : commit.currentVersion,
+    sourcePlanVersion: applicable,
+  };
+}
+
+function alreadyExists(threadId: string): CompactorError {
+  return new CompactorError('concurrency', `thread ${threadId} already exists`, { details: { threadId } });
+}

@@ -1,0 +1,20 @@
+export { buildIngestApp, INGEST_API_VERSION } from './app/build-ingest-app.js';
+export { type ApiKeyGrant, type Caller, parseApiKeys, requesterIdOf } from './auth/api-keys.js';
+export { restrictPlanToMessages } from './branching/restrict-plan.js';
+export {
+  type SweepPendingOptions,
+  type SweepPendingResult,
+  sweepPending,
+} from './compaction/sweep-pending.js';
+export { type IngestConfig, loadIngestConfig } from './config/ingest-config.js';
+export type {
+  IngestDependencies,
+  IngestLimits,
+  IngestStores,
+  ManualCompactor,
+} from './dependencies.js';
+export { type ApiErrorCode, type ErrorBody, errorResponse } from './errors/error-response.js';
+export { expectedVersionFromIfMatch, versionTag } from './http/if-match.js';
+export { createIngestMetrics, type IngestMetrics } from './metrics/ingest-metrics.js';
+export { type EmbeddedIngest, startEmbeddedIngest } from './runtime/embedded-runtime.js';
+export { TOKENIZER_FAMILY_METADATA_KEY } from './threads/thread-tokenizers.js';

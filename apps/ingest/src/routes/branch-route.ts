@@ -1,0 +1,56 @@
+import type { FastifyInstance } from 'fastify';
+import type { IngestContext } from '../app/ingest-context.js';
+import { callerOf } from '../auth/authenticate.js';
+import { branchThread } from '../branching/branch-thread.js';
+import { enqueueCheckOrMarkPending } from '../compaction/enqueue-check.js';
+import { versionTag } from '../http/if-match.js';
+import { parseInput } from '../http/parse-input.js';
+import { inputJsonSchema, objectResponse, securedByApiKey, withErrors } from '../schemas/openapi-schemas.js';
+import { branchBodySchema, threadParamsSchema } from '../schemas/request-schemas.js';
+
+export function registerBranchRoute(app: FastifyInstance, context: IngestContext): void {
+  app.post(
+    '/v1/threads/:id/branch',
+    {
+      schema: {
+        summary: 'Branch: a new thread with the messages up to and including fromMessageId',
+        description:
+          'The branch keeps the latest source plan made from no later message; a compaction made ' +
+          'after fromMessageId does not apply (branching before a compaction undoes it). Retrying ' +
+          'with the same newThreadId returns the same branch.',
+        tags: ['threads'],
+        security: securedByApiKey,
+        params: inputJsonSchema(threadParamsSchema),
+        body: inputJsonSchema(branchBodySchema),
+        response: withErrors(
+          {
+            201: objectResponse('The branch', {
+              threadId: { type: 'string' },
+              version: { type: 'integer' },
+              planVersion: { type: 'integer' },
+              sourcePlanVersion: { type: ['integer', 'null'] },
+            }),
+          },
+          [400, 401, 404, 409],
+        ),
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const { id } = parseInput(threadParamsSchema, request.params, 'path');
+      const body = parseInput(branchBodySchema, request.body, 'branch request');
+      const result = await branchThread(context, caller, id, body);
+      if (result.created) {
+        await enqueueCheckOrMarkPending(context.enqueue, {
+          tenantId: caller.tenantId,
+          threadId: result.threadId,
+          version: result.version,
+          reason: 'append',
+        });
+      }
+      reply.header('etag', versionTag(result.version));
+      reply.code(201);
+      return result;
+    },
+  );
+}

@@ -1,0 +1,70 @@
+import type { CheckResult } from '@compactor/engine';
+import type { FastifyInstance } from 'fastify';
+import type { IngestContext } from '../app/ingest-context.js';
+import { callerOf } from '../auth/authenticate.js';
+import { parseInput } from '../http/parse-input.js';
+import { inputJsonSchema, objectResponse, securedByApiKey, withErrors } from '../schemas/openapi-schemas.js';
+import { compactBodySchema, threadParamsSchema } from '../schemas/request-schemas.js';
+
+export function registerCompactRoute(app: FastifyInstance, context: IngestContext): void {
+  app.post(
+    '/v1/threads/:id/compact',
+    {
+      schema: {
+        summary: 'Compact now (synchronously), with optional instructions; force compacts under target too',
+        tags: ['plans'],
+        security: securedByApiKey,
+        params: inputJsonSchema(threadParamsSchema),
+        body: inputJsonSchema(compactBodySchema),
+        response: withErrors(
+          {
+            200: objectResponse('What the compaction did', {
+              status: { type: 'string', enum: ['committed', 'lost_race', 'not_needed'] },
+              planVersion: { type: 'integer' },
+              tokensBefore: { type: ['integer', 'null'] },
+              tokensAfter: { type: ['integer', 'null'] },
+            }),
+          },
+          [400, 401, 404, 422, 502, 503],
+        ),
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const { id } = parseInput(threadParamsSchema, request.params, 'path');
+      const body = parseInput(compactBodySchema, request.body ?? undefined, 'compaction request');
+      await context.origins.get(caller.tenantId, id);
+      const result = await context.dependencies.engine.compactThread(caller.tenantId, id, {
+        ...(body.instructions !== undefined ? { instructions: body.instructions } : {}),
+        ...(body.force !== undefined ? { force: body.force } : {}),
+      });
+      return compactionSummary(result);
+    },
+  );
+}
+
+/** The CheckResult without the plan itself (GET /plan has it). */
+export function compactionSummary(result: CheckResult) {
+  const { commit, planner } = result;
+  const planVersion =
+    commit.status === 'committed'
+      ? commit.version
+      : commit.status === 'lost_race'
+        ? commit.currentVersion
+        : result.planVersionBefore;
+  return {
+    status: commit.status,
+    plannerStatus: planner?.status ?? null,
+    reason: planner?.reason ?? result.trigger.reason ?? null,
+    threadVersion: result.threadVersion,
+    planVersionBefore: result.planVersionBefore,
+    planVersion,
+    tokensBefore: planner?.tokensBefore ?? null,
+    tokensAfter: planner?.tokensAfter ?? null,
+    targetTokens: planner?.targetTokens ?? null,
+    compressionRatio: result.compressionRatio,
+    rungsUsed: planner?.rungsUsed ?? [],
+    summarizerCalls: planner?.summarizerCalls ?? 0,
+    summarizerCostUsd: planner?.summarizerCostUsd ?? 0,
+  };
+}

@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import type { ProviderName } from '@compactor/core';
+import type {
+  AppendableEvent,
+  AppendEventsResult,
+  ArtifactView,
+  BranchOptions,
+  BranchResult,
+  CompactionSummary,
+  CompactOptions,
+  CreateThreadInput,
+  CreateThreadResult,
+  EventsPage,
+  PlanView,
+  PromptOptions,
+  ReadinessView,
+  RenderedPrompt,
+  ThreadView,
+} from './api-types.js';
+import { createTransport, type RetryEvent } from './http-transport.js';
+import { defaultRetryPolicy, type RetryPolicy } from './retry-policy.js';
+
+export interface CompactorClientOptions {
+  /** Where the ingest listens, e.g. `http://127.0.0.1:8080`. */
+  baseUrl: string;
+  apiKey: string;
+  /** Default: the global fetch (Node 20+). */
+  fetch?: typeof fetch;
+  /** Retries after the first attempt for calls that are safe to repeat. Default 3. */
+  retries?: number;
+  retryDelayMs?: number;
+  maxRetryDelayMs?: number;
+  /** Per attempt. Default 30 s. */
+  timeoutMs?: number;
+  /** Called before each retry (for logs and metrics). */
+  onRetry?: (event: RetryEvent) => void;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+const segment = encodeURIComponent;
+
+/**
+ * A typed client for the ingest API. Calls that are safe to repeat are retried on network errors,
+ * 429 and 5xx (never on another 4xx): reads; appends, because the server stores each event id once
+ * and answers a repeated batch with the seqs it first gave; thread creation and branching, because
+ * the client fixes their ids before the first attempt. Manual compaction is not retried.
+ */
+export function createCompactorClient(options: CompactorClientOptions) {
+  const retry: RetryPolicy = {
+    retries: options.retries ?? defaultRetryPolicy.retries,
+    baseDelayMs: options.retryDelayMs ?? defaultRetryPolicy.baseDelayMs,
+    maxDelayMs: options.maxRetryDelayMs ?? defaultRetryPolicy.maxDelayMs,
+  };
+  const send = createTransport({
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    fetch: options.fetch ?? globalThis.fetch,
+    retry,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    onRetry: options.onRetry,
+  });
+  const read = async <T>(
+    path: string,
+    query?: Record<string, string | number | undefined>,
+    call?: CallOptions,
+  ) => (await send<T>('GET', path, { retry: true, ...(query ? { query } : {}), signal: call?.signal })).body;
+
+  return {
+    /** Create a thread; retried safely (the client fixes threadId and eventId first). */
+    async createThread(input: CreateThreadInput, call?: CallOptions): Promise<CreateThreadResult> {
+      const body = {
+        ...input,
+        threadId: input.threadId ?? randomUUID(),
+        eventId: input.eventId ?? randomUUID(),
+      };
+      return (
+        await send<CreateThreadResult>('POST', '/v1/threads', { body, retry: true, signal: call?.signal })
+      ).body;
+    },
+
+    /**
+     * Append a batch. Each event carries the caller's own `eventId`: a retried batch stores
+     * nothing twice and returns the same seqs, so network errors, 429 and 5xx are retried.
+     * `expectedVersion` is sent as `If-Match` (409 when the thread moved on).
+     */
+    async appendEvents(
+      threadId: string,
+      events: AppendableEvent[],
+      appendOptions: { expectedVersion?: number; signal?: AbortSignal } = {},
+    ): Promise<AppendEventsResult> {
+      const headers: Record<string, string> =
+        appendOptions.expectedVersion === undefined
+          ? {}
+          : { 'if-match': `"${appendOptions.expectedVersion}"` };
+      return (
+        await send<AppendEventsResult>('POST', `/v1/threads/${segment(threadId)}/events`, {
+          body: { events },
+          headers,
+          retry: true,
+          signal: appendOptions.signal,
+        })
+      ).body;
+    },
+
+    getThread: (threadId: string, call?: CallOptions) =>
+      read<ThreadView>(`/v1/threads/${segment(threadId)}`, undefined, call),
+
+    listEvents: (threadId: string, page: { fromSeq?: number; limit?: number } = {}, call?: CallOptions) =>
+      read<EventsPage>(`/v1/threads/${segment(threadId)}/events`, { ...page }, call),
+
+    /** Every event of a thread, following `nextSeq` page by page. */
+    async readAllEvents(threadId: string, call?: CallOptions): Promise<EventsPage['events']> {
+      const events: EventsPage['events'] = [];
+      let fromSeq: number | null = 1;
+      while (fromSeq !== null) {
+        const page: EventsPage = await read<EventsPage>(
+          `/v1/threads/${segment(threadId)}/events`,
+          { fromSeq, limit: 1000 },
+          call,
+        );
+        events.push(...page.events);
+        fromSeq = page.nextSeq;
+      }
+      return events;
+    },
+
+    getPlan: (threadId: string, call?: CallOptions) =>
+      read<PlanView>(`/v1/threads/${segment(threadId)}/plan`, undefined, call),
+
+    renderPrompt: <P extends ProviderName = 'anthropic'>(
+      threadId: string,
+      prompt: PromptOptions<P> = {},
+      call?: CallOptions,
+    ) =>
+      read<RenderedPrompt<P>>(
+        `/v1/threads/${segment(threadId)}/prompt`,
+        { provider: prompt.provider, budget: prompt.budget, system: prompt.system },
+        call,
+      ),
+
+    /** Manual compaction, synchronous on the server; not retried (it may have run). */
+    async compact(
+      threadId: string,
+      compact: CompactOptions = {},
+      call?: CallOptions,
+    ): Promise<CompactionSummary> {
+      return (
+        await send<CompactionSummary>('POST', `/v1/threads/${segment(threadId)}/compact`, {
+          body: compact,
+          retry: false,
+          signal: call?.signal,
+        })
+      ).body;
+    },
+
+    /** Branch a thread at a message; retried safely (the client fixes newThreadId first). */
+    async branch(threadId: string, branch: BranchOptions, call?: CallOptions): Promise<BranchResult> {
+      const body = { ...branch, newThreadId: branch.newThreadId ?? randomUUID() };
+      return (
+        await send<BranchResult>('POST', `/v1/threads/${segment(threadId)}/branch`, {
+          body,
+          retry: true,
+          signal: call?.signal,
+        })
+      ).body;
+    },
+
+    readArtifact: (artifactId: string, call?: CallOptions) =>
+      read<ArtifactView>(`/v1/artifacts/${segment(artifactId)}`, undefined, call),
+
+    health: (call?: CallOptions) => read<{ status: 'ok' }>('/healthz', undefined, call),
+
+    ready: (call?: CallOptions) => read<ReadinessView>('/readyz', undefined, call),
+
+    async metrics(call?: CallOptions): Promise<string> {
+      return (
+        await send<string>('GET', '/metrics', { retry: true, responseType: 'text', signal: call?.signal })
+      ).body;
+    },
+
+    openApi: (call?: CallOptions) => read<Record<string, unknown>>('/openapi.json', undefined, call),
+  };
+}
+
+export type CompactorClient = ReturnType<typeof createCompactorClient>;
