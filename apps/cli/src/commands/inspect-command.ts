@@ -1,0 +1,133 @@
+import { availableForMessages, foldThread, tokenBudget } from '@compactor/core';
+import { createEmbeddedStores } from '@compactor/embedded';
+import { threadBudget } from '@compactor/engine';
+import { renderPromptSync } from '@compactor/render';
+import { createTokenizer } from '@compactor/tokenizer';
+import type { Command } from 'commander';
+import { providerForModel } from '../replay/replay-transcript.js';
+
+interface InspectOptions {
+  dataDir: string;
+  tenant: string;
+  json?: boolean;
+}
+
+/** Everything about one thread at a glance: log, plan, budget and what compaction did lately. */
+export async function inspectThread(threadId: string, options: InspectOptions) {
+  const stores = await createEmbeddedStores({ dataDir: options.dataDir });
+  try {
+    const metadata = await stores.events.getThread(options.tenant, threadId);
+    if (!metadata) {
+      const { threads } = await stores.events.listThreads(options.tenant, { limit: 20 });
+      const known = threads.map((thread) => thread.threadId).join(', ') || 'none';
+      throw new Error(
+        `no thread "${threadId}" for tenant "${options.tenant}" in ${options.dataDir} (threads: ${known})`,
+      );
+    }
+    const thread = foldThread(await stores.events.readAll(options.tenant, threadId));
+    const current = await stores.plans.getCurrent(options.tenant, threadId);
+    const versions = await stores.plans.listVersions(options.tenant, threadId);
+    const lifecycle = await stores.lifecycle.list(options.tenant, threadId, { limit: 8 });
+    const provider = providerForModel(thread.model);
+    const tokenizer = createTokenizer({
+      model: thread.model,
+      modelInfo: { contextWindow: thread.contextWindow },
+    });
+    const rendered = renderPromptSync({
+      thread,
+      plan: current.plan,
+      system: '',
+      tools: [],
+      budget: tokenBudget({
+        maxInputTokens: Number.MAX_SAFE_INTEGER,
+        safetyBufferTokens: 0,
+        rehydrationReserveTokens: 0,
+      }),
+      provider,
+      tokenizer,
+    });
+    const roles = { system: 0, user: 0, assistant: 0, tool: 0 };
+    for (const message of thread.messages) roles[message.role] += 1;
+    return {
+      threadId,
+      tenantId: options.tenant,
+      model: thread.model,
+      contextWindow: thread.contextWindow,
+      policy: {
+        mode: thread.policy.mode.kind,
+        autoCompact: thread.policy.autoCompact,
+        trigger: thread.policy.trigger,
+      },
+      events: metadata.eventCount,
+      version: metadata.version,
+      messages: thread.messages.length,
+      roles,
+      userTurns: thread.messages.at(-1)?.turn ?? 0,
+      storedMessageTokens: metadata.messageTokens,
+      renderedMessageTokens: rendered.tokens.messages,
+      targetMessageTokens: availableForMessages(threadBudget(thread)),
+      compactionPending: metadata.compactionPending,
+      plan: current.plan
+        ? {
+            version: current.version,
+            basedOnSeq: current.plan.basedOnSeq,
+            stale: rendered.report.stale,
+            records: {
+              externalize: current.plan.externalizations.length,
+              summarize: current.plan.summarizations.length,
+              clear: current.plan.clearings.length,
+              drop: current.plan.drops.length,
+            },
+            summaryRounds: Math.max(0, ...current.plan.summarizations.map((record) => record.round)),
+          }
+        : null,
+      planHistory: versions,
+      recentLifecycle: lifecycle.map((event) => ({
+        at: event.at,
+        name: event.name,
+        strategy: event.strategy,
+        tokensBefore: event.tokensBefore,
+        tokensAfter: event.tokensAfter,
+      })),
+    };
+  } finally {
+    await stores.close();
+  }
+}
+
+export function registerInspectCommand(program: Command): void {
+  program
+    .command('inspect')
+    .description('a thread at a glance: events, plan and token budget')
+    .argument('<thread>', 'thread id')
+    .option('--data-dir <dir>', 'embedded data directory', './.compactor')
+    .option('--tenant <tenant>', 'tenant the thread belongs to', 'local')
+    .option('--json', 'print JSON')
+    .action(async (threadId: string, options: InspectOptions) => {
+      const view = await inspectThread(threadId, options);
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
+        return;
+      }
+      const n = (value: number) => value.toLocaleString('en-US');
+      const lines = [
+        `thread    ${view.threadId} (tenant ${view.tenantId})`,
+        `model     ${view.model}, ${n(view.contextWindow)}-token window; mode ${view.policy.mode}, auto-compaction ${view.policy.autoCompact ? 'on' : 'off'}`,
+        `log       ${n(view.events)} events, version ${view.version}; ${n(view.messages)} messages (user ${view.roles.user}, assistant ${view.roles.assistant}, tool ${view.roles.tool}, system ${view.roles.system}), ${view.userTurns} user turns${view.compactionPending ? '; compaction check pending' : ''}`,
+        `tokens    ${n(view.storedMessageTokens)} stored; ${n(view.renderedMessageTokens)} rendered under the current plan; target ${n(view.targetMessageTokens)}`,
+        view.plan
+          ? `plan      version ${view.plan.version} (based on seq ${view.plan.basedOnSeq}${view.plan.stale ? ', newer events since' : ''}): externalize ${view.plan.records.externalize}, summarize ${view.plan.records.summarize} (${view.plan.summaryRounds} rounds), clear ${view.plan.records.clear}, drop ${view.plan.records.drop}; ${view.planHistory.length} versions kept`
+          : 'plan      none committed',
+        ...(view.recentLifecycle.length > 0
+          ? [
+              'recent    ',
+              ...view.recentLifecycle.map(
+                (event) =>
+                  `  ${event.at} ${event.name}${event.strategy ? ` ${event.strategy}` : ''}${event.tokensAfter !== undefined ? ` ${event.tokensBefore} → ${event.tokensAfter}` : ''}`,
+              ),
+            ]
+          : []),
+      ];
+      process.stdout.write(`${lines.join('\n')}\n`);
+    });
+}

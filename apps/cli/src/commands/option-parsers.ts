@@ -1,0 +1,15 @@
+import { InvalidArgumentError } from 'commander';
+
+export function parsePositiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1)
+    throw new InvalidArgumentError('expected a whole number of at least 1');
+  return parsed;
+}
+
+export function parseChoice(choices: readonly string[]): (value: string) => string {
+  return (value) => {
+    if (!choices.includes(value)) throw new InvalidArgumentError(`expected one of: ${choices.join(', ')}`);
+    return value;
+  };
+}

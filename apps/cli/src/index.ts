@@ -1,0 +1,9 @@
+export { inspectThread } from './commands/inspect-command.js';
+export { formatReplayReport } from './replay/format-report.js';
+export {
+  providerForModel,
+  type ReplayOptions,
+  type ReplayReport,
+  type ReplayResult,
+  replayTranscript,
+} from './replay/replay-transcript.js';

@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+import { CompactorError } from '@compactor/core';
+import { Command, CommanderError } from 'commander';
+import { registerInspectCommand } from './commands/inspect-command.js';
+import { registerReplayCommand } from './commands/replay-command.js';
+import { replayThroughServer } from './replay/replay-through-server.js';
+
+const program = new Command('compactor')
+  .description('Keep long LLM-agent conversations inside the context window.')
+  .showHelpAfterError()
+  .exitOverride();
+registerReplayCommand(program, replayThroughServer);
+registerInspectCommand(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) process.exit(error.exitCode);
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`compactor: ${message}\n`);
+  if (CompactorError.isInstance(error)) {
+    const issues = (error.details.issues as Array<{ path: string; message: string }> | undefined) ?? [];
+    for (const issue of issues) process.stderr.write(`  ${issue.path}: ${issue.message}\n`);
+  }
+  process.exit(1);
+}

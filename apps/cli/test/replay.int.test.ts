@@ -1,0 +1,140 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmbeddedIngest } from '@compactor/ingest';
+import { corpusAvailable, corpusFile } from '@compactor/testkit/corpus';
+import { validateProviderRequest } from '@compactor/testkit/validators/index';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { inspectThread, replayTranscript } from '../src/index.js';
+import { replayThroughServer } from '../src/replay/replay-through-server.js';
+import { runCli, writeChatTranscript } from './support.js';
+
+describe('replayTranscript', () => {
+  it('compacts as the conversation grows and ends within the budget with a valid request', async () => {
+    const file = await writeChatTranscript();
+    const { report, request } = await replayTranscript({ file, budget: 6000 });
+    expect(report.format).toBe('openai');
+    expect(report.provider).toBe('openai-chat');
+    expect(report.messages).toBe(2 + 1 + 30 * 4);
+    expect(report.compactions).toBeGreaterThan(0);
+    expect(report.tokensBefore).toBeGreaterThan(6000);
+    expect(report.tokensAfter).toBeLessThanOrEqual(report.ceiling);
+    expect(report.emergencyFit).toBe(false);
+    expect(validateProviderRequest('openai-chat', request).errors).toEqual([]);
+    expect(JSON.stringify(request)).toContain('Never suggest pesticides.');
+  });
+
+  it('renders for the provider asked for', async () => {
+    const file = await writeChatTranscript(5);
+    for (const provider of ['anthropic', 'openai-responses', 'ai-sdk'] as const) {
+      const { report, request } = await replayTranscript({ file, provider });
+      expect(report.provider).toBe(provider);
+      expect(validateProviderRequest(provider, request).errors).toEqual([]);
+    }
+  });
+});
+
+describe('compactor replay (the command)', () => {
+  it('prints a JSON report and writes the final request with --out', async () => {
+    const file = await writeChatTranscript();
+    const out = join(await mkdtemp(join(tmpdir(), 'compactor-out-')), 'request.json');
+    const result = await runCli(['replay', file, '--budget', '6000', '--json', '--out', out]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.compactions).toBeGreaterThan(0);
+    expect(report.tokensAfter).toBeLessThanOrEqual(report.ceiling);
+    const request = JSON.parse(await readFile(out, 'utf8'));
+    expect(validateProviderRequest('openai-chat', request).errors).toEqual([]);
+  });
+
+  it('prints a readable report by default', async () => {
+    const file = await writeChatTranscript(5);
+    const result = await runCli(['replay', file]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^transcript +.*garden\.json \(openai, conversation 1 of 1\)$/m);
+    expect(result.stdout).toMatch(/^tokens after +[\d,]+ of a [\d,]+ ceiling/m);
+  });
+
+  it('fails clearly on bad input', async () => {
+    const missing = await runCli(['replay', '/nonexistent/transcript.jsonl']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^compactor: .*nonexistent/);
+    const badProvider = await runCli(['replay', 'x.json', '--provider', 'palm']);
+    expect(badProvider.code).not.toBe(0);
+    expect(badProvider.stderr).toContain('expected one of: anthropic, openai-chat, openai-responses, ai-sdk');
+    const badConversation = await runCli(['replay', 'x.json', '--conversation', '0']);
+    expect(badConversation.code).not.toBe(0);
+    expect(badConversation.stderr).toContain('expected a whole number of at least 1');
+  });
+
+  it('keeps the store with --data-dir, and inspect shows the thread', async () => {
+    const file = await writeChatTranscript();
+    const dataDir = await mkdtemp(join(tmpdir(), 'compactor-data-'));
+    const replay = await runCli(['replay', file, '--budget', '6000', '--json', '--data-dir', dataDir]);
+    const { threadId, planVersion } = JSON.parse(replay.stdout);
+    expect(existsSync(join(dataDir, 'FORMAT.json'))).toBe(true);
+    const view = await inspectThread(threadId, { dataDir, tenant: 'local' });
+    expect(view.plan?.version).toBe(planVersion);
+    expect(view.renderedMessageTokens).toBeLessThanOrEqual(view.targetMessageTokens);
+    const printed = await runCli(['inspect', '--data-dir', dataDir, threadId]);
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toContain(`plan      version ${planVersion}`);
+    const unknown = await runCli(['inspect', '--data-dir', dataDir, 'nope']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain(`threads: ${threadId}`);
+  });
+});
+
+describe('compactor replay --server', () => {
+  it('replays through a running ingest API, whose worker compacts', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'compactor-server-'));
+    const ingest = await startEmbeddedIngest(
+      {
+        port: 0,
+        host: '127.0.0.1',
+        apiKeys: new Map([['test-key', { tenantId: 'tenant-a', permissions: [] }]]),
+        dataDir,
+        logLevel: 'silent',
+        limits: { maxBodyBytes: 5 * 1024 * 1024, maxEventsPerBatch: 500 },
+        compactionDebounceMs: 0,
+        sweepIntervalMs: 60_000,
+      },
+      pino({ level: 'silent' }),
+    );
+    try {
+      const address = await ingest.app.listen({ port: 0, host: '127.0.0.1' });
+      const file = await writeChatTranscript();
+      const { report, request } = await replayThroughServer(file, {
+        format: 'auto',
+        budget: 6000,
+        server: address,
+        apiKey: 'test-key',
+      });
+      expect(report.planVersion).toBeGreaterThan(0);
+      expect(report.tokensAfter).toBeLessThanOrEqual(report.ceiling);
+      expect(validateProviderRequest('openai-chat', request).errors).toEqual([]);
+    } finally {
+      await ingest.close();
+    }
+  });
+});
+
+describe.skipIf(!corpusAvailable('pi'))('replay on the corpus (needs ../shared/corpus)', () => {
+  it('replays a pi session and a LoCoMo conversation within their budgets', async () => {
+    const pi = await replayTranscript({ file: corpusFile('pi', 'session.jsonl') });
+    expect(pi.report.compactions).toBeGreaterThan(0);
+    expect(pi.report.tokensAfter).toBeLessThanOrEqual(pi.report.ceiling);
+    expect(validateProviderRequest('anthropic', pi.request).errors).toEqual([]);
+    const locomo = await replayTranscript({
+      file: corpusFile('locomo', 'locomo10.json'),
+      budget: 16_000,
+      conversation: 1,
+    });
+    expect(locomo.report.conversation).toBe(1);
+    expect(locomo.report.tokensAfter).toBeLessThanOrEqual(locomo.report.ceiling);
+    expect(locomo.report.tokensBefore / locomo.report.tokensAfter).toBeGreaterThan(4);
+  });
+});
