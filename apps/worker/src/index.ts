@@ -1,0 +1,16 @@
+export { createCompactionHandler } from './compaction/compaction-handler.js';
+export { jobResultOf } from './compaction/job-result.js';
+export {
+  startWorkerHttpServer,
+  type WorkerHttpServer,
+  type WorkerHttpServerOptions,
+} from './http/worker-http-server.js';
+export { createWorkerMetrics, type WorkerMetrics } from './metrics/worker-metrics.js';
+export { type CompactionWorkerProcess, type StartWorkerOptions, startWorker } from './start-worker.js';
+export { type PendingSweeper, startPendingSweeper } from './sweeper/pending-sweeper.js';
+export {
+  type SweepPendingThreadsOptions,
+  type SweepResult,
+  sweepPendingThreads,
+} from './sweeper/sweep-pending-threads.js';
+export { loadWorkerConfig, WORKER_ENVIRONMENT_VARIABLES, type WorkerConfig } from './worker-config.js';

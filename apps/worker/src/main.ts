@@ -1,0 +1,79 @@
+/**
+ * The worker process: `pnpm --filter @compactor/worker start`. Configuration comes from the
+ * environment, read once here (see packages/runtime/README.md and infra/.env.example).
+ * SIGTERM or SIGINT: stop taking checks, let running ones finish or go back to the queue, close
+ * everything, exit 0. A second signal exits at once (1).
+ */
+import { createRuntime, describeRuntimeConfig, loadRuntimeConfig } from '@compactor/runtime';
+import { pino } from 'pino';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { startWorkerHttpServer, type WorkerHttpServer } from './http/worker-http-server.js';
+import { startWorker } from './start-worker.js';
+import { loadWorkerConfig } from './worker-config.js';
+
+let config: ReturnType<typeof loadRuntimeConfig>;
+let workerConfig: ReturnType<typeof loadWorkerConfig>;
+try {
+  config = loadRuntimeConfig();
+  workerConfig = loadWorkerConfig();
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+}
+
+const logger = pino({ level: config.logLevel, name: 'compactor-worker' });
+logger.info({ config: describeRuntimeConfig(config) }, 'starting compaction worker');
+
+let stopping = false;
+let stop: () => Promise<void> = async () => {};
+// In-process mode holds no socket or timer of its own: this keeps the process up until a signal.
+const keepAlive = setInterval(() => {}, 2 ** 30);
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting without waiting for running checks');
+      process.exit(1);
+    }
+    stopping = true;
+    clearInterval(keepAlive);
+    logger.info({ signal }, 'shutting down: no new checks; running ones finish or go back to the queue');
+    stop().then(
+      () => {
+        logger.info({}, 'compaction worker stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  });
+}
+
+try {
+  const runtime = await createRuntime(config, { logger });
+  stop = () => runtime.close();
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics });
+  const worker = await startWorker({ runtime, metrics, logger });
+  let http: WorkerHttpServer | undefined;
+  // Whatever has started by the time a signal arrives is what gets closed, in this order.
+  stop = async () => {
+    await worker.close();
+    await http?.close();
+    await runtime.close();
+  };
+  if (workerConfig.metricsPort !== undefined) {
+    http = await startWorkerHttpServer({
+      port: workerConfig.metricsPort,
+      host: workerConfig.metricsHost,
+      metrics,
+      ready: runtime.ready,
+      logger,
+    });
+  }
+  logger.info({ concurrency: config.worker.concurrency }, 'compaction worker ready');
+} catch (error) {
+  logger.fatal({ err: error }, 'compaction worker could not start');
+  process.exit(1);
+}

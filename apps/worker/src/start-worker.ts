@@ -1,0 +1,107 @@
+import type { Logger } from '@compactor/core';
+import type { CompactionJobHandler } from '@compactor/queue';
+import type { Runtime } from '@compactor/runtime';
+import type { Registry } from 'prom-client';
+import { createCompactionHandler } from './compaction/compaction-handler.js';
+import { createWorkerMetrics, type WorkerMetrics } from './metrics/worker-metrics.js';
+import { type PendingSweeper, startPendingSweeper } from './sweeper/pending-sweeper.js';
+import { type SweepResult, sweepPendingThreads } from './sweeper/sweep-pending-threads.js';
+
+export interface StartWorkerOptions {
+  runtime: Pick<Runtime, 'config' | 'engine' | 'stores' | 'queue' | 'startConsumer'>;
+  metrics: Registry;
+  logger: Logger;
+  /** Checks run at once. Default: the runtime's `COMPACTOR_WORKER_CONCURRENCY`. */
+  concurrency?: number;
+  /** Sweeper period; 0 = no sweeper here. Default: the runtime's `COMPACTOR_SWEEP_INTERVAL_MS`. */
+  sweepIntervalMs?: number;
+  /** Grace period for running checks at close. Default: the runtime's `COMPACTOR_SHUTDOWN_TIMEOUT_MS`. */
+  shutdownTimeoutMs?: number;
+}
+
+export interface CompactionWorkerProcess {
+  metrics: WorkerMetrics;
+  /** Run the sweeper once now (also when its timer is off); for operators and tests. */
+  sweepNow(): Promise<SweepResult>;
+  /**
+   * Graceful: stop the sweeper, stop taking checks, let running ones finish within the grace
+   * period (the rest go back to the queue), and wait for their handlers to let go of the stores.
+   * The runtime stays open (close it after). Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+/** How long `close()` waits for interrupted handlers to unwind before the stores may close. */
+const HANDLER_UNWIND_MS = 5_000;
+
+/**
+ * The compaction worker: consumes compaction checks from the runtime's queue, runs the engine
+ * (load, trigger, planner, commit with version CAS, lifecycle events), counts what happened in
+ * Prometheus metrics, and sweeps threads whose enqueue failed.
+ */
+export async function startWorker(options: StartWorkerOptions): Promise<CompactionWorkerProcess> {
+  const { runtime, logger } = options;
+  const settings = runtime.config.worker;
+  const metrics = createWorkerMetrics(options.metrics);
+  const sweep = () =>
+    sweepPendingThreads({
+      events: runtime.stores.events,
+      queue: runtime.queue,
+      logger,
+      onThread: (outcome) => metrics.sweeperEnqueues.inc({ outcome }),
+    });
+
+  const running = new Set<Promise<unknown>>();
+  const checkThread = createCompactionHandler(runtime.engine);
+  const handler: CompactionJobHandler = (job, context) => {
+    const handled = checkThread(job, context);
+    running.add(handled);
+    void handled.then(
+      () => running.delete(handled),
+      () => running.delete(handled),
+    );
+    return handled;
+  };
+  const consumer = await runtime.startConsumer(handler, {
+    concurrency: options.concurrency ?? settings.concurrency,
+    shutdownTimeoutMs: options.shutdownTimeoutMs ?? settings.shutdownTimeoutMs,
+    onJobFinished: (event) => metrics.recordJobFinished(event),
+    logger,
+  });
+  const sweepIntervalMs = options.sweepIntervalMs ?? settings.sweepIntervalMs;
+  const sweeper: PendingSweeper | undefined =
+    sweepIntervalMs > 0 ? startPendingSweeper({ intervalMs: sweepIntervalMs, sweep, logger }) : undefined;
+
+  let closing: Promise<void> | undefined;
+  const closeGracefully = async () => {
+    await sweeper?.close();
+    await consumer.close();
+    // An interrupted check has been requeued already; its handler is still unwinding (the
+    // signal aborted it). Wait a little so it does not write into stores being closed.
+    if (running.size > 0) {
+      const unwound = await settleWithin([...running], HANDLER_UNWIND_MS);
+      if (!unwound) logger.warn({ handlers: running.size }, 'checks still running after shutdown');
+    }
+  };
+  return {
+    metrics,
+    sweepNow: () => sweeper?.sweepNow() ?? sweep(),
+    close() {
+      closing ??= closeGracefully();
+      return closing;
+    },
+  };
+}
+
+async function settleWithin(promises: Promise<unknown>[], timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  const settled = Promise.allSettled(promises).then(() => true);
+  try {
+    return await Promise.race([settled, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

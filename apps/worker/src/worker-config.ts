@@ -1,0 +1,45 @@
+import { ValidationError } from '@compactor/core';
+import { z } from 'zod';
+
+/** The worker's own variables (the shared ones are the runtime's: see @compactor/runtime). */
+const workerEnvironmentSchema = z.object({
+  COMPACTOR_WORKER_METRICS_PORT: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z
+      .string()
+      .regex(/^\d+$/, 'must be a port number')
+      .transform(Number)
+      .pipe(z.number().int().max(65_535, 'must be a port number'))
+      .optional(),
+  ),
+  COMPACTOR_WORKER_METRICS_HOST: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z.string().default('127.0.0.1'),
+  ),
+});
+
+export const WORKER_ENVIRONMENT_VARIABLES = Object.keys(workerEnvironmentSchema.shape);
+
+export interface WorkerConfig {
+  /** Where `/metrics`, `/healthz` and `/readyz` listen; undefined = no listener. 0 = any free port. */
+  metricsPort: number | undefined;
+  metricsHost: string;
+}
+
+export function loadWorkerConfig(
+  environment: Record<string, string | undefined> = process.env,
+): WorkerConfig {
+  const parsed = workerEnvironmentSchema.safeParse(environment);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => ({
+      path: issue.path.join('.'),
+      message: issue.message,
+    }));
+    const listed = issues.map((issue) => `${issue.path} ${issue.message}`).join('; ');
+    throw new ValidationError(`invalid worker configuration: ${listed}`, issues);
+  }
+  return {
+    metricsPort: parsed.data.COMPACTOR_WORKER_METRICS_PORT,
+    metricsHost: parsed.data.COMPACTOR_WORKER_METRICS_HOST,
+  };
+}

@@ -1,0 +1,27 @@
+import { CompactorError } from '@compactor/core';
+import { describe, expect, it } from 'vitest';
+import { loadWorkerConfig } from '../src/index.js';
+
+describe('loadWorkerConfig', () => {
+  it('has no metrics listener unless a port is given', () => {
+    expect(loadWorkerConfig({})).toEqual({ metricsPort: undefined, metricsHost: '127.0.0.1' });
+    expect(loadWorkerConfig({ COMPACTOR_WORKER_METRICS_PORT: '' })).toEqual({
+      metricsPort: undefined,
+      metricsHost: '127.0.0.1',
+    });
+    expect(
+      loadWorkerConfig({ COMPACTOR_WORKER_METRICS_PORT: '9464', COMPACTOR_WORKER_METRICS_HOST: '0.0.0.0' }),
+    ).toEqual({ metricsPort: 9464, metricsHost: '0.0.0.0' });
+  });
+
+  it.each(['http', '70000', '-1'])('rejects COMPACTOR_WORKER_METRICS_PORT=%s, naming it', (value) => {
+    let caught: unknown;
+    try {
+      loadWorkerConfig({ COMPACTOR_WORKER_METRICS_PORT: value });
+    } catch (error) {
+      caught = error;
+    }
+    expect(CompactorError.hasCode(caught, 'validation')).toBe(true);
+    expect((caught as Error).message).toContain('COMPACTOR_WORKER_METRICS_PORT must be a port number');
+  });
+});

@@ -1,0 +1,50 @@
+import type { RuntimeConfig } from './runtime-config.js';
+
+const HIDDEN = '[redacted]';
+
+/** A URL with its password (and user name) replaced, for logs. */
+export function redactUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.password) url.password = HIDDEN;
+    if (url.username) url.username = HIDDEN;
+    return url.toString();
+  } catch {
+    return HIDDEN;
+  }
+}
+
+/** The configuration as it is safe to log at start: modes and locations, no secrets. */
+export function describeRuntimeConfig(config: RuntimeConfig): Record<string, unknown> {
+  return {
+    store:
+      config.store.kind === 'mongo'
+        ? { kind: 'mongo', uri: redactUrl(config.store.uri), dbName: config.store.dbName }
+        : { kind: 'embedded', dataDir: config.dataDir },
+    artifacts:
+      config.artifacts.kind === 's3'
+        ? {
+            kind: 's3',
+            bucket: config.artifacts.bucket,
+            region: config.artifacts.region,
+            endpoint: config.artifacts.endpoint,
+            prefix: config.artifacts.prefix,
+            forcePathStyle: config.artifacts.forcePathStyle,
+            credentials: config.artifacts.credentials ? 'explicit' : 'sdk default chain',
+            kmsKeyId: config.artifacts.kmsKeyId,
+          }
+        : { kind: 'embedded', dataDir: config.dataDir },
+    queue:
+      config.queue.kind === 'bullmq'
+        ? { kind: 'bullmq', redisUrl: redactUrl(config.queue.redisUrl), prefix: config.queue.prefix }
+        : { kind: 'in-process' },
+    summarizer:
+      config.summarizer.kind === 'anthropic'
+        ? { kind: 'anthropic', model: config.summarizer.model, baseUrl: config.summarizer.baseUrl }
+        : { kind: 'extractive' },
+    debounceMs: config.debounceMs,
+    enqueueTimeoutMs: config.enqueueTimeoutMs,
+    worker: config.worker,
+    logLevel: config.logLevel,
+  };
+}

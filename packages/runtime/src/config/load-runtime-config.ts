@@ -1,0 +1,22 @@
+import { type FieldIssue, ValidationError } from '@compactor/core';
+import type { RuntimeConfig } from './runtime-config.js';
+import { runtimeConfigSchema } from './runtime-config-schema.js';
+
+/**
+ * Parse the configuration once, at start; nothing else reads the environment. Every problem is
+ * reported at once, each naming its variable: `ValidationError` with one issue per variable and
+ * a message listing them, e.g. `invalid runtime configuration: REDIS_URL is required when
+ * COMPACTOR_QUEUE=bullmq`.
+ */
+export function loadRuntimeConfig(
+  environment: Record<string, string | undefined> = process.env,
+): RuntimeConfig {
+  const parsed = runtimeConfigSchema.safeParse(environment);
+  if (parsed.success) return parsed.data;
+  const issues: FieldIssue[] = parsed.error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.'),
+    message: issue.message,
+  }));
+  const listed = issues.map((issue) => `${issue.path} ${issue.message}`).join('; ');
+  throw new ValidationError(`invalid runtime configuration: ${listed}`, issues);
+}

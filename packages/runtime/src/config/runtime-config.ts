@@ -1,0 +1,77 @@
+/** Log levels pino understands; `silent` turns logging off. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Where events, plans, summaries and lifecycle events live. */
+export type StoreConfig =
+  | { kind: 'embedded' }
+  | {
+      kind: 'mongo';
+      uri: string;
+      dbName: string;
+    };
+
+/** Where externalized content lives. */
+export type ArtifactsConfig =
+  | { kind: 'embedded' }
+  | {
+      kind: 's3';
+      bucket: string;
+      region: string;
+      /** An S3-compatible endpoint (MinIO, s3rver, ...); none = AWS. */
+      endpoint: string | undefined;
+      /** Key prefix; none = the store's default (`artifacts`). */
+      prefix: string | undefined;
+      forcePathStyle: boolean;
+      /** Explicit keys; none = the AWS SDK's default credential chain. */
+      credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined;
+      /** SSE-KMS key for every object; none = the bucket's default encryption. */
+      kmsKeyId: string | undefined;
+    };
+
+export type QueueConfig =
+  | { kind: 'in-process' }
+  | {
+      kind: 'bullmq';
+      redisUrl: string;
+      /** Prefix of the queue's Redis keys; none = the queue's default (`compactor`). */
+      prefix: string | undefined;
+    };
+
+export type SummarizerConfig =
+  | { kind: 'extractive' }
+  | {
+      kind: 'anthropic';
+      apiKey: string;
+      baseUrl: string | undefined;
+      model: string | undefined;
+    };
+
+/** What a compaction worker needs beyond the wiring. */
+export interface WorkerSettings {
+  concurrency: number;
+  /** 0 = no sweeper in this process. */
+  sweepIntervalMs: number;
+  /** How long a worker's lock on a running job lasts (BullMQ); a dead worker's job is recovered after it. */
+  lockDurationMs: number;
+  /** How often a BullMQ worker looks for jobs whose worker died. */
+  stalledIntervalMs: number;
+  /** How long a graceful shutdown waits for running checks before requeueing them. */
+  shutdownTimeoutMs: number;
+}
+
+/** The parsed environment: every choice the apps make about their dependencies, read once. */
+export interface RuntimeConfig {
+  store: StoreConfig;
+  /** The local data directory (embedded store and embedded artifacts). */
+  dataDir: string;
+  artifacts: ArtifactsConfig;
+  queue: QueueConfig;
+  summarizer: SummarizerConfig;
+  /** Debounce of automatic compaction checks. */
+  debounceMs: number;
+  /** How long an enqueue may take before it counts as failed (the thread is then marked pending). */
+  enqueueTimeoutMs: number;
+  worker: WorkerSettings;
+  logLevel: LogLevel;
+}

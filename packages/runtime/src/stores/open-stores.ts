@@ -1,0 +1,55 @@
+import type { Clock, EventStore, LifecycleEventLog, Logger, PlanStore, SummaryCache } from '@compactor/core';
+import { createEmbeddedStores, type EmbeddedStores } from '@compactor/embedded';
+import type { RuntimeConfig } from '../config/runtime-config.js';
+import type { OpenedResource } from './runtime-stores.js';
+
+export interface RecordStores {
+  events: EventStore;
+  plans: PlanStore;
+  summaries: SummaryCache;
+  lifecycle: LifecycleEventLog;
+  /** The embedded stores when the store is embedded: their artifact store is reused. */
+  embedded: EmbeddedStores | undefined;
+}
+
+/**
+ * The event, plan, summary-cache and lifecycle stores. Embedded: one locked local directory.
+ * Mongo: the adapter is loaded only when configured, and its indexes are ensured before use.
+ */
+export async function openRecordStores(
+  config: RuntimeConfig,
+  clock: Clock,
+  logger: Logger,
+): Promise<OpenedResource<RecordStores>> {
+  if (config.store.kind === 'embedded') {
+    const embedded = await createEmbeddedStores({ dataDir: config.dataDir, clock, logger });
+    return {
+      value: {
+        events: embedded.events,
+        plans: embedded.plans,
+        summaries: embedded.summaries,
+        lifecycle: embedded.lifecycle,
+        embedded,
+      },
+      close: () => embedded.close(),
+    };
+  }
+  const { createMongoStores } = await import('@compactor/mongo');
+  const mongo = createMongoStores({ uri: config.store.uri, dbName: config.store.dbName, clock, logger });
+  try {
+    await mongo.ensureIndexes();
+  } catch (error) {
+    await mongo.close().catch(() => {});
+    throw error;
+  }
+  return {
+    value: {
+      events: mongo.events,
+      plans: mongo.plans,
+      summaries: mongo.summaries,
+      lifecycle: mongo.lifecycle,
+      embedded: undefined,
+    },
+    close: () => mongo.close(),
+  };
+}
