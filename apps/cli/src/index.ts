@@ -1,5 +1,6 @@
 export { inspectThread } from './commands/inspect-command.js';
 export { formatReplayReport } from './replay/format-report.js';
+export { replayThroughServer } from './replay/replay-through-server.js';
 export {
   providerForModel,
   type ReplayOptions,

@@ -3,12 +3,14 @@ import { CompactorError } from '@compactor/core';
 import { Command, CommanderError } from 'commander';
 import { registerInspectCommand } from './commands/inspect-command.js';
 import { registerReplayCommand } from './commands/replay-command.js';
+import { registerServeCommand } from './commands/serve-command.js';
 import { replayThroughServer } from './replay/replay-through-server.js';
 
 const program = new Command('compactor')
   .description('Keep long LLM-agent conversations inside the context window.')
   .showHelpAfterError()
   .exitOverride();
+registerServeCommand(program);
 registerReplayCommand(program, replayThroughServer);
 registerInspectCommand(program);
 

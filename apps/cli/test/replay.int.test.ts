@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmbeddedIngest } from '@compactor/ingest';
+import { loadIngestConfig, startIngestServer } from '@compactor/ingest';
+import { createRuntime, loadRuntimeConfig } from '@compactor/runtime';
 import { corpusAvailable, corpusFile } from '@compactor/testkit/corpus';
 import { validateProviderRequest } from '@compactor/testkit/validators/index';
 import pino from 'pino';
@@ -91,19 +92,16 @@ describe('compactor replay (the command)', () => {
 describe('compactor replay --server', () => {
   it('replays through a running ingest API, whose worker compacts', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'compactor-server-'));
-    const ingest = await startEmbeddedIngest(
-      {
-        port: 0,
-        host: '127.0.0.1',
-        apiKeys: new Map([['test-key', { tenantId: 'tenant-a', permissions: [] }]]),
-        dataDir,
-        logLevel: 'silent',
-        limits: { maxBodyBytes: 5 * 1024 * 1024, maxEventsPerBatch: 500 },
-        compactionDebounceMs: 0,
-        sweepIntervalMs: 60_000,
-      },
-      pino({ level: 'silent' }),
+    const logger = pino({ level: 'silent' });
+    const runtime = await createRuntime(
+      loadRuntimeConfig({ COMPACTOR_DATA_DIR: dataDir, COMPACTOR_DEBOUNCE_MS: '0' }),
+      { logger },
     );
+    const ingest = await startIngestServer({
+      runtime,
+      ingest: loadIngestConfig({ COMPACTOR_API_KEYS: 'test-key=tenant-a' }),
+      logger,
+    });
     try {
       const address = await ingest.app.listen({ port: 0, host: '127.0.0.1' });
       const file = await writeChatTranscript();

@@ -16,5 +16,9 @@ export type {
 export { type ApiErrorCode, type ErrorBody, errorResponse } from './errors/error-response.js';
 export { expectedVersionFromIfMatch, versionTag } from './http/if-match.js';
 export { createIngestMetrics, type IngestMetrics } from './metrics/ingest-metrics.js';
-export { type EmbeddedIngest, startEmbeddedIngest } from './runtime/embedded-runtime.js';
+export {
+  type IngestServer,
+  type StartIngestServerOptions,
+  startIngestServer,
+} from './runtime/start-ingest-server.js';
 export { TOKENIZER_FAMILY_METADATA_KEY } from './threads/thread-tokenizers.js';

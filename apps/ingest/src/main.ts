@@ -1,20 +1,27 @@
+/**
+ * The ingest process: `pnpm --filter @compactor/ingest start`. Its own settings (PORT, HOST,
+ * COMPACTOR_API_KEYS, limits) and the runtime's (stores, queue, summarizer: packages/runtime) are
+ * read once, here. With the in-process queue this process also runs the compaction worker.
+ */
+import { createRuntime, loadRuntimeConfig } from '@compactor/runtime';
 import { pino } from 'pino';
 import { loadIngestConfig } from './config/ingest-config.js';
-import { startEmbeddedIngest } from './runtime/embedded-runtime.js';
+import { startIngestServer } from './runtime/start-ingest-server.js';
 
-// The configuration is read once, here; nothing below reads process.env.
-const config = loadIngestConfig();
-const logger = pino({ level: config.logLevel, name: 'compactor-ingest' });
-const ingest = await startEmbeddedIngest(config, logger);
-await ingest.app.listen({ port: config.port, host: config.host });
+const runtimeConfig = loadRuntimeConfig();
+const ingestConfig = loadIngestConfig();
+const logger = pino({ level: runtimeConfig.logLevel, name: 'compactor-ingest' });
+const runtime = await createRuntime(runtimeConfig, { logger });
+const server = await startIngestServer({ runtime, ingest: ingestConfig, logger });
+await server.app.listen({ port: ingestConfig.port, host: ingestConfig.host });
 
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(signal, () => {
-    if (stopping) return;
+  process.on(signal, () => {
+    if (stopping) process.exit(1);
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    ingest.close().then(
+    server.close().then(
       () => process.exit(0),
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');

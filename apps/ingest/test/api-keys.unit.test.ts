@@ -54,17 +54,17 @@ describe('loadIngestConfig', () => {
     expect(config).toMatchObject({
       port: 9000,
       host: '127.0.0.1',
-      dataDir: './.compactor',
-      logLevel: 'info',
       limits: { maxBodyBytes: 5 * 1024 * 1024, maxEventsPerBatch: 500 },
     });
     expect(config.apiKeys.get('k')).toEqual({ tenantId: 't', permissions: [] });
   });
 
   it('names every bad variable', () => {
-    const error = thrownBy(() => loadIngestConfig({ PORT: 'eighty', LOG_LEVEL: 'loud' }));
+    const error = thrownBy(() =>
+      loadIngestConfig({ PORT: 'eighty', COMPACTOR_MAX_EVENTS_PER_BATCH: 'many' }),
+    );
     expect(error.code).toBe('validation');
     const paths = (error.details.issues as Array<{ path: string }>).map((issue) => issue.path).sort();
-    expect(paths).toEqual(['COMPACTOR_API_KEYS', 'LOG_LEVEL', 'PORT']);
+    expect(paths).toEqual(['COMPACTOR_API_KEYS', 'COMPACTOR_MAX_EVENTS_PER_BATCH', 'PORT']);
   });
 });

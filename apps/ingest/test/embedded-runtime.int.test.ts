@@ -1,27 +1,33 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRuntime, loadRuntimeConfig } from '@compactor/runtime';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type EmbeddedIngest, loadIngestConfig, startEmbeddedIngest } from '../src/index.js';
+import { type IngestServer, loadIngestConfig, startIngestServer } from '../src/index.js';
 import { appendEvents, bearer, createThread, KEY_A, messageEvent } from './support.js';
 
-let running: { ingest: EmbeddedIngest; dataDir: string } | undefined;
+let running: { ingest: IngestServer; dataDir: string } | undefined;
 afterEach(async () => {
   await running?.ingest.close();
   if (running) await rm(running.dataDir, { recursive: true, force: true });
   running = undefined;
 });
 
-describe('the embedded runtime main.ts starts', () => {
+describe('the all-in-one server (runtime + ingest + in-process worker)', () => {
   it('compacts a thread in the background after appends push it over its trigger', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'compactor-runtime-'));
-    const config = loadIngestConfig({
-      COMPACTOR_API_KEYS: `${KEY_A}=tenant-a`,
-      COMPACTOR_DATA_DIR: dataDir,
-      COMPACTOR_COMPACTION_DEBOUNCE_MS: '0',
+    const logger = pino({ level: 'silent' });
+    const runtime = await createRuntime(
+      loadRuntimeConfig({ COMPACTOR_DATA_DIR: dataDir, COMPACTOR_DEBOUNCE_MS: '0' }),
+      { logger },
+    );
+    const ingest = await startIngestServer({
+      runtime,
+      ingest: loadIngestConfig({ COMPACTOR_API_KEYS: `${KEY_A}=tenant-a` }),
+      logger,
     });
-    const ingest = await startEmbeddedIngest(config, pino({ level: 'silent' }));
+    expect(ingest.worker).toBeDefined();
     running = { ingest, dataDir };
     const { app } = ingest;
     await createThread(app, KEY_A, {

@@ -13,3 +13,10 @@ export function parseChoice(choices: readonly string[]): (value: string) => stri
     return value;
   };
 }
+
+export function parsePort(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65_535)
+    throw new InvalidArgumentError('expected a port from 0 to 65535');
+  return parsed;
+}

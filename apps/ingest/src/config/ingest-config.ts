@@ -7,30 +7,26 @@ const environmentSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   COMPACTOR_API_KEYS: z.string().min(1, 'set COMPACTOR_API_KEYS="key1=tenantA,key2=tenantB"'),
-  COMPACTOR_DATA_DIR: z.string().min(1).default('./.compactor'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   COMPACTOR_MAX_BODY_BYTES: z.coerce
     .number()
     .int()
     .positive()
     .default(5 * 1024 * 1024),
   COMPACTOR_MAX_EVENTS_PER_BATCH: z.coerce.number().int().positive().default(500),
-  COMPACTOR_COMPACTION_DEBOUNCE_MS: z.coerce.number().int().min(0).default(1_000),
-  COMPACTOR_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(30_000),
 });
 
 export interface IngestConfig {
   port: number;
   host: string;
   apiKeys: Map<string, ApiKeyGrant>;
-  dataDir: string;
-  logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
   limits: { maxBodyBytes: number; maxEventsPerBatch: number };
-  compactionDebounceMs: number;
-  sweepIntervalMs: number;
 }
 
-/** Read the configuration once, from the environment; any problem is a ValidationError naming the variable. */
+/**
+ * The ingest's own settings (listen address, API keys, limits), read once from the environment; any
+ * problem is a ValidationError naming the variable. Stores, queue, summarizer, data directory, log
+ * level and debounce are the runtime's (`loadRuntimeConfig` in @compactor/runtime).
+ */
 export function loadIngestConfig(environment: NodeJS.ProcessEnv = process.env): IngestConfig {
   const parsed = environmentSchema.safeParse(environment);
   if (!parsed.success) {
@@ -47,13 +43,9 @@ export function loadIngestConfig(environment: NodeJS.ProcessEnv = process.env): 
     port: values.PORT,
     host: values.HOST,
     apiKeys,
-    dataDir: values.COMPACTOR_DATA_DIR,
-    logLevel: values.LOG_LEVEL,
     limits: {
       maxBodyBytes: values.COMPACTOR_MAX_BODY_BYTES,
       maxEventsPerBatch: values.COMPACTOR_MAX_EVENTS_PER_BATCH,
     },
-    compactionDebounceMs: values.COMPACTOR_COMPACTION_DEBOUNCE_MS,
-    sweepIntervalMs: values.COMPACTOR_SWEEP_INTERVAL_MS,
   };
 }

@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import { loadIngestConfig, startIngestServer } from '@compactor/ingest';
+import { createRuntime, loadRuntimeConfig } from '@compactor/runtime';
+import type { Command } from 'commander';
+import { pino } from 'pino';
+import { parsePort } from './option-parsers.js';
+
+interface ServeOptions {
+  dataDir?: string;
+  port: number;
+  host: string;
+}
+
+/**
+ * `compactor serve`: the ingest API and the compaction worker in one process, on the embedded
+ * stores and the in-process queue; the extractive summarizer unless ANTHROPIC_API_KEY is set.
+ */
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('run the ingest API and the compaction worker in one process on embedded defaults')
+    .option(
+      '--data-dir <dir>',
+      'where events, plans and artifacts live (default: COMPACTOR_DATA_DIR or ./.compactor)',
+    )
+    .option('--port <port>', 'port to listen on (0 = any free port)', parsePort, 8080)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .action(async (options: ServeOptions) => {
+      const environment = { ...process.env };
+      const devKey = environment.COMPACTOR_API_KEYS ? undefined : `dev-${randomBytes(12).toString('hex')}`;
+      if (devKey) environment.COMPACTOR_API_KEYS = `${devKey}=local`;
+      const runtimeConfig = loadRuntimeConfig({
+        ...environment,
+        COMPACTOR_STORE: 'embedded',
+        COMPACTOR_ARTIFACTS: 'embedded',
+        COMPACTOR_QUEUE: 'in-process',
+        ...(options.dataDir ? { COMPACTOR_DATA_DIR: options.dataDir } : {}),
+      });
+      const ingestConfig = loadIngestConfig({
+        ...environment,
+        PORT: String(options.port),
+        HOST: options.host,
+      });
+      // Logs go to stderr; stdout carries only what a person needs to start.
+      const logger = pino({ level: runtimeConfig.logLevel, name: 'compactor' }, pino.destination(2));
+      const runtime = await createRuntime(runtimeConfig, { logger });
+      const server = await startIngestServer({ runtime, ingest: ingestConfig, logger, runWorker: true });
+      const address = await server.app.listen({ port: ingestConfig.port, host: ingestConfig.host });
+      const lines = [
+        `Compactor listening on ${address}`,
+        `data directory: ${runtimeConfig.dataDir}; summarizer: ${runtimeConfig.summarizer.kind === 'anthropic' ? 'Anthropic (with extractive fallback)' : 'extractive (set ANTHROPIC_API_KEY for Claude)'}`,
+        devKey
+          ? `dev API key (tenant "local"): ${devKey}   — set COMPACTOR_API_KEYS="key=tenant,..." to choose your own`
+          : `API keys: from COMPACTOR_API_KEYS (${ingestConfig.apiKeys.size})`,
+        `try: curl -H "Authorization: Bearer ${devKey ?? '<key>'}" ${address}/v1/threads -d '{"model":"claude-sonnet-4-5"}' -H 'content-type: application/json'`,
+        `OpenAPI: ${address}/openapi.json   metrics: ${address}/metrics   stop: Ctrl-C`,
+      ];
+      process.stdout.write(`${lines.join('\n')}\n`);
+      await new Promise<void>((resolve) => {
+        let stopping = false;
+        for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+          process.on(signal, () => {
+            if (stopping) process.exit(1);
+            stopping = true;
+            logger.info({ signal }, 'shutting down');
+            server.close().then(resolve, (error: unknown) => {
+              logger.error({ err: error }, 'shutdown failed');
+              process.exit(1);
+            });
+          });
+        }
+      });
+    });
+}

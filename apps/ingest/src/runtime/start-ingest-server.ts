@@ -1,0 +1,72 @@
+import type { Logger } from '@compactor/core';
+import type { Runtime } from '@compactor/runtime';
+import { type CompactionWorkerProcess, startWorker } from '@compactor/worker';
+import type { FastifyInstance } from 'fastify';
+import type { Logger as PinoLogger } from 'pino';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { buildIngestApp } from '../app/build-ingest-app.js';
+import type { IngestConfig } from '../config/ingest-config.js';
+
+export interface IngestServer {
+  app: FastifyInstance;
+  /** The in-process worker, when this process runs one. */
+  worker: CompactionWorkerProcess | undefined;
+  metrics: Registry;
+  /** Stop taking requests, stop the worker (running checks finish or go back), close the runtime. */
+  close(): Promise<void>;
+}
+
+export interface StartIngestServerOptions {
+  runtime: Runtime;
+  ingest: IngestConfig;
+  logger: PinoLogger;
+  /**
+   * Run the compaction worker in this process. Required with the in-process queue (nobody else
+   * can consume it: the all-in-one `compactor serve`); optional with BullMQ, where workers
+   * usually run as their own processes. Default: only for the in-process queue.
+   */
+  runWorker?: boolean;
+}
+
+/**
+ * The ingest API over a runtime (stores, queue, engine wired from the environment), plus, in the
+ * all-in-one mode, the compaction worker and its sweeper sharing one metrics registry.
+ */
+export async function startIngestServer(options: StartIngestServerOptions): Promise<IngestServer> {
+  const { runtime, ingest, logger } = options;
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics });
+  const app = buildIngestApp({
+    stores: runtime.stores,
+    queue: runtime.queue,
+    engine: runtime.engine,
+    apiKeys: ingest.apiKeys,
+    limits: ingest.limits,
+    metrics,
+    logger,
+    clock: { now: () => new Date() },
+    compactionDebounceMs: runtime.config.debounceMs,
+  });
+  const runWorker = options.runWorker ?? runtime.config.queue.kind === 'in-process';
+  let worker: CompactionWorkerProcess | undefined;
+  try {
+    if (runWorker) worker = await startWorker({ runtime, metrics, logger: logger as Logger });
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    worker,
+    metrics,
+    close() {
+      closing ??= (async () => {
+        await app.close();
+        await worker?.close();
+        await runtime.close();
+      })();
+      return closing;
+    },
+  };
+}
