@@ -107,7 +107,7 @@ describe('compactor serve over HTTP', () => {
     expect(invalid.status).toBe(400);
     const invalidBody = (await invalid.json()) as { error: { issues: Array<{ path: string }> } };
     expect(invalidBody.error.issues.length).toBeGreaterThan(0);
-    expect(invalidBody.error.issues[0].path).toContain('content');
+    expect(invalidBody.error.issues[0]!.path).toContain('content');
 
     expect((await fetch(`${serve.url}/v1/threads/${threadId}`)).status).toBe(401);
     expect(
