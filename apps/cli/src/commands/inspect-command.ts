@@ -1,10 +1,10 @@
-import { availableForMessages, foldThread, tokenBudget } from '@compactor/core';
+import { availableForMessages, foldThread } from '@compactor/core';
 import { createEmbeddedStores } from '@compactor/embedded';
 import { threadBudget } from '@compactor/engine';
-import { renderPromptSync } from '@compactor/render';
 import { createTokenizer } from '@compactor/tokenizer';
 import type { Command } from 'commander';
 import { providerForModel } from '../replay/replay-transcript.js';
+import { unboundedRender } from '../replay/unbounded-tokens.js';
 
 interface InspectOptions {
   dataDir: string;
@@ -33,19 +33,7 @@ export async function inspectThread(threadId: string, options: InspectOptions) {
       model: thread.model,
       modelInfo: { contextWindow: thread.contextWindow },
     });
-    const rendered = renderPromptSync({
-      thread,
-      plan: current.plan,
-      system: '',
-      tools: [],
-      budget: tokenBudget({
-        maxInputTokens: Number.MAX_SAFE_INTEGER,
-        safetyBufferTokens: 0,
-        rehydrationReserveTokens: 0,
-      }),
-      provider,
-      tokenizer,
-    });
+    const rendered = unboundedRender(thread, current.plan, provider, tokenizer);
     const roles = { system: 0, user: 0, assistant: 0, tool: 0 };
     for (const message of thread.messages) roles[message.role] += 1;
     return {

@@ -1,17 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { createCompactorClient } from '@compactor/client';
-import {
-  type EventInput,
-  foldThread,
-  type ProviderName,
-  type StoredEvent,
-  tokenBudget,
-} from '@compactor/core';
+import { type EventInput, foldThread, type ProviderName, type StoredEvent } from '@compactor/core';
 import { importTranscriptFile } from '@compactor/importers';
-import { renderPromptSync } from '@compactor/render';
 import { createTokenizer } from '@compactor/tokenizer';
 import type { ReplayCommandOptions } from '../commands/replay-command.js';
 import { providerForModel, type ReplayResult, type StrategyCounts } from './replay-transcript.js';
+import { unboundedRender } from './unbounded-tokens.js';
 
 /**
  * `replay --server`: the same transcript through a running ingest API, one event per request, so
@@ -61,19 +55,7 @@ export async function replayThroughServer(
   // The whole transcript as one prompt, counted here with the same tokenizer the server uses.
   const tokenizer = createTokenizer({ model, modelInfo: { contextWindow: view.contextWindow } });
   const stored = (await client.readAllEvents(threadId)) as StoredEvent[];
-  const tokensBefore = renderPromptSync({
-    thread: foldThread(stored),
-    plan: null,
-    system: '',
-    tools: [],
-    budget: tokenBudget({
-      maxInputTokens: Number.MAX_SAFE_INTEGER,
-      safetyBufferTokens: 0,
-      rehydrationReserveTokens: 0,
-    }),
-    provider,
-    tokenizer,
-  }).tokens.total;
+  const tokensBefore = unboundedRender(foldThread(stored), null, provider, tokenizer).tokens.total;
   return {
     imported,
     request: prompt.request,

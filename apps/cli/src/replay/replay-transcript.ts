@@ -19,6 +19,7 @@ import { type ImportedTranscript, type ImportOptions, importTranscriptFile } fro
 import { RenderBudgetExceededError, renderPromptSync } from '@compactor/render';
 import { createResilientSummarizer } from '@compactor/summarizer';
 import { createTokenizer, resolveModelInfo } from '@compactor/tokenizer';
+import { unboundedRender } from './unbounded-tokens.js';
 
 export interface ReplayOptions {
   file: string;
@@ -221,19 +222,7 @@ export async function replayTranscript(options: ReplayOptions): Promise<ReplayRe
       report.recordsByStrategy[record.kind] += 1;
     }
     const system = options.system ?? '';
-    report.tokensBefore = renderPromptSync({
-      thread,
-      plan: null,
-      system,
-      tools: [],
-      budget: tokenBudget({
-        maxInputTokens: Number.MAX_SAFE_INTEGER,
-        safetyBufferTokens: 0,
-        rehydrationReserveTokens: 0,
-      }),
-      provider,
-      tokenizer,
-    }).tokens.total;
+    report.tokensBefore = unboundedRender(thread, null, provider, tokenizer, system).tokens.total;
     let request: unknown = null;
     try {
       const rendered = renderPromptSync({

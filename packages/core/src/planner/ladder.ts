@@ -4,7 +4,15 @@ import type { CompactionRecord } from '../plan/records.js';
 import type { LifecycleEvent } from '../ports/lifecycle-log.js';
 import type { LifecycleEventName } from '../schemas/events.js';
 import { editPlan } from './plan-edit.js';
-import type { PlannerInput, PlannerOutcome, Proposal, Rung, RungContext, RungName } from './planner-types.js';
+import {
+  type PlannerInput,
+  type PlannerOutcome,
+  type Proposal,
+  plannerOutcome,
+  type Rung,
+  type RungContext,
+  type RungName,
+} from './planner-types.js';
 import { computeProtectedRegions } from './protected-tail.js';
 import { clearRung } from './rungs/clear.js';
 import { dropRung } from './rungs/drop.js';
@@ -40,24 +48,8 @@ export async function planCompaction(input: PlannerInput): Promise<PlannerOutcom
   };
   const tokensBefore = input.measure(base);
   const emit = makeEmitter(input, input.targetTokens);
-  const outcome = (
-    status: PlannerOutcome['status'],
-    reason: string,
-    extra: Partial<PlannerOutcome> = {},
-  ): PlannerOutcome => ({
-    status,
-    reason,
-    plan: base,
-    tokensBefore,
-    tokensAfter: tokensBefore,
-    targetTokens: input.targetTokens,
-    added: [],
-    proposals: [],
-    rungsUsed: [],
-    summarizerCalls: 0,
-    summarizerCostUsd: 0,
-    ...extra,
-  });
+  const outcome = (status: PlannerOutcome['status'], reason: string, extra: Partial<PlannerOutcome> = {}) =>
+    plannerOutcome({ plan: base, tokensBefore, targetTokens: input.targetTokens }, status, reason, extra);
 
   if (!policy.autoCompact && !input.manual)
     return outcome('disabled', 'auto-compaction is switched off for this thread');

@@ -12,7 +12,7 @@ import { renderSummary } from '../summary/render.js';
 import { trimSummaryToBudget } from '../summary/trim.js';
 import { planCompaction } from './ladder.js';
 import { editPlan } from './plan-edit.js';
-import type { PlannerInput, PlannerOutcome } from './planner-types.js';
+import { type PlannerInput, type PlannerOutcome, plannerOutcome } from './planner-types.js';
 import { summaryBudgetFor } from './rungs/summarize.js';
 
 export interface PolicyPlannerInput extends PlannerInput {
@@ -27,19 +27,8 @@ export async function planWithPolicy(input: PolicyPlannerInput): Promise<Planner
   if (mode.kind === 'ladder') return planCompaction(input);
   const base = input.currentPlan ?? emptyPlan(input.thread.id, input.now, 0);
   const tokensBefore = input.measure(base);
-  const idle = (status: PlannerOutcome['status'], reason: string): PlannerOutcome => ({
-    status,
-    reason,
-    plan: base,
-    tokensBefore,
-    tokensAfter: tokensBefore,
-    targetTokens: input.targetTokens,
-    added: [],
-    proposals: [],
-    rungsUsed: [],
-    summarizerCalls: 0,
-    summarizerCostUsd: 0,
-  });
+  const idle = (status: PlannerOutcome['status'], reason: string): PlannerOutcome =>
+    plannerOutcome({ plan: base, tokensBefore, targetTokens: input.targetTokens }, status, reason);
   if (!policy.autoCompact && !input.manual)
     return idle('disabled', 'auto-compaction is switched off for this thread');
   if (tokensBefore <= input.targetTokens && !input.manual?.force) {

@@ -90,3 +90,26 @@ export interface PlannerOutcome {
   summarizerCalls: number;
   summarizerCostUsd: number;
 }
+
+/** An outcome that changed nothing yet: the base plan, no records, `extra` filled in by the caller. */
+export function plannerOutcome(
+  base: { plan: CompactionPlan; tokensBefore: number; targetTokens: number },
+  status: PlannerStatus,
+  reason: string,
+  extra: Partial<PlannerOutcome> = {},
+): PlannerOutcome {
+  return {
+    status,
+    reason,
+    plan: base.plan,
+    tokensBefore: base.tokensBefore,
+    tokensAfter: base.tokensBefore,
+    targetTokens: base.targetTokens,
+    added: [],
+    proposals: [],
+    rungsUsed: [],
+    summarizerCalls: 0,
+    summarizerCostUsd: 0,
+    ...extra,
+  };
+}
