@@ -191,9 +191,9 @@ describe.skipIf(!available)(suiteName, () => {
     // Back in the queue: moved to waiting, or (when the machine is slow enough that the lock lapsed
     // first) still active until the stalled-job checker recovers it. Either way not done, not lost.
     const counts = await world.inspector.getJobCounts('wait', 'active', 'completed', 'failed');
-    expect(counts.wait + counts.active).toBe(1);
-    expect(counts.completed).toBe(0);
-    expect(counts.failed).toBe(0);
+    expect((counts.wait ?? 0) + (counts.active ?? 0)).toBe(1);
+    expect(counts.completed ?? 0).toBe(0);
+    expect(counts.failed ?? 0).toBe(0);
     expect(await planVersions(world.dataDir, world.threadId)).toEqual([]);
 
     answerDelayMs = 0;

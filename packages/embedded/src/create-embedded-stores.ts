@@ -6,7 +6,7 @@ import { readFileIfPresent, writeFileAtomically } from './files/durable-files.js
 import { EmbeddedLifecycleEventLog } from './lifecycle-log/embedded-lifecycle-log.js';
 import { DataLayout } from './paths/data-layout.js';
 import { EmbeddedPlanStore } from './plan-store/embedded-plan-store.js';
-import { type EmbeddedStoreOptions, resolveStoreOptions } from './store-options.js';
+import { type EmbeddedSharing, type EmbeddedStoreOptions, resolveStoreOptions } from './store-options.js';
 import { EmbeddedSummaryCache } from './summary-cache/embedded-summary-cache.js';
 
 /** Bump when the on-disk layout changes incompatibly. */
@@ -20,18 +20,25 @@ export interface EmbeddedStores {
   lifecycle: EmbeddedLifecycleEventLog;
   /** The absolute data directory. */
   dataDir: string;
+  /** How the directory is opened: by this process alone, or shared with other processes. */
+  sharing: EmbeddedSharing;
   /** Let in-flight writes finish, then release the data directory. */
   close(): Promise<void>;
 }
 
 /**
  * Every store port over one local directory (`./.compactor` unless configured), locked to this
- * process. Durable across restarts; see README.md for the layout and the crash guarantees.
+ * process (`sharing: 'exclusive'`, the default) or shared with other processes on this host
+ * (`sharing: 'shared'`). Durable across restarts; see README.md for the layout and the guarantees.
  */
 export async function createEmbeddedStores(options: EmbeddedStoreOptions = {}): Promise<EmbeddedStores> {
   const resolved = resolveStoreOptions(options);
   const layout = new DataLayout(resolved.dataDir);
-  const lock = await DataDirectoryLock.acquire(resolved.dataDir, layout.lockFile());
+  const lock = await DataDirectoryLock.acquire(
+    resolved.dataDir,
+    { lockFile: layout.lockFile(), sharersDirectory: layout.sharersDirectory() },
+    resolved.sharing,
+  );
   try {
     await checkFormat(layout);
   } catch (error) {
@@ -49,6 +56,7 @@ export async function createEmbeddedStores(options: EmbeddedStoreOptions = {}): 
   return {
     ...stores,
     dataDir: resolved.dataDir,
+    sharing: resolved.sharing,
     close() {
       closing ??= (async () => {
         await Promise.all(Object.values(stores).map((store) => store.close()));

@@ -13,5 +13,11 @@ export { EmbeddedLifecycleEventLog } from './lifecycle-log/embedded-lifecycle-lo
 export { DataLayout } from './paths/data-layout.js';
 export { encodePathSegment } from './paths/path-segment.js';
 export { EmbeddedPlanStore } from './plan-store/embedded-plan-store.js';
-export { DEFAULT_DATA_DIR, type EmbeddedStoreOptions } from './store-options.js';
+export {
+  DEFAULT_DATA_DIR,
+  DEFAULT_LOCK_STALE_MS,
+  EMBEDDED_SHARING_MODES,
+  type EmbeddedSharing,
+  type EmbeddedStoreOptions,
+} from './store-options.js';
 export { EmbeddedSummaryCache } from './summary-cache/embedded-summary-cache.js';

@@ -1,18 +1,50 @@
 import { resolve } from 'node:path';
-import { type Clock, CompactorError, type Logger, noopLogger, systemClock } from '@compactor/core';
+import {
+  type Clock,
+  CompactorError,
+  type Logger,
+  noopLogger,
+  systemClock,
+  ValidationError,
+} from '@compactor/core';
+
+/**
+ * `exclusive`: one process owns the directory (the `LOCK` file) and trusts its in-memory indexes.
+ * `shared`: several processes on one host use the directory at once; writes take a cross-process
+ * lock per thread and every read first catches up with what other processes appended.
+ */
+export type EmbeddedSharing = 'exclusive' | 'shared';
+
+export const EMBEDDED_SHARING_MODES: readonly EmbeddedSharing[] = ['exclusive', 'shared'];
 
 export interface EmbeddedStoreOptions {
   /** The data directory; `./.compactor` when not given. */
   dataDir?: string;
+  /** `exclusive` (the default, fastest) or `shared` (several processes, one host). */
+  sharing?: EmbeddedSharing;
+  /**
+   * Shared mode: a cross-process lock whose holder has not refreshed it for this long is taken
+   * over (its process is presumed dead). At least 2,000 ms; 10,000 when not given.
+   */
+  lockStaleMs?: number;
   clock?: Clock;
   logger?: Logger;
 }
 
 export const DEFAULT_DATA_DIR = './.compactor';
+export const DEFAULT_LOCK_STALE_MS = 10_000;
 
 export function resolveStoreOptions(options: EmbeddedStoreOptions): Required<EmbeddedStoreOptions> {
+  const sharing = options.sharing ?? 'exclusive';
+  if (!EMBEDDED_SHARING_MODES.includes(sharing)) {
+    throw new ValidationError(`sharing must be one of ${EMBEDDED_SHARING_MODES.join(', ')}`, [
+      { path: 'sharing', message: 'invalid' },
+    ]);
+  }
   return {
     dataDir: resolve(options.dataDir ?? DEFAULT_DATA_DIR),
+    sharing,
+    lockStaleMs: Math.max(options.lockStaleMs ?? DEFAULT_LOCK_STALE_MS, 2_000),
     clock: options.clock ?? systemClock,
     logger: options.logger ?? noopLogger,
   };

@@ -6,40 +6,45 @@ import {
   testPlanStore,
   testSummaryCache,
 } from '@compactor/testkit/contracts/index';
-import { DataLayout } from '../src/index.js';
+import { DataLayout, EMBEDDED_SHARING_MODES } from '../src/index.js';
 import { openTemporaryStores } from './temporary-data-directory.js';
 
-testEventStore('embedded', async () => {
-  const { stores, cleanup } = await openTemporaryStores();
-  return { store: stores.events, cleanup };
-});
+// Every contract holds in both modes: `embedded` (exclusive) and `embedded (shared)`.
+for (const sharing of EMBEDDED_SHARING_MODES) {
+  const name = sharing === 'exclusive' ? 'embedded' : 'embedded (shared)';
 
-testPlanStore('embedded', async () => {
-  const { stores, cleanup } = await openTemporaryStores();
-  return { store: stores.plans, cleanup };
-});
+  testEventStore(name, async () => {
+    const { stores, cleanup } = await openTemporaryStores(undefined, sharing);
+    return { store: stores.events, cleanup };
+  });
 
-testSummaryCache('embedded', async () => {
-  const { stores, cleanup } = await openTemporaryStores();
-  return { store: stores.summaries, cleanup };
-});
+  testPlanStore(name, async () => {
+    const { stores, cleanup } = await openTemporaryStores(undefined, sharing);
+    return { store: stores.plans, cleanup };
+  });
 
-testLifecycleEventLog('embedded', async () => {
-  const { stores, cleanup } = await openTemporaryStores();
-  return { store: stores.lifecycle, cleanup };
-});
+  testSummaryCache(name, async () => {
+    const { stores, cleanup } = await openTemporaryStores(undefined, sharing);
+    return { store: stores.summaries, cleanup };
+  });
 
-testArtifactStore('embedded', async (clock) => {
-  const { stores, cleanup } = await openTemporaryStores(clock);
-  const layout = new DataLayout(stores.dataDir);
-  return {
-    store: stores.artifacts,
-    cleanup,
-    corruptContent: async (artifactId) => {
-      const path = layout.artifactContent(artifactId);
-      const bytes = await readFile(path);
-      bytes[0] = bytes[0]! ^ 0xff; // flip one byte, same length
-      await writeFile(path, bytes);
-    },
-  };
-});
+  testLifecycleEventLog(name, async () => {
+    const { stores, cleanup } = await openTemporaryStores(undefined, sharing);
+    return { store: stores.lifecycle, cleanup };
+  });
+
+  testArtifactStore(name, async (clock) => {
+    const { stores, cleanup } = await openTemporaryStores(clock, sharing);
+    const layout = new DataLayout(stores.dataDir);
+    return {
+      store: stores.artifacts,
+      cleanup,
+      corruptContent: async (artifactId) => {
+        const path = layout.artifactContent(artifactId);
+        const bytes = await readFile(path);
+        bytes[0] = bytes[0]! ^ 0xff; // flip one byte, same length
+        await writeFile(path, bytes);
+      },
+    };
+  });
+}

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Clock, noopLogger } from '@compactor/core';
-import { createEmbeddedStores, type EmbeddedStores } from '../src/index.js';
+import { createEmbeddedStores, type EmbeddedSharing, type EmbeddedStores } from '../src/index.js';
 
 /** A fresh data directory under the OS temp dir, removed by `cleanup`. */
 export async function makeTemporaryDirectory(): Promise<{ dataDir: string; remove: () => Promise<void> }> {
@@ -13,9 +13,15 @@ export async function makeTemporaryDirectory(): Promise<{ dataDir: string; remov
 /** Open every store over a fresh temp directory; `cleanup` closes them and deletes it. */
 export async function openTemporaryStores(
   clock?: Clock,
+  sharing: EmbeddedSharing = 'exclusive',
 ): Promise<{ stores: EmbeddedStores; cleanup: () => Promise<void> }> {
   const { dataDir, remove } = await makeTemporaryDirectory();
-  const stores = await createEmbeddedStores({ dataDir, logger: noopLogger, ...(clock ? { clock } : {}) });
+  const stores = await createEmbeddedStores({
+    dataDir,
+    sharing,
+    logger: noopLogger,
+    ...(clock ? { clock } : {}),
+  });
   return {
     stores,
     cleanup: async () => {

@@ -102,4 +102,21 @@ describe('createRuntime on the embedded defaults', () => {
     const reopened = await createEmbeddedStores({ dataDir });
     await reopened.close();
   });
+
+  it('shares the data directory with COMPACTOR_EMBEDDED_SHARING=shared: each sees the other’s writes', async () => {
+    const { runtime: first, dataDir } = await embeddedRuntime({ COMPACTOR_EMBEDDED_SHARING: 'shared' });
+    const config = loadRuntimeConfig({ COMPACTOR_DATA_DIR: dataDir, COMPACTOR_EMBEDDED_SHARING: 'shared' });
+    const second = await createRuntime(config, { logger: noopLogger });
+    cleanups.push(() => second.close());
+    // An exclusive open is refused while shared openers hold the directory.
+    await expect(createEmbeddedStores({ dataDir })).rejects.toSatisfy((error) =>
+      CompactorError.hasCode(error, 'unavailable'),
+    );
+    const { events } = codingSession('thread-s');
+    await first.stores.events.append('tenant-a', 'thread-s', asInputs(events));
+    expect((await second.stores.events.getThread('tenant-a', 'thread-s'))?.version).toBe(events.length);
+    const result = await second.engine.check('tenant-a', 'thread-s');
+    expect(result.commit).toEqual({ status: 'committed', version: 1 });
+    expect((await first.stores.plans.getCurrent('tenant-a', 'thread-s')).version).toBe(1);
+  });
 });

@@ -22,6 +22,7 @@ describe('loadRuntimeConfig', () => {
     const expected: RuntimeConfig = {
       store: { kind: 'embedded' },
       dataDir: './.compactor',
+      embeddedSharing: 'exclusive',
       artifacts: { kind: 'embedded' },
       queue: { kind: 'in-process' },
       summarizer: { kind: 'extractive' },
@@ -37,6 +38,11 @@ describe('loadRuntimeConfig', () => {
       logLevel: 'info',
     };
     expect(loadRuntimeConfig({})).toEqual(expected);
+  });
+
+  it('opens the embedded data directory shared when COMPACTOR_EMBEDDED_SHARING=shared', () => {
+    expect(loadRuntimeConfig({ COMPACTOR_EMBEDDED_SHARING: 'shared' }).embeddedSharing).toBe('shared');
+    expect(loadRuntimeConfig({ COMPACTOR_EMBEDDED_SHARING: 'exclusive' }).embeddedSharing).toBe('exclusive');
   });
 
   it('treats empty values as unset, as .env files write them', () => {
@@ -147,6 +153,7 @@ describe('loadRuntimeConfig', () => {
   it.each([
     ['COMPACTOR_STORE', 'postgres', 'must be one of "embedded", "mongo"'],
     ['COMPACTOR_QUEUE', 'kafka', 'must be one of "in-process", "bullmq"'],
+    ['COMPACTOR_EMBEDDED_SHARING', 'both', 'must be one of "exclusive", "shared"'],
     ['COMPACTOR_WORKER_CONCURRENCY', 'four', 'must be a whole number'],
     ['COMPACTOR_WORKER_CONCURRENCY', '0', 'must be at least 1'],
     ['COMPACTOR_DEBOUNCE_MS', '-5', 'must be a whole number'],

@@ -14,7 +14,7 @@ import {
   type SecurityContext,
   ValidationError,
 } from '@compactor/core';
-import { KeyedMutex } from '../concurrency/keyed-mutex.js';
+import { StoreLocks } from '../concurrency/store-locks.js';
 import { isMissingFileError, readFileIfPresent, writeFileAtomically } from '../files/durable-files.js';
 import { RecordLogFile } from '../files/record-log.js';
 import { DataLayout } from '../paths/data-layout.js';
@@ -27,13 +27,14 @@ import { laterExpiry, stricterSensitivity } from './sensitivity.js';
  * Artifacts in a local directory: the content in `<id>.content` and its metadata in `<id>.json`
  * beside it, both written atomically (content first, so metadata never points at nothing). Reads
  * recompute the SHA-256; every read and refusal goes to the owner tenant's audit log (fsynced
- * before the content is handed out).
+ * before the content is handed out). Shared mode: puts and audit appends take cross-process locks.
  */
 export class EmbeddedArtifactStore implements ArtifactStore {
   private readonly layout: DataLayout;
   private readonly clock: Clock;
   private readonly logger: Logger;
-  private readonly locks = new KeyedMutex();
+  private readonly locks: StoreLocks;
+  private readonly shared: boolean;
   private readonly auditLogs = new Map<string, Promise<RecordLogFile>>();
   private closed = false;
 
@@ -42,6 +43,13 @@ export class EmbeddedArtifactStore implements ArtifactStore {
     this.layout = new DataLayout(resolved.dataDir);
     this.clock = resolved.clock;
     this.logger = resolved.logger;
+    this.shared = resolved.sharing === 'shared';
+    this.locks = new StoreLocks({
+      root: resolved.dataDir,
+      sharing: resolved.sharing,
+      staleMs: resolved.lockStaleMs,
+      logger: resolved.logger,
+    });
   }
 
   async put(content: string, metadataInput: ArtifactMetadataInput): Promise<ArtifactMetadata> {
@@ -54,7 +62,7 @@ export class EmbeddedArtifactStore implements ArtifactStore {
     const input = parseOrThrow(artifactMetadataInputSchema, metadataInput, 'artifact metadata');
     const sha256 = sha256Hex(content);
     const artifactId = artifactIdFor(input.tenantId, sha256);
-    return this.locks.run(artifactId, async () => {
+    return this.locks.run(`artifacts/${artifactId}`, async () => {
       const now = this.clock.now();
       const requestedExpiry =
         input.ttlSeconds === undefined
@@ -177,6 +185,7 @@ export class EmbeddedArtifactStore implements ArtifactStore {
     const tenantSegment = this.layout.tenantSegment(metadata.tenantId);
     await this.locks.run(`audit/${tenantSegment}`, async () => {
       const log = await this.auditLog(tenantSegment);
+      if (this.shared) await log.catchUp(true);
       await log.append([event]);
     });
   }
@@ -184,7 +193,9 @@ export class EmbeddedArtifactStore implements ArtifactStore {
   private auditLog(tenantSegment: string): Promise<RecordLogFile> {
     const cached = this.auditLogs.get(tenantSegment);
     if (cached) return cached;
-    const opening = RecordLogFile.open(this.layout.auditLog(tenantSegment), () => undefined, this.logger);
+    const opening = RecordLogFile.open(this.layout.auditLog(tenantSegment), () => undefined, this.logger, {
+      shared: this.shared,
+    });
     this.auditLogs.set(tenantSegment, opening);
     opening.catch(() => this.auditLogs.delete(tenantSegment));
     return opening;

@@ -18,7 +18,7 @@ import {
   type ThreadMetadata,
   ValidationError,
 } from '@compactor/core';
-import { KeyedMutex } from '../concurrency/keyed-mutex.js';
+import { StoreLocks } from '../concurrency/store-locks.js';
 import {
   isMissingFileError,
   readFileIfPresent,
@@ -47,13 +47,16 @@ interface ThreadLocation {
 /**
  * The event log in a local directory: one append-only record log per thread (see RecordLogFile),
  * fsynced per batch, with an in-memory index built the first time a thread is touched. Appends to
- * one thread are serialized by a per-thread lock; reads never wait for them.
+ * one thread are serialized by a per-thread lock; reads never wait for them. Shared mode: the lock
+ * is also a cross-process lock file, and every read and append first catches the index up with
+ * the file's tail (other processes' batches).
  */
 export class EmbeddedEventStore implements EventStore {
   private readonly layout: DataLayout;
   private readonly clock: Clock;
   private readonly logger: Logger;
-  private readonly locks = new KeyedMutex();
+  private readonly locks: StoreLocks;
+  private readonly shared: boolean;
   private readonly threads = new Map<string, Promise<ThreadIndex>>();
   private closed = false;
 
@@ -62,6 +65,13 @@ export class EmbeddedEventStore implements EventStore {
     this.layout = new DataLayout(resolved.dataDir);
     this.clock = resolved.clock;
     this.logger = resolved.logger;
+    this.shared = resolved.sharing === 'shared';
+    this.locks = new StoreLocks({
+      root: resolved.dataDir,
+      sharing: resolved.sharing,
+      staleMs: resolved.lockStaleMs,
+      logger: resolved.logger,
+    });
   }
 
   async append(
@@ -79,8 +89,10 @@ export class EmbeddedEventStore implements EventStore {
         { path: 'expectedVersion', message: 'invalid' },
       ]);
     }
-    return this.locks.run(location.key, async () => {
+    return this.locks.run(`events/${location.key}`, async () => {
       const thread = await this.loadThread(location, tenantId, threadId);
+      // Shared: another process may have appended (or crashed mid-append) since; we hold the lock.
+      if (this.shared) await thread.log.catchUp(true);
       const version = thread.version;
       const storedSeqs = batch.map((event) => thread.seqByEventId.get(event.eventId));
       const duplicates = await this.readDuplicates(thread, batch, storedSeqs);
@@ -104,10 +116,8 @@ export class EmbeddedEventStore implements EventStore {
         seq: version + 1 + index,
         timestamp: event.timestamp ?? timestamp,
       }));
-      const locations = await thread.log.append(toStore);
-      toStore.forEach((event, index) => {
-        thread.add(event, locations[index]!);
-      });
+      // The log folds the batch into the thread's index once it is fsynced.
+      await thread.log.append(toStore);
       let freshIndex = 0;
       const result = storedSeqs.map((seq) =>
         seq === undefined ? toStore[freshIndex++]! : duplicates.get(seq)!,
@@ -152,7 +162,9 @@ export class EmbeddedEventStore implements EventStore {
 
   async getThread(tenantId: string, threadId: string): Promise<ThreadMetadata | null> {
     this.ensureOpen();
-    const thread = await this.loadThread(this.locate(tenantId, threadId), tenantId, threadId);
+    const location = this.locate(tenantId, threadId);
+    const thread = await this.loadThread(location, tenantId, threadId);
+    if (this.shared) await this.catchUpForRead(thread, location);
     return thread.version === 0 ? null : thread.metadata();
   }
 
@@ -177,6 +189,7 @@ export class EmbeddedEventStore implements EventStore {
       const threadSegment = name.slice(0, -'.log'.length);
       const location = { tenantSegment, threadSegment, key: `${tenantSegment}/${threadSegment}` };
       const thread = await this.loadThread(location, tenantId);
+      if (this.shared) await this.catchUpForRead(thread, location);
       if (thread.version > 0) threads.push(thread.metadata());
     }
     threads.sort((left, right) => compareStrings(left.threadId, right.threadId));
@@ -193,8 +206,9 @@ export class EmbeddedEventStore implements EventStore {
   async setCompactionPending(tenantId: string, threadId: string, pending: boolean): Promise<void> {
     this.ensureOpen();
     const location = this.locate(tenantId, threadId);
-    await this.locks.run(location.key, async () => {
+    await this.locks.run(`events/${location.key}`, async () => {
       const thread = await this.loadThread(location, tenantId, threadId);
+      if (this.shared) await thread.log.catchUp(true);
       if (thread.version === 0) throw new NotFoundError('thread', threadId);
       const marker = this.layout.pendingMarker(location.tenantSegment, location.threadSegment);
       if (pending) await writeFileAtomically(marker, JSON.stringify({ tenantId, threadId }));
@@ -238,7 +252,9 @@ export class EmbeddedEventStore implements EventStore {
   }
 
   private async existingThread(tenantId: string, threadId: string): Promise<ThreadIndex> {
-    const thread = await this.loadThread(this.locate(tenantId, threadId), tenantId, threadId);
+    const location = this.locate(tenantId, threadId);
+    const thread = await this.loadThread(location, tenantId, threadId);
+    if (this.shared) await thread.log.catchUp(false);
     if (thread.version === 0) throw new NotFoundError('thread', threadId);
     return thread;
   }
@@ -277,6 +293,7 @@ export class EmbeddedEventStore implements EventStore {
         for (const record of records) index.add(record.value as StoredEvent, record);
       },
       this.logger,
+      { shared: this.shared },
     );
     index.attach(log);
     if (index.version > 0) {
@@ -286,6 +303,20 @@ export class EmbeddedEventStore implements EventStore {
         )) !== null;
     }
     return index;
+  }
+
+  /**
+   * Shared mode, before a read: fold in whatever other processes appended (one `stat` when
+   * nothing changed) and re-read the pending flag, which other processes set and clear.
+   */
+  private async catchUpForRead(thread: ThreadIndex, location: ThreadLocation): Promise<void> {
+    await thread.log.catchUp(false);
+    if (thread.version > 0) {
+      thread.compactionPending =
+        (await readFileIfPresent(
+          this.layout.pendingMarker(location.tenantSegment, location.threadSegment),
+        )) !== null;
+    }
   }
 
   /** The stored events of a batch's already-stored ids; throws on any that differ. */

@@ -58,11 +58,12 @@ export function decodeRecordLine(line: Buffer): { recordsLeftInBatch: number; va
 /** Every line of the file with its offset; a last line without a newline comes with `complete: false`. */
 async function* readLines(
   handle: FileHandle,
+  from: number,
   size: number,
 ): AsyncGenerator<{ offset: number; line: Buffer; complete: boolean }> {
   let pending = Buffer.alloc(0);
-  let pendingOffset = 0;
-  let position = 0;
+  let pendingOffset = from;
+  let position = from;
   while (position < size) {
     const chunk = Buffer.allocUnsafe(Math.min(SCAN_CHUNK_BYTES, size - position));
     const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
@@ -87,12 +88,27 @@ async function* readLines(
   if (pending.length > 0) yield { offset: pendingOffset, line: pending, complete: false };
 }
 
+export type BatchListener = (records: ScannedRecord[]) => void;
+
+export interface RecordLogOptions {
+  /**
+   * Other processes may append to this file (shared mode). Opening then never cuts a tail (it may
+   * be another process's batch in progress); `catchUp` folds in what they appended.
+   */
+  shared?: boolean;
+}
+
 export class RecordLogFile {
   private unusableBecause: unknown;
+  /** Catch-ups run one at a time, so no batch is folded in twice. */
+  private catchingUp: Promise<void> = Promise.resolve();
 
   private constructor(
     readonly path: string,
     private end: number,
+    private readonly onBatch: BatchListener,
+    private readonly logger: Logger,
+    private readonly shared: boolean,
   ) {}
 
   /** Bytes of whole batches: everything a reader may see. */
@@ -101,39 +117,40 @@ export class RecordLogFile {
   }
 
   /**
-   * Open (or prepare to create) the log, calling `onBatch` with every whole batch in order,
-   * and cut off a crash-torn tail.
+   * Open (or prepare to create) the log, calling `onBatch` with every whole batch in order, now
+   * and for every batch appended later (by this object, or found by `catchUp`). Exclusive mode
+   * cuts a crash-torn tail here.
    */
   static async open(
     path: string,
-    onBatch: (records: ScannedRecord[]) => void,
+    onBatch: BatchListener,
     logger: Logger,
+    options: RecordLogOptions = {},
   ): Promise<RecordLogFile> {
-    let handle: FileHandle;
-    try {
-      handle = await open(path, constants.O_RDWR);
-    } catch (error) {
-      if (isMissingFileError(error)) return new RecordLogFile(path, 0);
-      throw error;
-    }
-    try {
-      const size = (await handle.stat()).size;
-      const validEnd = await scanBatches(handle, size, path, onBatch);
-      if (validEnd < size) {
-        await handle.truncate(validEnd);
-        await handle.sync();
-        logger.warn(
-          { path, keptBytes: validEnd, droppedBytes: size - validEnd },
-          'cut a torn tail off a log file',
-        );
-      }
-      return new RecordLogFile(path, validEnd);
-    } finally {
-      await handle.close();
-    }
+    const shared = options.shared ?? false;
+    const log = new RecordLogFile(path, 0, onBatch, logger, shared);
+    // Exclusive: nobody else writes, so a damaged tail is a crash tail. Shared: it may be a batch
+    // being written right now; only a writer holding the lock may cut it (catchUp with the lock).
+    await log.scanFrom(shared ? 'lenient' : 'repair');
+    return log;
   }
 
-  /** Append one batch atomically (all or, after a crash, nothing) and fsync it. */
+  /**
+   * Shared mode: fold in the whole batches other processes appended since we last looked (one
+   * `stat` when nothing changed). `holdingLock`: the caller holds the file's cross-process write
+   * lock, so nobody is writing and a damaged tail is a crash tail to cut off (as on open in
+   * exclusive mode); without it, scanning stops quietly at the first incomplete batch.
+   */
+  catchUp(holdingLock: boolean): Promise<void> {
+    const next = this.catchingUp.then(() => this.scanFrom(holdingLock ? 'repair' : 'lenient'));
+    this.catchingUp = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * Append one batch atomically (all or, after a crash, nothing), fsync it and fold it in.
+   * Shared mode: call with the file's cross-process lock held, after `catchUp(true)`.
+   */
   async append(values: readonly unknown[]): Promise<RecordLocation[]> {
     if (this.unusableBecause !== undefined) {
       throw new CompactorError('unavailable', `log ${this.path} could not be repaired after a failed write`, {
@@ -143,26 +160,23 @@ export class RecordLogFile {
     }
     const lines = values.map((value, index) => encodeRecordLine(value, values.length - 1 - index));
     const data = lines.length === 1 ? lines[0]! : Buffer.concat(lines);
-    const creating = this.end === 0;
+    const start = this.end;
+    const creating = start === 0;
     if (creating) await ensureDirectory(dirname(this.path));
     const handle = await open(this.path, constants.O_RDWR | constants.O_CREAT);
     try {
       try {
         let written = 0;
         while (written < data.length) {
-          const { bytesWritten } = await handle.write(
-            data,
-            written,
-            data.length - written,
-            this.end + written,
-          );
+          const { bytesWritten } = await handle.write(data, written, data.length - written, start + written);
           written += bytesWritten;
         }
         await handle.datasync();
       } catch (error) {
-        // Leave no partial batch behind for the next append to land after; if even that fails,
-        // refuse further appends until a reopen has cut the tail.
-        await handle.truncate(this.end).catch((truncateError: unknown) => {
+        // Leave no partial batch behind for the next append to land after; if even that fails (or,
+        // shared, a reader already folded the batch in), refuse further appends until a reopen.
+        if (this.end !== start) this.unusableBecause = error;
+        await handle.truncate(start).catch((truncateError: unknown) => {
           this.unusableBecause = truncateError;
         });
         throw error;
@@ -171,14 +185,22 @@ export class RecordLogFile {
       await handle.close();
     }
     if (creating) await syncDirectory(dirname(this.path));
-    const locations: RecordLocation[] = [];
-    let offset = this.end;
-    for (const line of lines) {
-      locations.push({ offset, length: line.length });
+    const locations: ScannedRecord[] = [];
+    let offset = start;
+    for (const [index, line] of lines.entries()) {
+      locations.push({ offset, length: line.length, value: values[index] });
       offset += line.length;
     }
-    this.end = offset;
-    return locations;
+    if (this.shared) {
+      // A catch-up of this process may already have folded the batch in (it was readable before
+      // the fsync returned); the serialized catch-up folds it exactly once either way.
+      await this.catchUp(false);
+      if (this.end < offset) throw new IntegrityError(`log ${this.path} lost a batch just written`);
+    } else {
+      this.end = offset;
+      this.onBatch(locations);
+    }
+    return locations.map(({ offset: at, length }) => ({ offset: at, length }));
   }
 
   /** The records in a byte range of whole records, each checked against its CRC. */
@@ -209,26 +231,70 @@ export class RecordLogFile {
     return values;
   }
 
-  /** Every record of every whole batch. */
+  /** Every record of every whole batch (shared mode: including other processes' latest). */
   async readAll(): Promise<unknown[]> {
+    if (this.shared) await this.catchUp(false);
     return this.read(0, this.end);
+  }
+
+  /**
+   * Scan from the end of the last whole batch known to the end of the file. `repair`: damage
+   * followed by intact records raises IntegrityError, a damaged or incomplete tail is cut off.
+   * `lenient`: stop at the first incomplete batch or damage, change nothing.
+   */
+  private async scanFrom(mode: 'repair' | 'lenient'): Promise<void> {
+    let handle: FileHandle;
+    try {
+      handle = await open(this.path, constants.O_RDWR);
+    } catch (error) {
+      if (isMissingFileError(error)) {
+        if (this.end > 0) throw new IntegrityError(`log ${this.path} disappeared`);
+        return;
+      }
+      throw error;
+    }
+    try {
+      const size = (await handle.stat()).size;
+      if (size === this.end) return;
+      if (size < this.end) {
+        throw new IntegrityError(`log ${this.path} is shorter than its index`, { size, end: this.end });
+      }
+      const validEnd = await scanBatches(handle, this.end, size, this.path, mode, (records) => {
+        this.onBatch(records);
+        const last = records.at(-1)!;
+        this.end = last.offset + last.length;
+      });
+      if (mode === 'repair' && validEnd < size) {
+        await handle.truncate(validEnd);
+        await handle.sync();
+        this.logger.warn(
+          { path: this.path, keptBytes: validEnd, droppedBytes: size - validEnd },
+          'cut a torn tail off a log file',
+        );
+      }
+    } finally {
+      await handle.close();
+    }
   }
 }
 
 /** Walk the file batch by batch; returns where the intact part ends. */
 async function scanBatches(
   handle: FileHandle,
+  from: number,
   size: number,
   path: string,
+  mode: 'repair' | 'lenient',
   onBatch: (records: ScannedRecord[]) => void,
 ): Promise<number> {
-  let validEnd = 0;
+  let validEnd = from;
   let batch: ScannedRecord[] = [];
   let expectedLeft: number | null = null;
   let damagedAt: number | null = null;
-  for await (const { offset, line, complete } of readLines(handle, size)) {
+  for await (const { offset, line, complete } of readLines(handle, from, size)) {
     const decoded = complete ? decodeRecordLine(line) : null;
     if (damagedAt !== null) {
+      if (mode === 'lenient') break;
       if (decoded) {
         throw new IntegrityError(`log ${path} is damaged at byte ${damagedAt}, before intact records`, {
           path,

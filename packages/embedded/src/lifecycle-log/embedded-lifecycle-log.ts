@@ -4,17 +4,22 @@ import {
   type Logger,
   lifecycleEventSchema,
 } from '@compactor/core';
-import { KeyedMutex } from '../concurrency/keyed-mutex.js';
+import { StoreLocks } from '../concurrency/store-locks.js';
 import { RecordLogFile } from '../files/record-log.js';
 import { DataLayout } from '../paths/data-layout.js';
 import { type EmbeddedStoreOptions, resolveStoreOptions, storeClosedError } from '../store-options.js';
 import { parseOrThrow, requirePositiveInteger } from '../validation.js';
 
-/** Lifecycle events in a local directory: one append-only record log per thread, fsynced per event. */
+/**
+ * Lifecycle events in a local directory: one append-only record log per thread, fsynced per event.
+ * Shared mode: appends take the thread's cross-process lock; lists read up to the file's last
+ * whole batch.
+ */
 export class EmbeddedLifecycleEventLog implements LifecycleEventLog {
   private readonly layout: DataLayout;
   private readonly logger: Logger;
-  private readonly locks = new KeyedMutex();
+  private readonly locks: StoreLocks;
+  private readonly shared: boolean;
   private readonly logs = new Map<string, Promise<RecordLogFile>>();
   private closed = false;
 
@@ -22,14 +27,24 @@ export class EmbeddedLifecycleEventLog implements LifecycleEventLog {
     const resolved = resolveStoreOptions(options);
     this.layout = new DataLayout(resolved.dataDir);
     this.logger = resolved.logger;
+    this.shared = resolved.sharing === 'shared';
+    this.locks = new StoreLocks({
+      root: resolved.dataDir,
+      sharing: resolved.sharing,
+      staleMs: resolved.lockStaleMs,
+      logger: resolved.logger,
+    });
   }
 
   async append(event: LifecycleEvent): Promise<void> {
     this.ensureOpen();
     const parsed = parseOrThrow(lifecycleEventSchema, event, 'lifecycle event');
-    const path = this.pathFor(parsed.tenantId, parsed.threadId);
-    await this.locks.run(path, async () => {
+    const tenantSegment = this.layout.tenantSegment(parsed.tenantId);
+    const threadSegment = this.layout.threadSegment(parsed.threadId);
+    const path = this.layout.lifecycleLog(tenantSegment, threadSegment);
+    await this.locks.run(`lifecycle/${tenantSegment}/${threadSegment}`, async () => {
       const log = await this.open(path);
+      if (this.shared) await log.catchUp(true);
       await log.append([parsed]);
     });
   }
@@ -62,7 +77,7 @@ export class EmbeddedLifecycleEventLog implements LifecycleEventLog {
   private open(path: string): Promise<RecordLogFile> {
     const cached = this.logs.get(path);
     if (cached) return cached;
-    const opening = RecordLogFile.open(path, () => undefined, this.logger);
+    const opening = RecordLogFile.open(path, () => undefined, this.logger, { shared: this.shared });
     this.logs.set(path, opening);
     opening.catch(() => this.logs.delete(path));
     return opening;

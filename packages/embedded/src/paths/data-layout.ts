@@ -62,6 +62,16 @@ export class DataLayout {
     return join(this.root, 'LOCK');
   }
 
+  /** Shared mode: one file per process that has the directory open. */
+  sharersDirectory(): string {
+    return join(this.root, 'SHARERS');
+  }
+
+  /** Shared mode: the cross-process lock files (`<name>.lock` directories). */
+  locksDirectory(): string {
+    return join(this.root, 'locks');
+  }
+
   formatFile(): string {
     return join(this.root, 'FORMAT.json');
   }

@@ -12,7 +12,7 @@ import {
   type PlanVersionSummary,
   ValidationError,
 } from '@compactor/core';
-import { KeyedMutex } from '../concurrency/keyed-mutex.js';
+import { StoreLocks } from '../concurrency/store-locks.js';
 import {
   isMissingFileError,
   isTemporaryFileName,
@@ -34,9 +34,13 @@ interface PlanVersionFile {
 }
 
 interface ThreadPlans {
+  tenantId: string;
+  threadId: string;
   directory: string;
   versions: PlanVersionSummary[];
   current: CompactionPlan | null;
+  /** Shared mode: catch-ups of this thread run one at a time, so no version is added twice. */
+  catchingUp: Promise<void>;
 }
 
 const VERSION_FILE = /^(\d{10})\.json$/;
@@ -48,12 +52,15 @@ function versionFileName(version: number): string {
 /**
  * Plans in a local directory: one immutable file per committed version (temp file, fsync, atomic
  * rename), so a crash leaves either the new version or none. Compare-and-set runs under a
- * per-thread lock; the version list and the current plan are cached after the first read.
+ * per-thread lock; the version list and the current plan are cached after the first read. Shared
+ * mode: the lock is also a cross-process lock file, and every call first looks for versions other
+ * processes committed since (the next version's file).
  */
 export class EmbeddedPlanStore implements PlanStore {
   private readonly layout: DataLayout;
   private readonly clock: Clock;
-  private readonly locks = new KeyedMutex();
+  private readonly locks: StoreLocks;
+  private readonly shared: boolean;
   private readonly threads = new Map<string, Promise<ThreadPlans>>();
   private closed = false;
 
@@ -61,6 +68,13 @@ export class EmbeddedPlanStore implements PlanStore {
     const resolved = resolveStoreOptions(options);
     this.layout = new DataLayout(resolved.dataDir);
     this.clock = resolved.clock;
+    this.shared = resolved.sharing === 'shared';
+    this.locks = new StoreLocks({
+      root: resolved.dataDir,
+      sharing: resolved.sharing,
+      staleMs: resolved.lockStaleMs,
+      logger: resolved.logger,
+    });
   }
 
   async getCurrent(tenantId: string, threadId: string): Promise<CurrentPlan> {
@@ -86,8 +100,8 @@ export class EmbeddedPlanStore implements PlanStore {
       ]);
     }
     requireVersion(expectedVersion, 'expectedVersion');
-    return this.locks.run(this.key(tenantId, threadId), async () => {
-      const plans = await this.load(tenantId, threadId);
+    return this.locks.run(this.lockKey(tenantId, threadId), async () => {
+      const plans = await this.loadForWrite(tenantId, threadId);
       if (plans.versions.length !== expectedVersion)
         return { committed: false, currentVersion: plans.versions.length };
       return this.write(tenantId, threadId, plans, parsed, undefined);
@@ -116,8 +130,8 @@ export class EmbeddedPlanStore implements PlanStore {
     this.ensureOpen();
     requireVersion(version, 'version');
     requireVersion(expectedVersion, 'expectedVersion');
-    return this.locks.run(this.key(tenantId, threadId), async () => {
-      const plans = await this.load(tenantId, threadId);
+    return this.locks.run(this.lockKey(tenantId, threadId), async () => {
+      const plans = await this.loadForWrite(tenantId, threadId);
       if (version < 1 || version > plans.versions.length) {
         throw new NotFoundError('plan version', `${threadId}@${version}`);
       }
@@ -152,6 +166,11 @@ export class EmbeddedPlanStore implements PlanStore {
       plan: stored,
     };
     await writeFileAtomically(join(plans.directory, versionFileName(version)), JSON.stringify(file));
+    if (this.shared) {
+      // A catch-up of this process may have picked the new file up already; let it decide.
+      await this.catchUp(plans);
+      return { committed: true, version };
+    }
     plans.versions.push({ version, basedOnSeq: stored.basedOnSeq, createdAt: committedAt, revertedFrom });
     plans.current = stored;
     return { committed: true, version };
@@ -165,7 +184,25 @@ export class EmbeddedPlanStore implements PlanStore {
     return `${this.layout.tenantSegment(tenantId)}/${this.layout.threadSegment(threadId)}`;
   }
 
-  private load(tenantId: string, threadId: string): Promise<ThreadPlans> {
+  private lockKey(tenantId: string, threadId: string): string {
+    return `plans/${this.key(tenantId, threadId)}`;
+  }
+
+  /** The thread's plans; shared mode: caught up with versions other processes committed. */
+  private async load(tenantId: string, threadId: string): Promise<ThreadPlans> {
+    const plans = await this.loadCached(tenantId, threadId);
+    if (this.shared) await this.catchUp(plans);
+    return plans;
+  }
+
+  /** Under the thread's lock: shared mode may also remove temp files, nobody else writes them now. */
+  private async loadForWrite(tenantId: string, threadId: string): Promise<ThreadPlans> {
+    const plans = await this.load(tenantId, threadId);
+    if (this.shared) await removeTemporaryFiles(plans.directory);
+    return plans;
+  }
+
+  private loadCached(tenantId: string, threadId: string): Promise<ThreadPlans> {
     const key = this.key(tenantId, threadId);
     const cached = this.threads.get(key);
     if (cached) return cached;
@@ -173,6 +210,28 @@ export class EmbeddedPlanStore implements PlanStore {
     this.threads.set(key, loading);
     loading.catch(() => this.threads.delete(key));
     return loading;
+  }
+
+  /** Shared mode: add the versions committed since we last looked (one missing-file check when none). */
+  private catchUp(plans: ThreadPlans): Promise<void> {
+    const next = plans.catchingUp.then(async () => {
+      for (;;) {
+        const version = plans.versions.length + 1;
+        const bytes = await readFileIfPresent(join(plans.directory, versionFileName(version)));
+        if (bytes === null) return;
+        const file = parseVersionFile(bytes, join(plans.directory, versionFileName(version)));
+        checkVersionFile(file, version, plans.tenantId, plans.threadId, plans.directory);
+        plans.versions.push({
+          version,
+          basedOnSeq: file.plan.basedOnSeq,
+          createdAt: file.committedAt,
+          revertedFrom: file.revertedFrom,
+        });
+        plans.current = file.plan;
+      }
+    });
+    plans.catchingUp = next.catch(() => undefined);
+    return next;
   }
 
   private async readThreadPlans(tenantId: string, threadId: string): Promise<ThreadPlans> {
@@ -184,15 +243,17 @@ export class EmbeddedPlanStore implements PlanStore {
     try {
       names = await readdir(directory);
     } catch (error) {
-      if (isMissingFileError(error)) return { directory, versions: [], current: null };
+      if (isMissingFileError(error)) return this.threadPlans(tenantId, threadId, directory, [], null);
       throw error;
     }
     const versionNumbers: number[] = [];
     for (const name of names) {
       const match = VERSION_FILE.exec(name);
       if (match) versionNumbers.push(Number(match[1]));
-      // A crash between writing and renaming leaves a temp file and no version: drop it.
-      else if (isTemporaryFileName(name)) await unlink(join(directory, name)).catch(() => undefined);
+      // A crash between writing and renaming leaves a temp file and no version: drop it (shared
+      // mode: only under the lock, as it may be another process's commit in progress).
+      else if (isTemporaryFileName(name) && !this.shared)
+        await unlink(join(directory, name)).catch(() => undefined);
     }
     versionNumbers.sort((left, right) => left - right);
     const versions: PlanVersionSummary[] = [];
@@ -209,7 +270,17 @@ export class EmbeddedPlanStore implements PlanStore {
       });
       current = file.plan;
     }
-    return { directory, versions, current };
+    return this.threadPlans(tenantId, threadId, directory, versions, current);
+  }
+
+  private threadPlans(
+    tenantId: string,
+    threadId: string,
+    directory: string,
+    versions: PlanVersionSummary[],
+    current: CompactionPlan | null,
+  ): ThreadPlans {
+    return { tenantId, threadId, directory, versions, current, catchingUp: Promise.resolve() };
   }
 
   private async readVersionFile(
@@ -221,16 +292,42 @@ export class EmbeddedPlanStore implements PlanStore {
     const path = join(directory, versionFileName(version));
     const bytes = await readFileIfPresent(path);
     if (bytes === null) throw new IntegrityError(`plan version file ${path} is missing`);
-    let file: PlanVersionFile;
-    try {
-      file = JSON.parse(bytes.toString('utf8')) as PlanVersionFile;
-    } catch (error) {
-      throw new IntegrityError(`plan version file ${path} is not valid JSON`, { cause: String(error) });
-    }
-    if (file.version !== version || file.tenantId !== tenantId || file.threadId !== threadId) {
-      throw new IntegrityError(`plan version file ${path} belongs elsewhere`);
-    }
+    const file = parseVersionFile(bytes, path);
+    checkVersionFile(file, version, tenantId, threadId, path);
     return file;
+  }
+}
+
+function parseVersionFile(bytes: Buffer, path: string): PlanVersionFile {
+  try {
+    return JSON.parse(bytes.toString('utf8')) as PlanVersionFile;
+  } catch (error) {
+    throw new IntegrityError(`plan version file ${path} is not valid JSON`, { cause: String(error) });
+  }
+}
+
+function checkVersionFile(
+  file: PlanVersionFile,
+  version: number,
+  tenantId: string,
+  threadId: string,
+  path: string,
+): void {
+  if (file.version !== version || file.tenantId !== tenantId || file.threadId !== threadId) {
+    throw new IntegrityError(`plan version file ${path} belongs elsewhere`);
+  }
+}
+
+async function removeTemporaryFiles(directory: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(directory);
+  } catch (error) {
+    if (isMissingFileError(error)) return;
+    throw error;
+  }
+  for (const name of names) {
+    if (isTemporaryFileName(name)) await unlink(join(directory, name)).catch(() => undefined);
   }
 }
 

@@ -20,7 +20,7 @@ export function describeRuntimeConfig(config: RuntimeConfig): Record<string, unk
     store:
       config.store.kind === 'mongo'
         ? { kind: 'mongo', uri: redactUrl(config.store.uri), dbName: config.store.dbName }
-        : { kind: 'embedded', dataDir: config.dataDir },
+        : { kind: 'embedded', dataDir: config.dataDir, sharing: config.embeddedSharing ?? 'exclusive' },
     artifacts:
       config.artifacts.kind === 's3'
         ? {

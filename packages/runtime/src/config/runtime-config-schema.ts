@@ -16,6 +16,7 @@ import { LOG_LEVELS, type RuntimeConfig } from './runtime-config.js';
 export const runtimeEnvironmentSchema = z.object({
   COMPACTOR_STORE: choice(['embedded', 'mongo'], 'embedded'),
   COMPACTOR_DATA_DIR: textWithDefault('./.compactor'),
+  COMPACTOR_EMBEDDED_SHARING: choice(['exclusive', 'shared'], 'exclusive'),
   MONGODB_URI: optionalUrl(['mongodb:', 'mongodb+srv:']),
   MONGODB_DB: textWithDefault('compactor'),
 
@@ -94,6 +95,7 @@ function toRuntimeConfig(environment: RuntimeEnvironment): RuntimeConfig {
         ? { kind: 'mongo', uri: env.MONGODB_URI!, dbName: env.MONGODB_DB }
         : { kind: 'embedded' },
     dataDir: env.COMPACTOR_DATA_DIR,
+    embeddedSharing: env.COMPACTOR_EMBEDDED_SHARING,
     artifacts:
       env.COMPACTOR_ARTIFACTS === 's3'
         ? {

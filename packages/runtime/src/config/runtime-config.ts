@@ -65,6 +65,11 @@ export interface RuntimeConfig {
   store: StoreConfig;
   /** The local data directory (embedded store and embedded artifacts). */
   dataDir: string;
+  /**
+   * How the data directory is opened: `exclusive` (one process) or `shared` (an ingest and its
+   * workers on one host). Unset = `exclusive`.
+   */
+  embeddedSharing?: 'exclusive' | 'shared';
   artifacts: ArtifactsConfig;
   queue: QueueConfig;
   summarizer: SummarizerConfig;

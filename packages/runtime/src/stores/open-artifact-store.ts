@@ -5,7 +5,7 @@ import type { OpenedResource } from './runtime-stores.js';
 
 /**
  * The artifact store. Embedded: the embedded stores' own, or, beside MongoDB, a local directory
- * of its own (locked to this process, so only for a single process). S3: the adapter is loaded
+ * of its own (locked to this process unless `COMPACTOR_EMBEDDED_SHARING=shared`). S3: the adapter is loaded
  * only when configured.
  */
 export async function openArtifactStore(
@@ -16,7 +16,12 @@ export async function openArtifactStore(
 ): Promise<OpenedResource<ArtifactStore>> {
   if (config.artifacts.kind === 's3') return openS3ArtifactStore(config.artifacts, clock, logger);
   if (embedded) return { value: embedded.artifacts, close: async () => {} };
-  const local = await createEmbeddedStores({ dataDir: config.dataDir, clock, logger });
+  const local = await createEmbeddedStores({
+    dataDir: config.dataDir,
+    sharing: config.embeddedSharing ?? 'exclusive',
+    clock,
+    logger,
+  });
   return { value: local.artifacts, close: () => local.close() };
 }
 

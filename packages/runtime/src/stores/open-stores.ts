@@ -13,7 +13,8 @@ export interface RecordStores {
 }
 
 /**
- * The event, plan, summary-cache and lifecycle stores. Embedded: one locked local directory.
+ * The event, plan, summary-cache and lifecycle stores. Embedded: one local directory, locked to
+ * this process or shared with other processes (`COMPACTOR_EMBEDDED_SHARING`).
  * Mongo: the adapter is loaded only when configured, and its indexes are ensured before use.
  */
 export async function openRecordStores(
@@ -22,7 +23,12 @@ export async function openRecordStores(
   logger: Logger,
 ): Promise<OpenedResource<RecordStores>> {
   if (config.store.kind === 'embedded') {
-    const embedded = await createEmbeddedStores({ dataDir: config.dataDir, clock, logger });
+    const embedded = await createEmbeddedStores({
+      dataDir: config.dataDir,
+      sharing: config.embeddedSharing ?? 'exclusive',
+      clock,
+      logger,
+    });
     return {
       value: {
         events: embedded.events,
