@@ -7,6 +7,7 @@ import {
   redisInstallHint,
   startRedisForTests,
 } from '@compactor/testkit/redis-server';
+import { asInputs, codingSession, longConversation } from '@compactor/testkit/sessions';
 import { Queue } from 'bullmq';
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +15,6 @@ import { startWorker } from '../src/index.js';
 import { everySpanRequested, gatedSummarizer } from './support/gated-summarizer.js';
 import { metricValue } from './support/metric-values.js';
 import { testRuntime } from './support/runtimes.js';
-import { asInputs, codingSession, longConversation } from './support/threads.js';
 
 const available = redisAvailableForTests();
 const suiteName = available ? 'the worker on BullMQ' : `the worker on BullMQ ${redisInstallHint}`;

@@ -1,10 +1,10 @@
 import { noopLogger } from '@compactor/core';
+import { asInputs, codingSession } from '@compactor/testkit/sessions';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startWorker } from '../src/index.js';
 import { metricValue } from './support/metric-values.js';
 import { testRuntime } from './support/runtimes.js';
-import { asInputs, codingSession } from './support/threads.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

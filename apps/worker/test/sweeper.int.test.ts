@@ -1,10 +1,10 @@
 import { noopLogger } from '@compactor/core';
 import { createEmbeddedStores, type EmbeddedStores } from '@compactor/embedded';
+import { asInputs, codingSession } from '@compactor/testkit/sessions';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sweepPendingThreads } from '../src/index.js';
 import { RecordingQueue } from './support/recording-queue.js';
 import { temporaryDirectory } from './support/temporary-directory.js';
-import { asInputs, codingSession } from './support/threads.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -14,10 +14,10 @@ import {
   redisInstallHint,
   startRedisForTests,
 } from '@compactor/testkit/redis-server';
+import { asInputs, longConversation } from '@compactor/testkit/sessions';
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { temporaryDirectory } from './support/temporary-directory.js';
-import { asInputs, longConversation } from './support/threads.js';
 import { spawnWorker, type WorkerChild } from './support/worker-process.js';
 
 const available = redisAvailableForTests();

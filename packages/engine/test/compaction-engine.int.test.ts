@@ -1,11 +1,12 @@
 import { fixedClock, type SummarizeRequest, type Summarizer, tokenBudget } from '@compactor/core';
 import { renderPromptSync } from '@compactor/render';
 import { createExtractiveSummarizer } from '@compactor/summarizer';
+import { asInputs, codingSession } from '@compactor/testkit/sessions';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
 import { createTokenizer } from '@compactor/tokenizer';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCompactionEngine, threadBudget } from '../src/index.js';
-import { asInputs, type EmbeddedStores, withEmbeddedStores } from './support.js';
+import { type EmbeddedStores, withEmbeddedStores } from './support.js';
 
 const clock = fixedClock('2025-06-01T00:00:00.000Z');
 let cleanups: Array<() => Promise<void>> = [];
@@ -18,32 +19,6 @@ async function stores(): Promise<EmbeddedStores> {
   const { stores: created, cleanup } = await withEmbeddedStores();
   cleanups.push(cleanup);
   return created;
-}
-
-/** A coding session in a small window so compaction is needed: 24 turns, each with a 2k-token tool result. */
-function longSession(threadId = 't1') {
-  const builder = threadBuilder(threadId, {
-    contextWindow: 40_000,
-    policy: {
-      outputReserveTokens: 2000,
-      keepRecentTurns: 2,
-      keepRecentTokens: 2000,
-      clearAtLeastTokens: 1000,
-    },
-  });
-  builder.user('Refactor the importer. Never change the public API.');
-  for (let turn = 1; turn <= 24; turn += 1) {
-    if (turn > 1) builder.user(`Step ${turn}: continue with module ${turn}.`);
-    builder.assistant(`Reading module ${turn}.`, {
-      toolCalls: [{ id: `read${turn}`, name: 'read', input: { path: `src/m${turn}.ts` } }],
-    });
-    builder.toolResult(
-      `read${turn}`,
-      `export function f${turn}(value: number) { return value * ${turn}; }\n`.repeat(60),
-    );
-    builder.assistant(`Module ${turn} is done.`);
-  }
-  return builder.build();
 }
 
 function barrierSummarizer(inner: Summarizer, parties: number): Summarizer {
@@ -82,7 +57,7 @@ describe('compaction engine on the embedded stores', () => {
 
   it('compacts a long thread under its target, commits version 1 and records lifecycle events', async () => {
     const store = await stores();
-    const { events, thread } = longSession();
+    const { events, thread } = codingSession('t1');
     await store.events.append('tenant-1', 't1', asInputs(events));
     const engine = createCompactionEngine({
       events: store.events,
@@ -123,7 +98,7 @@ describe('compaction engine on the embedded stores', () => {
 
   it('lets exactly one of two racing engines commit', async () => {
     const store = await stores();
-    const { events } = longSession();
+    const { events } = codingSession('t1');
     await store.events.append('tenant-1', 't1', asInputs(events));
     const summarizer = barrierSummarizer(createExtractiveSummarizer(), 2);
     const make = () =>

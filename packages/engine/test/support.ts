@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EventInput, StoredEvent } from '@compactor/core';
 import { createEmbeddedStores } from '@compactor/embedded';
 
 export type EmbeddedStores = Awaited<ReturnType<typeof createEmbeddedStores>>;
@@ -19,11 +18,4 @@ export async function withEmbeddedStores(): Promise<{
       await rm(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-/** A fixture's stored events as the inputs a client would append. */
-export function asInputs(events: readonly StoredEvent[]): EventInput[] {
-  return events.map(
-    ({ seq: _seq, tenantId: _tenantId, threadId: _threadId, ...input }) => input as EventInput,
-  );
 }

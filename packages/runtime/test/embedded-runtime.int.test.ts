@@ -1,10 +1,10 @@
 import { CompactorError, noopLogger } from '@compactor/core';
 import { createEmbeddedStores } from '@compactor/embedded';
+import { asInputs, codingSession, longConversation } from '@compactor/testkit/sessions';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime, loadRuntimeConfig, type Runtime } from '../src/index.js';
 import { countingSummarizer } from './support/counting-summarizer.js';
 import { temporaryDirectory } from './support/temporary-directory.js';
-import { asInputs, codingSession, longConversation } from './support/threads.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { noopLogger } from '@compactor/core';
+import { asInputs, codingSession } from '@compactor/testkit/sessions';
 import { MongoClient } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRuntime, loadRuntimeConfig } from '../src/index.js';
 import { temporaryDirectory } from './support/temporary-directory.js';
-import { asInputs, codingSession } from './support/threads.js';
 
 const mongoUri = process.env.MONGODB_URI;
 const runCommand =

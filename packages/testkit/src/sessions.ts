@@ -1,5 +1,9 @@
+/**
+ * Fixtures shared by the engine, runtime and worker tests: stored events as a client's inputs, and
+ * two threads sized so compaction is needed (one needing only externalization, one needing the summarizer).
+ */
 import type { EventInput, StoredEvent } from '@compactor/core';
-import { threadBuilder } from '@compactor/testkit/thread-builder';
+import { threadBuilder } from './thread-builder.js';
 
 /** A fixture's stored events as the inputs a client would append. */
 export function asInputs(events: readonly StoredEvent[]): EventInput[] {
