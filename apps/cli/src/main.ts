@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { CompactorError } from '@compactor/core';
 import { Command, CommanderError } from 'commander';
+import { registerBenchCommand } from './commands/bench-command.js';
+import { registerEvalCommand } from './commands/eval-command.js';
 import { registerInspectCommand } from './commands/inspect-command.js';
 import { registerReplayCommand } from './commands/replay-command.js';
 import { registerServeCommand } from './commands/serve-command.js';
@@ -13,6 +15,8 @@ const program = new Command('compactor')
 registerServeCommand(program);
 registerReplayCommand(program, replayThroughServer);
 registerInspectCommand(program);
+registerEvalCommand(program);
+registerBenchCommand(program);
 
 try {
   await program.parseAsync(process.argv);

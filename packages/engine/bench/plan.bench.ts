@@ -6,15 +6,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { availableForMessages, planCompaction } from '@compactor/core';
 import { createEmbeddedStores } from '@compactor/embedded';
-import { createRenderCache } from '@compactor/render';
 import { createExtractiveSummarizer } from '@compactor/summarizer';
 import { corpusAvailable } from '@compactor/testkit/corpus';
 import { createTokenizer } from '@compactor/tokenizer';
-import { createRenderMeasurer, threadBudget } from '../src/index.js';
+import { createRenderMeasurer } from '../src/index.js';
 import { piThread } from './pi-thread.js';
+import { measurePlanningLatency } from './planning-latency.js';
 
 if (!corpusAvailable('pi')) {
   console.log('skipped: the pi sessions of ../shared/corpus are not here (set COMPACTOR_CORPUS_DIR)');
@@ -27,7 +25,6 @@ const tokenizer = createTokenizer({ model: thread.model });
 const dataDir = await mkdtemp(join(tmpdir(), 'compactor-plan-bench-'));
 const stores = await createEmbeddedStores({ dataDir });
 const summarizer = createExtractiveSummarizer();
-const target = availableForMessages(threadBudget(thread));
 
 function percentile(values: number[], fraction: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -35,33 +32,20 @@ function percentile(values: number[], fraction: number): number {
 }
 
 async function run(label: string, withArtifacts: boolean) {
-  const cache = createRenderCache();
-  const timings: number[] = [];
-  let last: Awaited<ReturnType<typeof planCompaction>> | undefined;
-  for (let index = 0; index < RUNS + 1; index += 1) {
-    const measurer = createRenderMeasurer(thread, tokenizer, 'anthropic', cache);
-    const started = performance.now();
-    last = await planCompaction({
-      thread,
-      currentPlan: null,
-      targetTokens: target,
-      measure: measurer.measure,
-      countMessage: measurer.countMessage,
-      countText: measurer.countText,
-      summarizer,
-      now: '2025-01-01T00:00:00.000Z',
-      ...(withArtifacts ? { artifactStore: stores.artifacts } : {}),
-    });
-    const elapsed = performance.now() - started;
-    // The first run fills the render cache (per-message counts); report it apart.
-    if (index === 0) console.log(`${label}: cold first plan ${elapsed.toFixed(1)} ms`);
-    else timings.push(elapsed);
-  }
+  const { coldMs, samples, target, last } = await measurePlanningLatency({
+    thread,
+    tokenizer,
+    summarizer,
+    runs: RUNS,
+    ...(withArtifacts ? { artifactStore: stores.artifacts } : {}),
+  });
+  // The first run fills the render cache (per-message counts); report it apart.
+  console.log(`${label}: cold first plan ${coldMs.toFixed(1)} ms`);
   console.log(
-    `${label}: p50 ${percentile(timings, 0.5).toFixed(1)} ms, p99 ${percentile(timings, 0.99).toFixed(1)} ms over ${RUNS} plans` +
-      ` (${last!.tokensBefore} → ${last!.tokensAfter} tokens, target ${target}, rungs ${last!.rungsUsed.join(', ')}, ${last!.added.length} records)`,
+    `${label}: p50 ${percentile(samples, 0.5).toFixed(1)} ms, p99 ${percentile(samples, 0.99).toFixed(1)} ms over ${RUNS} plans` +
+      ` (${last.tokensBefore} → ${last.tokensAfter} tokens, target ${target}, rungs ${last.rungsUsed.join(', ')}, ${last.added.length} records)`,
   );
-  return percentile(timings, 0.5);
+  return percentile(samples, 0.5);
 }
 
 const messageTokens = createRenderMeasurer(thread, tokenizer, 'anthropic').measure(null);

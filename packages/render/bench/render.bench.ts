@@ -6,21 +6,15 @@
  * unchanged or grown by one event), plus the cold first render; and, in the same run, seed 003's
  * way: every message re-tokenized with js-tiktoken on every call.
  */
-import {
-  foldMore,
-  foldThread,
-  type Message,
-  type ProviderName,
-  type Tokenizer,
-  type ToolDefinition,
-  tokenBudget,
-} from '@compactor/core';
+import { foldMore, foldThread, type ProviderName, type Tokenizer } from '@compactor/core';
 import { validateProviderRequest } from '@compactor/testkit/validators/index';
 import { createCountCache, createTokenizer } from '@compactor/tokenizer';
-import { getEncoding } from 'js-tiktoken';
 import { createRenderCache, type RenderInput, renderPromptSync } from '../src/index.js';
 import { benchPlan } from './bench-plan.js';
 import { corpusAvailable, corpusDirectory, corpusThread } from './corpus-thread.js';
+import { benchBudget as budget, benchSystem as system, benchTools as tools } from './render-setup.js';
+import { createRetokenizingTokenizer } from './retokenizing-tokenizer.js';
+import { percentile, time } from './timing.js';
 
 if (!corpusAvailable) {
   console.log(`skipped: no pi sessions under ${corpusDirectory} (set COMPACTOR_CORPUS_DIR)`);
@@ -30,30 +24,6 @@ if (!corpusAvailable) {
 const WARM_RUNS = 1_000;
 const BASELINE_RUNS = 15;
 const PROVIDERS: ProviderName[] = ['anthropic', 'openai-chat', 'openai-responses', 'ai-sdk'];
-
-const tools: ToolDefinition[] = ['read', 'bash', 'edit', 'write'].map((name) => ({
-  name,
-  description: `The ${name} tool of the coding agent.`,
-  inputSchema: { type: 'object', properties: { path: { type: 'string' }, command: { type: 'string' } } },
-}));
-const system = 'You are an expert coding assistant. '.repeat(30);
-const budget = tokenBudget({
-  maxInputTokens: 200_000,
-  outputReserveTokens: 16_384,
-  safetyBufferTokens: 500,
-  rehydrationReserveTokens: 2_000,
-});
-
-function percentile(samples: number[], fraction: number): number {
-  const sorted = [...samples].sort((left, right) => left - right);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * (sorted.length - 1)))]!;
-}
-
-function time(run: () => void): number {
-  const start = performance.now();
-  run();
-  return performance.now() - start;
-}
 
 const claude = createTokenizer({ model: 'claude-sonnet-4-5' });
 const gpt = createTokenizer({ model: 'gpt-4o' });
@@ -117,25 +87,7 @@ const appendSamples = grown
   );
 
 // Baseline: seed 003's per-step walk, with js-tiktoken instead of length/4, and no memo at all.
-const encoding = getEncoding('o200k_base');
-const encode = (text: string) => encoding.encode(text).length;
-const baselineTokenizer: Tokenizer = {
-  id: 'js-tiktoken-every-call',
-  count: encode,
-  countMessage(message: Message) {
-    let total = 3;
-    for (const part of message.content) {
-      if (part.type === 'text' || part.type === 'reasoning') total += encode(part.text);
-      else if (part.type === 'tool_call')
-        total += encode(part.name) + encode(JSON.stringify(part.input ?? {}));
-      else if (part.type === 'tool_result') {
-        total += encode(typeof part.content === 'string' ? part.content : JSON.stringify(part.content));
-      }
-    }
-    return total;
-  },
-  countTools: (definitions) => encode(JSON.stringify(definitions)),
-};
+const baselineTokenizer = createRetokenizingTokenizer();
 const baselineSamples = Array.from({ length: BASELINE_RUNS }, () =>
   time(() => renderPromptSync(input('anthropic', baselineTokenizer))),
 );

@@ -7,83 +7,26 @@
  * itself vs hashes). Prints Markdown tables.
  */
 import { createHash } from 'node:crypto';
-import { createGptTokenizerEncoder } from '../src/encoders/gpt-tokenizer-encoder.js';
-import { createJsTiktokenEncoder } from '../src/encoders/js-tiktoken-encoder.js';
-import { createTiktokenWasmEncoder } from '../src/encoders/tiktoken-wasm-encoder.js';
-import type { EncoderBackendName, EncodingName, TokenEncoder } from '../src/encoders/token-encoder.js';
+import type { EncodingName } from '../src/encoders/token-encoder.js';
 import { createCountCache, createTokenizer } from '../src/index.js';
 import { corpusAvailable, loadBenchText } from './corpus-text.js';
+import {
+  type BackendResult,
+  benchEncoding,
+  bestSeconds as bestSecondsOf,
+  megabytes,
+  sameCounts,
+} from './encoding-throughput.js';
 
 const bytesPerSource = Number(process.env.BENCH_BYTES_PER_SOURCE ?? 700_000);
 const repeats = Number(process.env.BENCH_REPEATS ?? 3);
 
-const factories: Record<EncoderBackendName, (encoding: EncodingName) => TokenEncoder> = {
-  'js-tiktoken': createJsTiktokenEncoder,
-  'gpt-tokenizer': createGptTokenizerEncoder,
-  'tiktoken-wasm': createTiktokenWasmEncoder,
-};
-
-function megabytes(strings: readonly string[]): number {
-  return strings.reduce((sum, text) => sum + Buffer.byteLength(text), 0) / 1_000_000;
-}
-
-/** Best of `repeats` runs: the machine is shared, the fastest run is the least disturbed one. */
 function bestSeconds(run: () => void): number {
-  let best = Number.POSITIVE_INFINITY;
-  for (let attempt = 0; attempt < repeats; attempt++) {
-    const started = performance.now();
-    run();
-    best = Math.min(best, (performance.now() - started) / 1000);
-  }
-  return best;
-}
-
-function countAll(encoder: TokenEncoder, strings: readonly string[]): number[] {
-  return strings.map((text) => encoder.countTokens(text));
+  return bestSecondsOf(run, repeats);
 }
 
 function format(value: number, digits = 1): string {
   return value.toFixed(digits);
-}
-
-interface BackendResult {
-  backend: EncoderBackendName;
-  loadMs: number;
-  largeMBps: number;
-  shortMBps: number;
-  largeCounts: number[];
-  shortCounts: number[];
-}
-
-function benchEncoding(encoding: EncodingName, large: string[], short: string[]): BackendResult[] {
-  const results: BackendResult[] = [];
-  for (const backend of Object.keys(factories) as EncoderBackendName[]) {
-    const loadStarted = performance.now();
-    const encoder = factories[backend](encoding);
-    const loadMs = performance.now() - loadStarted;
-    countAll(encoder, short.slice(0, 200)); // warm the JIT and merge caches a little
-    let largeCounts: number[] = [];
-    let shortCounts: number[] = [];
-    const largeSeconds = bestSeconds(() => {
-      largeCounts = countAll(encoder, large);
-    });
-    const shortSeconds = bestSeconds(() => {
-      shortCounts = countAll(encoder, short);
-    });
-    results.push({
-      backend,
-      loadMs,
-      largeMBps: megabytes(large) / largeSeconds,
-      shortMBps: megabytes(short) / shortSeconds,
-      largeCounts,
-      shortCounts,
-    });
-  }
-  return results;
-}
-
-function sameCounts(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((value, index) => value === b[index]);
 }
 
 function printEncoding(
@@ -183,7 +126,7 @@ function main(): void {
   const large = texts.map((text) => text.pieces.join('\n\n'));
   const short = texts.flatMap((text) => text.pieces);
   for (const encoding of ['o200k_base', 'cl100k_base'] as const) {
-    printEncoding(encoding, benchEncoding(encoding, large, short), large, short);
+    printEncoding(encoding, benchEncoding(encoding, large, short, repeats), large, short);
   }
   benchCache(short);
   benchCacheKeys();

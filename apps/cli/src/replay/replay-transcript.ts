@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
+  type CompactionPlan,
+  type CompactionPolicy,
   type CompactionRecordKind,
   type EventInput,
   foldThread,
@@ -11,6 +13,7 @@ import {
   type ProviderName,
   type Summarizer,
   systemClock,
+  type Thread,
   tokenBudget,
 } from '@compactor/core';
 import { createEmbeddedStores } from '@compactor/embedded';
@@ -18,7 +21,7 @@ import { createCompactionEngine } from '@compactor/engine';
 import { type ImportedTranscript, type ImportOptions, importTranscriptFile } from '@compactor/importers';
 import { RenderBudgetExceededError, renderPromptSync } from '@compactor/render';
 import { createResilientSummarizer } from '@compactor/summarizer';
-import { createTokenizer, resolveModelInfo } from '@compactor/tokenizer';
+import { createTokenizer, type ProviderTokenizer, resolveModelInfo } from '@compactor/tokenizer';
 import { unboundedRender } from './unbounded-tokens.js';
 
 export interface ReplayOptions {
@@ -36,6 +39,8 @@ export interface ReplayOptions {
   /** System prompt of the final render. */
   system?: string;
   summarizer?: Summarizer;
+  /** Thread policy fields to apply on top of the imported thread's (e.g. from `compactor eval --policy`). */
+  policy?: Partial<CompactionPolicy>;
   /**
    * The workers' debounce, replayed: a compaction check runs once this many tokens have been
    * appended since the last one (default 1% of the window), and after the last event.
@@ -90,6 +95,15 @@ export interface ReplayResult {
   imported: ImportedTranscript;
 }
 
+/** What a local replay also knows (a replay through a server does not see the store). */
+export interface LocalReplayResult extends ReplayResult {
+  /** The thread as folded from the store at the end, and the plan it was rendered under. */
+  thread: Thread;
+  plan: CompactionPlan | null;
+  /** The tokenizer every count of the replay used. */
+  tokenizer: ProviderTokenizer;
+}
+
 const noStrategies = (): StrategyCounts => ({ externalize: 0, summarize: 0, clear: 0, drop: 0 });
 
 export function providerForModel(model: string): ProviderName {
@@ -105,7 +119,7 @@ export function providerForModel(model: string): ProviderName {
  * Replay a transcript through a fresh embedded store event by event, letting compaction run as
  * the workers would (a debounced check as the conversation grows), then render the final prompt.
  */
-export async function replayTranscript(options: ReplayOptions): Promise<ReplayResult> {
+export async function replayTranscript(options: ReplayOptions): Promise<LocalReplayResult> {
   const started = performance.now();
   const logger = options.logger ?? noopLogger;
   const imported = await importTranscriptFile(options.file, {
@@ -188,7 +202,13 @@ export async function replayTranscript(options: ReplayOptions): Promise<ReplayRe
       } else if (result.commit.status === 'lost_race') report.lostRaces += 1;
     };
     const events = imported.events.map((event): EventInput => {
-      if (event.type === 'thread.created') return { ...event, contextWindow, model };
+      if (event.type === 'thread.created')
+        return {
+          ...event,
+          contextWindow,
+          model,
+          ...(options.policy ? { policy: { ...event.policy, ...options.policy } } : {}),
+        };
       if (event.type === 'message.appended')
         return { ...event, tokens: tokenizer.countMessage(event.message, provider) };
       return event;
@@ -246,9 +266,10 @@ export async function replayTranscript(options: ReplayOptions): Promise<ReplayRe
     } catch (error) {
       if (!(error instanceof RenderBudgetExceededError)) throw error;
       report.renderError = error.message;
+      report.ceiling = error.numbers.ceiling;
     }
     report.elapsedMs = Math.round(performance.now() - started);
-    return { report, request, imported };
+    return { report, request, imported, thread, plan: current.plan, tokenizer };
   } finally {
     await stores.close();
     if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
