@@ -46,7 +46,8 @@ export const langchainTrimBaseline: Baseline = {
         startOn: 'human',
         allowPartial: false,
       });
-      const keptIds = new Set(trimmed.map((message) => message.id ?? ''));
+      // trimMessages can return holes (seen on a tau-bench conversation with startOn 'human'): skip them.
+      const keptIds = new Set(trimmed.flatMap((message) => (message ? [message.id ?? ''] : [])));
       const selection = input.thread.messages.filter((message) => keptIds.has(message.id));
       last = { measured: renderSelection(input, selection), selection, maxTokens };
       const fits = last.measured.tokens <= input.ceiling;
