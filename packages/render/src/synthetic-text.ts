@@ -69,3 +69,21 @@ export function rehydrationText(
       : `(Ephemeral: shown for this turn only. Truncated to about ${truncatedAtTokens} tokens; call read_artifact("${artifactId}") for the rest.)`;
   return `[Rehydrated Content - artifact:${artifactId}]\n${note}\n${content}`;
 }
+
+/**
+ * A tool result too large for the whole window, cut to its head and tail (the newest exchange
+ * is never dropped, so this is the renderer's last resort before refusing to render).
+ */
+export function truncatedResultText(
+  head: string,
+  tail: string,
+  shownTokens: number,
+  totalTokens: number,
+): string {
+  return [
+    `[Truncated Tool Result ${RENDER_FORMAT_VERSION}: about ${shownTokens} of ${totalTokens} tokens shown, the middle left out]`,
+    head,
+    '[…]',
+    tail,
+  ].join('\n');
+}

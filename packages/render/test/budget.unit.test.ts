@@ -218,9 +218,41 @@ describe('a single agent turn larger than the ceiling', () => {
     }
   });
 
-  it('still throws when even the newest exchange cannot fit', () => {
+  it('cuts an oversized result of the newest exchange to head and tail rather than refusing', () => {
+    const builder = threadBuilder('huge', { policy: { keepRecentTurns: 1, keepRecentTokens: 200 } });
+    builder.user('Read the whole log.');
+    builder.assistant('Reading it.', {
+      toolCalls: [{ id: 'cat', name: 'read_file', input: { path: 'app.log' } }],
+    });
+    const lines = Array.from(
+      { length: 400 },
+      (_, index) => `line ${index}: request served in ${index % 97} ms`,
+    );
+    builder.toolResult('cat', lines.join('\n'), { durability: 'anchoring' });
+    const huge = builder.build().thread;
+    for (const provider of PROVIDERS) {
+      const result = renderPromptSync(renderInput(provider, huge, null, { budget: ceilingOf(2500) }));
+      expect(validateProviderRequest(provider, result.request).errors).toEqual([]);
+      expect(result.tokens.total).toBeLessThanOrEqual(2500);
+      expect(independentCount(provider, result.request)).toBeLessThanOrEqual(result.tokens.total);
+      const text = requestText(result.request);
+      expect(text).toContain('[Truncated Tool Result v1');
+      expect(text).toContain('line 0: request served');
+      expect(text).toContain('line 399: request served');
+      expect(text).not.toContain('line 200: request served');
+      expect(text).toContain('Read the whole log.');
+      expect(result.report.emergencyFit?.truncatedResults).toEqual([
+        expect.objectContaining({ toolCallId: 'cat', toolName: 'read_file' }),
+      ]);
+    }
+  });
+
+  it('still throws when what cannot be cut (the newest user message) does not fit', () => {
+    const { thread: wordy } = threadBuilder('wordy')
+      .user(`Please read this: ${'very long request '.repeat(400)}`)
+      .build();
     expect(() =>
-      renderPromptSync(renderInput('anthropic', longTurn(), null, { budget: ceilingOf(400) })),
+      renderPromptSync(renderInput('anthropic', wordy, null, { budget: ceilingOf(1200) })),
     ).toThrow(RenderBudgetExceededError);
   });
 });

@@ -18,6 +18,14 @@ export interface EmergencyFitReport {
   overBy: number;
   tokensFreed: number;
   clearedResults: { messageId: string; toolCallId: string; toolName: string }[];
+  /** Results of the protected tail cut to head and tail because even the newest exchange did not fit. */
+  truncatedResults: {
+    messageId: string;
+    toolCallId: string;
+    toolName: string;
+    fromTokens: number;
+    toTokens: number;
+  }[];
   dropped: EmergencyDrop[];
 }
 
@@ -67,7 +75,13 @@ export function emergencyFit({
   const overBy = over();
   if (overBy <= 0) return undefined;
   const startTotal = total;
-  const report: EmergencyFitReport = { overBy, tokensFreed: 0, clearedResults: [], dropped: [] };
+  const report: EmergencyFitReport = {
+    overBy,
+    tokensFreed: 0,
+    clearedResults: [],
+    truncatedResults: [],
+    dropped: [],
+  };
   const done = () => {
     report.tokensFreed = startTotal - total;
     return report;

@@ -5,6 +5,7 @@ import { RenderBudgetExceededError, type RenderBudgetNumbers } from '../render-e
 import { openingFor } from './conversation-opening.js';
 import { conversationTokens, type EmergencyFitReport, emergencyFit } from './emergency-fit.js';
 import { protectedTailStart, tokensFrom } from './protected-tail.js';
+import { truncateTailResults } from './truncate-tail-results.js';
 
 export interface FitConversationInput {
   thread: Thread;
@@ -36,12 +37,27 @@ export function fitConversation({ thread, slots, maker, numbers, logger }: FitCo
     policy.keepRecentTokens,
     limit,
   );
-  const protectedTail = tokensFrom(slots, tailStart) + openingFor(slots[tailStart], maker).extraTokens;
-  if (protectedTail > limit) throw new RenderBudgetExceededError({ ...numbers, protectedTail });
-  const emergency = emergencyFit({ slots, limit, tailStart, maker, policy }) ?? null;
+  const tailTokens = () => tokensFrom(slots, tailStart) + openingFor(slots[tailStart], maker).extraTokens;
+  const protectedTail = tailTokens();
+  // Even the newest exchange is over: cut its oversized tool results before refusing to render.
+  const truncatedResults =
+    protectedTail > limit ? truncateTailResults(slots, tailStart, protectedTail - limit, maker) : [];
+  if (tailTokens() > limit) throw new RenderBudgetExceededError({ ...numbers, protectedTail: tailTokens() });
+  const fitted = emergencyFit({ slots, limit, tailStart, maker, policy });
+  const fittedTokens = conversationTokens(slots, maker);
+  const emergency: EmergencyFitReport | null =
+    fitted || truncatedResults.length > 0
+      ? {
+          overBy: messageTokens - limit,
+          tokensFreed: messageTokens - fittedTokens,
+          clearedResults: fitted?.clearedResults ?? [],
+          truncatedResults,
+          dropped: fitted?.dropped ?? [],
+        }
+      : null;
   logger?.warn(
     { threadId: thread.id, overBy: emergency?.overBy, tokensFreed: emergency?.tokensFreed },
     'render needed an emergency fit; the thread should be compacted',
   );
-  return { messageTokens: conversationTokens(slots, maker), emergency };
+  return { messageTokens: fittedTokens, emergency };
 }

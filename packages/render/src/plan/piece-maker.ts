@@ -102,6 +102,15 @@ export class PieceMaker {
     return this.#textResult(`x\u0000${exchange.providerId}\u0000${text}`, part, exchange, text);
   }
 
+  /** A tool result cut to fit the window (the last resort for an oversized newest exchange). */
+  truncatedResult(part: ToolResultPart, exchange: ToolExchange, text: string): Piece {
+    return this.#textResult(`t\u0000${exchange.providerId}\u0000${text}`, part, exchange, text);
+  }
+
+  get tokenizer(): Tokenizer {
+    return this.#tokenizer;
+  }
+
   /** A result cleared (or externalized in place) by a plan's record: memoized by (record, result part) objects. */
   clearedByRecord(record: object, part: ToolResultPart, make: () => Piece): Piece {
     let byPart = this.#thread.clearedByRecord.get(record);

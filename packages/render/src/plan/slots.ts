@@ -20,7 +20,7 @@ export interface ResultEntry {
   /** The logged result, when there is one. */
   message: ThreadMessage | undefined;
   part: ToolResultPart | undefined;
-  state: 'raw' | 'cleared' | 'externalized' | 'missing';
+  state: 'raw' | 'cleared' | 'externalized' | 'truncated' | 'missing';
   piece: Piece;
 }
 
