@@ -247,6 +247,27 @@ describe('a single agent turn larger than the ceiling', () => {
     }
   });
 
+  it('cuts oversized harness output (a synthetic user message) the same way', () => {
+    const lines = Array.from({ length: 400 }, (_, index) => `$ build step ${index} ok`);
+    const { thread: shell } = threadBuilder('shell', {
+      policy: { keepRecentTurns: 1, keepRecentTokens: 200 },
+    })
+      .user('Build it.')
+      .assistant('Run the build yourself and paste the output.')
+      .user(lines.join('\n'), { synthetic: true })
+      .build();
+    const result = renderPromptSync(renderInput('anthropic', shell, null, { budget: ceilingOf(2000) }));
+    expect(validateProviderRequest('anthropic', result.request).errors).toEqual([]);
+    expect(result.tokens.total).toBeLessThanOrEqual(2000);
+    const text = requestText(result.request);
+    expect(text).toContain('$ build step 0 ok');
+    expect(text).toContain('$ build step 399 ok');
+    expect(text).not.toContain('$ build step 200 ok');
+    expect(result.report.emergencyFit?.truncatedResults).toEqual([
+      expect.objectContaining({ kind: 'synthetic_message', messageId: 'm3' }),
+    ]);
+  });
+
   it('still throws when what cannot be cut (the newest user message) does not fit', () => {
     const { thread: wordy } = threadBuilder('wordy')
       .user(`Please read this: ${'very long request '.repeat(400)}`)

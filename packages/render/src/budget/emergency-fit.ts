@@ -18,11 +18,16 @@ export interface EmergencyFitReport {
   overBy: number;
   tokensFreed: number;
   clearedResults: { messageId: string; toolCallId: string; toolName: string }[];
-  /** Results of the protected tail cut to head and tail because even the newest exchange did not fit. */
+  /**
+   * What of the protected tail was cut to head and tail because even the newest exchange did not fit:
+   * tool results, and harness-injected (synthetic) user messages such as shell output. A person's own
+   * words are never cut.
+   */
   truncatedResults: {
+    kind: 'tool_result' | 'synthetic_message';
     messageId: string;
-    toolCallId: string;
-    toolName: string;
+    toolCallId?: string;
+    toolName?: string;
     fromTokens: number;
     toTokens: number;
   }[];
