@@ -1,11 +1,6 @@
 export { buildIngestApp, INGEST_API_VERSION } from './app/build-ingest-app.js';
 export { type ApiKeyGrant, type Caller, parseApiKeys, requesterIdOf } from './auth/api-keys.js';
 export { restrictPlanToMessages } from './branching/restrict-plan.js';
-export {
-  type SweepPendingOptions,
-  type SweepPendingResult,
-  sweepPending,
-} from './compaction/sweep-pending.js';
 export { type IngestConfig, loadIngestConfig } from './config/ingest-config.js';
 export type {
   IngestDependencies,

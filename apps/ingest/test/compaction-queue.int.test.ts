@@ -1,7 +1,8 @@
 import type { CompactionCheckJob } from '@compactor/core';
+import { noopLogger } from '@compactor/core';
 import { createInProcessCompactionQueue } from '@compactor/queue';
+import { sweepPendingThreads } from '@compactor/worker';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sweepPending } from '../src/index.js';
 import {
   appendEvents,
   bearer,
@@ -65,13 +66,22 @@ describe('compaction checks after an append', () => {
     ]);
 
     // While the queue is still down the sweeper leaves the mark in place.
-    const failedSweep = await sweepPending({ events: ingest.stores.events, queue, metrics: ingest.metrics });
+    // The worker's sweeper (apps/worker) is what runs in production; it reads the mark the ingest set.
+    const outcomes: string[] = [];
+    const sweep = (target = queue) =>
+      sweepPendingThreads({
+        events: ingest!.stores.events,
+        queue: target,
+        logger: noopLogger,
+        onThread: (outcome) => outcomes.push(outcome),
+      });
+    const failedSweep = await sweep();
     expect(failedSweep).toEqual({ enqueued: [], failed: [{ tenantId: TENANT_A, threadId: 'unlucky' }] });
     expect(await ingest.stores.events.listCompactionPending()).toHaveLength(1);
 
     queue.failing = false;
-    const sweep = await sweepPending({ events: ingest.stores.events, queue, metrics: ingest.metrics });
-    expect(sweep).toEqual({
+    const succeeded = await sweep();
+    expect(succeeded).toEqual({
       enqueued: [{ tenantId: TENANT_A, threadId: 'unlucky', version: 3 }],
       failed: [],
     });
@@ -81,9 +91,7 @@ describe('compaction checks after an append', () => {
     expect(await ingest.stores.events.listCompactionPending()).toEqual([]);
     expect((await ingest.stores.events.getThread(TENANT_A, 'unlucky'))!.compactionPending).toBe(false);
 
-    const metrics = (await ingest.app.inject({ method: 'GET', url: '/metrics' })).body;
-    expect(metrics).toContain('compactor_pending_threads_swept_total{outcome="enqueued"} 1');
-    expect(metrics).toContain('compactor_pending_threads_swept_total{outcome="failed"} 1');
+    expect(outcomes).toEqual(['failed', 'enqueued']);
   });
 
   it('sweeps a thread that moved on while it was being swept with a check of its newest version', async () => {
@@ -101,7 +109,7 @@ describe('compaction checks after an append', () => {
       },
       async close() {},
     };
-    await sweepPending({ events: ingest.stores.events, queue: racing });
+    await sweepPendingThreads({ events: ingest.stores.events, queue: racing, logger: noopLogger });
     expect(racing.jobs.map((job) => job.version)).toEqual([1, 2]);
   });
 

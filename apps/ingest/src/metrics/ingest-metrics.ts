@@ -6,7 +6,6 @@ export interface IngestMetrics {
   appends: Counter<'outcome'>;
   eventsAppended: Counter;
   enqueueFailures: Counter<'reason'>;
-  pendingSwept: Counter<'outcome'>;
 }
 
 function reuse<T>(registry: Registry, name: string, create: () => T): T {
@@ -15,7 +14,7 @@ function reuse<T>(registry: Registry, name: string, create: () => T): T {
 
 /**
  * The ingest's metrics in `registry`. Registering twice in one registry returns the same
- * metrics, so the app and the sweeper can share them.
+ * metrics, so an app and a worker in one process can share a registry.
  */
 export function createIngestMetrics(registry: Registry): IngestMetrics {
   const registers = [registry];
@@ -72,17 +71,6 @@ export function createIngestMetrics(registry: Registry): IngestMetrics {
           name: 'compactor_enqueue_failures_total',
           help: 'Compaction checks that could not be enqueued (the thread was marked pending)',
           labelNames: ['reason'],
-          registers,
-        }),
-    ),
-    pendingSwept: reuse(
-      registry,
-      'compactor_pending_threads_swept_total',
-      () =>
-        new Counter({
-          name: 'compactor_pending_threads_swept_total',
-          help: 'Pending threads the sweeper handled, by outcome (enqueued or failed)',
-          labelNames: ['outcome'],
           registers,
         }),
     ),
