@@ -14,11 +14,12 @@ import {
   type SecurityContext,
   ValidationError,
 } from '@compactor/core';
-import { StoreLocks } from '../concurrency/store-locks.js';
+import type { StoreLocks } from '../concurrency/store-locks.js';
 import { isMissingFileError, readFileIfPresent, writeFileAtomically } from '../files/durable-files.js';
 import { RecordLogFile } from '../files/record-log.js';
-import { DataLayout } from '../paths/data-layout.js';
-import { type EmbeddedStoreOptions, resolveStoreOptions, storeClosedError } from '../store-options.js';
+import type { DataLayout } from '../paths/data-layout.js';
+import { createStoreContext } from '../store-context.js';
+import { type EmbeddedStoreOptions, storeClosedError } from '../store-options.js';
 import { parseOrThrow } from '../validation.js';
 import { artifactIdFor, sha256Hex } from './artifact-id.js';
 import { laterExpiry, stricterSensitivity } from './sensitivity.js';
@@ -39,17 +40,12 @@ export class EmbeddedArtifactStore implements ArtifactStore {
   private closed = false;
 
   constructor(options: EmbeddedStoreOptions = {}) {
-    const resolved = resolveStoreOptions(options);
-    this.layout = new DataLayout(resolved.dataDir);
-    this.clock = resolved.clock;
-    this.logger = resolved.logger;
-    this.shared = resolved.sharing === 'shared';
-    this.locks = new StoreLocks({
-      root: resolved.dataDir,
-      sharing: resolved.sharing,
-      staleMs: resolved.lockStaleMs,
-      logger: resolved.logger,
-    });
+    const context = createStoreContext(options);
+    this.layout = context.layout;
+    this.clock = context.clock;
+    this.logger = context.logger;
+    this.shared = context.shared;
+    this.locks = context.locks;
   }
 
   async put(content: string, metadataInput: ArtifactMetadataInput): Promise<ArtifactMetadata> {

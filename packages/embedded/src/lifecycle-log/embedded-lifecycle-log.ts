@@ -4,10 +4,11 @@ import {
   type Logger,
   lifecycleEventSchema,
 } from '@compactor/core';
-import { StoreLocks } from '../concurrency/store-locks.js';
+import type { StoreLocks } from '../concurrency/store-locks.js';
 import { RecordLogFile } from '../files/record-log.js';
-import { DataLayout } from '../paths/data-layout.js';
-import { type EmbeddedStoreOptions, resolveStoreOptions, storeClosedError } from '../store-options.js';
+import type { DataLayout } from '../paths/data-layout.js';
+import { createStoreContext } from '../store-context.js';
+import { type EmbeddedStoreOptions, storeClosedError } from '../store-options.js';
 import { parseOrThrow, requirePositiveInteger } from '../validation.js';
 
 /**
@@ -24,16 +25,11 @@ export class EmbeddedLifecycleEventLog implements LifecycleEventLog {
   private closed = false;
 
   constructor(options: EmbeddedStoreOptions = {}) {
-    const resolved = resolveStoreOptions(options);
-    this.layout = new DataLayout(resolved.dataDir);
-    this.logger = resolved.logger;
-    this.shared = resolved.sharing === 'shared';
-    this.locks = new StoreLocks({
-      root: resolved.dataDir,
-      sharing: resolved.sharing,
-      staleMs: resolved.lockStaleMs,
-      logger: resolved.logger,
-    });
+    const context = createStoreContext(options);
+    this.layout = context.layout;
+    this.logger = context.logger;
+    this.shared = context.shared;
+    this.locks = context.locks;
   }
 
   async append(event: LifecycleEvent): Promise<void> {

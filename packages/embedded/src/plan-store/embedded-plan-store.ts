@@ -12,15 +12,16 @@ import {
   type PlanVersionSummary,
   ValidationError,
 } from '@compactor/core';
-import { StoreLocks } from '../concurrency/store-locks.js';
+import type { StoreLocks } from '../concurrency/store-locks.js';
 import {
   isMissingFileError,
   isTemporaryFileName,
   readFileIfPresent,
   writeFileAtomically,
 } from '../files/durable-files.js';
-import { DataLayout } from '../paths/data-layout.js';
-import { type EmbeddedStoreOptions, resolveStoreOptions, storeClosedError } from '../store-options.js';
+import type { DataLayout } from '../paths/data-layout.js';
+import { createStoreContext } from '../store-context.js';
+import { type EmbeddedStoreOptions, storeClosedError } from '../store-options.js';
 import { parseOrThrow } from '../validation.js';
 
 /** One file per committed version: what it holds besides the plan. */
@@ -65,16 +66,11 @@ export class EmbeddedPlanStore implements PlanStore {
   private closed = false;
 
   constructor(options: EmbeddedStoreOptions = {}) {
-    const resolved = resolveStoreOptions(options);
-    this.layout = new DataLayout(resolved.dataDir);
-    this.clock = resolved.clock;
-    this.shared = resolved.sharing === 'shared';
-    this.locks = new StoreLocks({
-      root: resolved.dataDir,
-      sharing: resolved.sharing,
-      staleMs: resolved.lockStaleMs,
-      logger: resolved.logger,
-    });
+    const context = createStoreContext(options);
+    this.layout = context.layout;
+    this.clock = context.clock;
+    this.shared = context.shared;
+    this.locks = context.locks;
   }
 
   async getCurrent(tenantId: string, threadId: string): Promise<CurrentPlan> {
