@@ -9,7 +9,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { type CompactorClient, createCompactorClient } from '@compactor/client';
 import type { EventInput } from '@compactor/core';
 import { importTranscriptFile } from '@compactor/importers';
@@ -27,9 +26,9 @@ import {
   redisInstallHint,
   startRedisForTests,
 } from '@compactor/testkit/redis-server';
+import { type RunningS3rver, startS3rver } from '@compactor/testkit/s3rver';
 import { validateProviderRequest } from '@compactor/testkit/validators/index';
 import { createTokenizer } from '@compactor/tokenizer';
-import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppProcess, type LogLine, startApp } from './app-process.js';
 
@@ -91,8 +90,7 @@ const committedFor = (threadId: string) => (line: LogLine) =>
 
 describe.skipIf(!available)(suiteName, () => {
   let redis: RedisForTests;
-  let s3: S3rver;
-  let s3Admin: S3Client;
+  let s3: RunningS3rver | undefined;
   let api: FakeMessagesApi;
   /** How long the fake Messages API takes to answer: the slow check of the SIGKILL test. */
   let answerDelayMs = 0;
@@ -119,18 +117,9 @@ describe.skipIf(!available)(suiteName, () => {
     const startedRedis = await startRedisForTests();
     if (!startedRedis) throw new Error('redis-server was found but did not start');
     redis = startedRedis;
-    s3 = new S3rver({ address: '127.0.0.1', port: 0, directory: join(workDirectory, 's3'), silent: true });
-    const { port: s3Port } = await s3.run();
-    const s3Endpoint = `http://127.0.0.1:${s3Port}`;
-    s3Admin = new S3Client({
-      endpoint: s3Endpoint,
-      region: 'us-east-1',
-      forcePathStyle: true,
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-    });
-    await s3Admin.send(new CreateBucketCommand({ Bucket: BUCKET }));
+    s3 = await startS3rver();
+    const s3Endpoint = s3.endpoint;
+    await s3.createBucket(BUCKET);
     api = await startFakeMessagesApi();
     api.setFallback(
       (): ScriptedResponse => ({
@@ -183,9 +172,7 @@ describe.skipIf(!available)(suiteName, () => {
     for (const worker of workers) await worker.stop('SIGKILL');
     if (ingest) expect((await ingest.stop()).code, ingest.output()).toBe(0);
     await api?.close();
-    s3Admin?.destroy();
-    s3?.httpServer?.closeAllConnections();
-    await s3?.close();
+    await s3?.stop();
     await redis?.stop();
     await rm(workDirectory, { recursive: true, force: true });
   });

@@ -1,8 +1,8 @@
 import { noopLogger } from '@compactor/core';
+import { type RunningS3rver, startS3rver } from '@compactor/testkit/s3rver';
 import { asInputs, codingSession } from '@compactor/testkit/sessions';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, loadRuntimeConfig, type Runtime } from '../src/index.js';
-import { type RunningS3rver, startS3rver } from './support/s3rver-harness.js';
 import { temporaryDirectory } from './support/temporary-directory.js';
 
 describe('createRuntime with S3 artifacts (s3rver on loopback)', () => {

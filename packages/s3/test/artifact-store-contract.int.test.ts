@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { testArtifactStore } from '@compactor/testkit/contracts/artifact-store';
+import { type RunningS3rver, startS3rver } from '@compactor/testkit/s3rver';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { createAwsS3ObjectClient, S3ArtifactStore, type S3ArtifactStoreOptions } from '../src/index.js';
-import { type RunningS3rver, startS3rver } from './support/s3rver-harness.js';
 
 const DEFAULT_BUCKET = 'compactor-artifacts';
 const RESTRICTED_BUCKET = 'compactor-restricted';

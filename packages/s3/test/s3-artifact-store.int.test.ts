@@ -7,6 +7,7 @@ import {
   fixedClock,
   type SecurityContext,
 } from '@compactor/core';
+import { type RunningS3rver, startS3rver } from '@compactor/testkit/s3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createAwsS3ObjectClient,
@@ -20,7 +21,6 @@ import {
   sha256Hex,
   TTL_DAYS_TAG,
 } from '../src/index.js';
-import { type RunningS3rver, startS3rver } from './support/s3rver-harness.js';
 
 const BUCKET = 'compactor-artifacts';
 const CONFIDENTIAL_BUCKET = 'compactor-confidential';
