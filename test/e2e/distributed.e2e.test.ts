@@ -24,7 +24,7 @@ import {
   type RedisForTests,
   redisAvailableForTests,
   redisInstallHint,
-  startRedisForTests,
+  requireRedisForTests,
 } from '@compactor/testkit/redis-server';
 import { type RunningS3rver, startS3rver } from '@compactor/testkit/s3rver';
 import { validateProviderRequest } from '@compactor/testkit/validators/index';
@@ -114,9 +114,7 @@ describe.skipIf(!available)(suiteName, () => {
 
   beforeAll(async () => {
     workDirectory = await mkdtemp(join(tmpdir(), 'compactor-e2e-distributed-'));
-    const startedRedis = await startRedisForTests();
-    if (!startedRedis) throw new Error('redis-server was found but did not start');
-    redis = startedRedis;
+    redis = await requireRedisForTests();
     s3 = await startS3rver();
     const s3Endpoint = s3.endpoint;
     await s3.createBucket(BUCKET);

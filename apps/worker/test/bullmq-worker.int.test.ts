@@ -5,7 +5,7 @@ import {
   type RedisForTests,
   redisAvailableForTests,
   redisInstallHint,
-  startRedisForTests,
+  requireRedisForTests,
 } from '@compactor/testkit/redis-server';
 import { asInputs, codingSession, longConversation } from '@compactor/testkit/sessions';
 import { Queue } from 'bullmq';
@@ -24,9 +24,7 @@ describe.skipIf(!available)(suiteName, () => {
   const cleanups: Array<() => Promise<void>> = [];
 
   beforeAll(async () => {
-    const started = await startRedisForTests();
-    if (!started) throw new Error('redis-server was found on PATH but did not start');
-    redis = started;
+    redis = await requireRedisForTests();
   });
   afterAll(async () => {
     await redis?.stop();

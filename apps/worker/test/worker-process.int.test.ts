@@ -12,7 +12,7 @@ import {
   type RedisForTests,
   redisAvailableForTests,
   redisInstallHint,
-  startRedisForTests,
+  requireRedisForTests,
 } from '@compactor/testkit/redis-server';
 import { asInputs, longConversation } from '@compactor/testkit/sessions';
 import { Queue } from 'bullmq';
@@ -45,9 +45,7 @@ describe.skipIf(!available)(suiteName, () => {
   const cleanups: Array<() => Promise<void>> = [];
 
   beforeAll(async () => {
-    const started = await startRedisForTests();
-    if (!started) throw new Error('redis-server was found on PATH but did not start');
-    redis = started;
+    redis = await requireRedisForTests();
     api = await startFakeMessagesApi();
     api.setFallback(
       (): ScriptedResponse => ({

@@ -6,7 +6,7 @@ import {
   type RedisForTests,
   redisAvailableForTests,
   redisInstallHint,
-  startRedisForTests,
+  requireRedisForTests,
 } from '@compactor/testkit/redis-server';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -30,9 +30,7 @@ describe.skipIf(!available)(suiteName, () => {
   const closeAfterEach: Array<() => Promise<unknown>> = [];
 
   beforeAll(async () => {
-    const started = await startRedisForTests();
-    if (!started) throw new Error('redis-server was found on PATH but did not start');
-    redis = started;
+    redis = await requireRedisForTests();
   });
   afterAll(async () => {
     await redis?.stop();

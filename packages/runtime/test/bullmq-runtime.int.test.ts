@@ -4,7 +4,7 @@ import {
   type RedisForTests,
   redisAvailableForTests,
   redisInstallHint,
-  startRedisForTests,
+  requireRedisForTests,
 } from '@compactor/testkit/redis-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, loadRuntimeConfig, type Runtime } from '../src/index.js';
@@ -19,9 +19,7 @@ describe.skipIf(!available)(suiteName, () => {
   const cleanups: Array<() => Promise<void>> = [];
 
   beforeAll(async () => {
-    const started = await startRedisForTests();
-    if (!started) throw new Error('redis-server was found on PATH but did not start');
-    redis = started;
+    redis = await requireRedisForTests();
   });
   afterAll(async () => {
     await redis?.stop();

@@ -131,3 +131,10 @@ function stopChild(child: ChildProcess): Promise<void> {
     child.kill('SIGTERM');
   });
 }
+
+/** For suites already skipped by name when Redis is unavailable: start it, or fail the suite loudly. */
+export async function requireRedisForTests(): Promise<RedisForTests> {
+  const started = await startRedisForTests();
+  if (!started) throw new Error('redis-server was found (or REDIS_URL set) but Redis did not answer');
+  return started;
+}
