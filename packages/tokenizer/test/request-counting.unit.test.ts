@@ -243,25 +243,25 @@ describe('OpenAI Chat requests', () => {
   });
 });
 
+/** One small tool exchange in Chat Completions form, counted against the other formats. */
+const duChatRequest = {
+  messages: [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'How big is the repo?' },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: 'c1', type: 'function', function: { name: 'bash', arguments: '{"command":"du -sh ."}' } },
+      ],
+    },
+    { role: 'tool', tool_call_id: 'c1', content: '42M\t.' },
+  ],
+};
+
 describe('OpenAI Responses requests', () => {
   it('counts the same conversation as Chat Completions does', () => {
-    const chat = gpt4o.countRequest(
-      {
-        messages: [
-          { role: 'system', content: 'Be brief.' },
-          { role: 'user', content: 'How big is the repo?' },
-          {
-            role: 'assistant',
-            content: null,
-            tool_calls: [
-              { id: 'c1', type: 'function', function: { name: 'bash', arguments: '{"command":"du -sh ."}' } },
-            ],
-          },
-          { role: 'tool', tool_call_id: 'c1', content: '42M\t.' },
-        ],
-      },
-      'openai-chat',
-    );
+    const chat = gpt4o.countRequest(duChatRequest, 'openai-chat');
     const responses = gpt4o.countRequest(
       {
         instructions: 'Be brief.',
@@ -359,23 +359,7 @@ describe('AI SDK requests', () => {
   });
 
   it('costs what the OpenAI wire format costs, plus the tool name the SDK part carries', () => {
-    const chat = gpt4o.countRequest(
-      {
-        messages: [
-          { role: 'system', content: 'Be brief.' },
-          { role: 'user', content: 'How big is the repo?' },
-          {
-            role: 'assistant',
-            content: null,
-            tool_calls: [
-              { id: 'c1', type: 'function', function: { name: 'bash', arguments: '{"command":"du -sh ."}' } },
-            ],
-          },
-          { role: 'tool', tool_call_id: 'c1', content: '42M\t.' },
-        ],
-      },
-      'openai-chat',
-    );
+    const chat = gpt4o.countRequest(duChatRequest, 'openai-chat');
     expect(gpt4o.countRequest(v5, 'ai-sdk')).toBe(chat + referenceCount('bash'));
   });
 
