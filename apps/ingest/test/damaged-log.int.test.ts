@@ -1,9 +1,16 @@
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendEvents, bearer, createThread, KEY_A, messageEvent, startTestIngest, type TestIngest } from './support.js';
+import {
+  appendEvents,
+  bearer,
+  createThread,
+  KEY_A,
+  messageEvent,
+  startTestIngest,
+  type TestIngest,
+} from './support.js';
 
 let dataDir: string;
 let ingest: TestIngest;
@@ -11,9 +18,13 @@ let ingest: TestIngest;
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'compactor-damaged-'));
   const writer = await startTestIngest({ dataDir });
-  expect((await createThread(writer.app, KEY_A, { threadId: 'damaged', model: 'claude-sonnet-4-5' })).statusCode).toBe(201);
+  expect(
+    (await createThread(writer.app, KEY_A, { threadId: 'damaged', model: 'claude-sonnet-4-5' })).statusCode,
+  ).toBe(201);
   for (const text of ['first', 'second', 'third']) {
-    expect((await appendEvents(writer.app, KEY_A, 'damaged', [messageEvent('user', text)])).statusCode).toBe(201);
+    expect((await appendEvents(writer.app, KEY_A, 'damaged', [messageEvent('user', text)])).statusCode).toBe(
+      201,
+    );
   }
   await writer.cleanup();
   // Damage the first record of the thread's log, before intact records: not a crash tail, so the

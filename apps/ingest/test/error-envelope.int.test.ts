@@ -2,7 +2,14 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpRequest, type RawResponse, rawRequest } from './raw-http.js';
-import { createThread, KEY_A, listenOnLoopback, messageEvent, startTestIngest, type TestIngest } from './support.js';
+import {
+  createThread,
+  KEY_A,
+  listenOnLoopback,
+  messageEvent,
+  startTestIngest,
+  type TestIngest,
+} from './support.js';
 
 const SECRET = 'sk-live-THE-SYSTEM-PROMPT-SECRET';
 const logLines: string[] = [];
@@ -17,9 +24,9 @@ beforeAll(async () => {
     },
   });
   ingest = await startTestIngest({ logger: pino({ level: 'debug' }, sink) });
-  expect((await createThread(ingest.app, KEY_A, { threadId: 'envelope', model: 'claude-sonnet-4-5' })).statusCode).toBe(
-    201,
-  );
+  expect(
+    (await createThread(ingest.app, KEY_A, { threadId: 'envelope', model: 'claude-sonnet-4-5' })).statusCode,
+  ).toBe(201);
   ({ port } = await listenOnLoopback(ingest.app));
 });
 afterAll(async () => {
@@ -35,25 +42,41 @@ function expectEnvelope(response: RawResponse, status: number, code: string): vo
   const body = JSON.parse(response.body) as { error: Record<string, unknown> };
   expect(Object.keys(body)).toEqual(['error']);
   expect(body.error).toMatchObject({ code, message: expect.any(String) });
-  expect(Object.keys(body.error).every((key) => ['code', 'message', 'issues', 'details'].includes(key))).toBe(true);
+  expect(Object.keys(body.error).every((key) => ['code', 'message', 'issues', 'details'].includes(key))).toBe(
+    true,
+  );
 }
 
 describe('one error envelope from every layer, over a real socket', () => {
   it('bad percent-encoding in the path (router): 400', async () => {
-    expectEnvelope(await rawRequest(port, httpRequest('GET', '/v1/threads/%E0%A4%A/events', auth)), 400, 'validation');
+    expectEnvelope(
+      await rawRequest(port, httpRequest('GET', '/v1/threads/%E0%A4%A/events', auth)),
+      400,
+      'validation',
+    );
   });
 
   it('a path parameter over the id limit (router): 414', async () => {
-    expectEnvelope(await rawRequest(port, httpRequest('GET', `/v1/threads/${'a'.repeat(150)}`, auth)), 414, 'uri_too_long');
+    expectEnvelope(
+      await rawRequest(port, httpRequest('GET', `/v1/threads/${'a'.repeat(150)}`, auth)),
+      414,
+      'uri_too_long',
+    );
   });
 
   it('headers over the HTTP parser limit (Node): 431', async () => {
-    const response = await rawRequest(port, httpRequest('GET', '/v1/threads/envelope', { ...auth, 'X-Big': 'b'.repeat(20_000) }));
+    const response = await rawRequest(
+      port,
+      httpRequest('GET', '/v1/threads/envelope', { ...auth, 'X-Big': 'b'.repeat(20_000) }),
+    );
     expectEnvelope(response, 431, 'headers_too_large');
   });
 
   it('a system query too long for the headers: 431 in our envelope', async () => {
-    const response = await rawRequest(port, httpRequest('GET', `/v1/threads/envelope/prompt?system=${'s'.repeat(17_000)}`, auth));
+    const response = await rawRequest(
+      port,
+      httpRequest('GET', `/v1/threads/envelope/prompt?system=${'s'.repeat(17_000)}`, auth),
+    );
     expectEnvelope(response, 431, 'headers_too_large');
   });
 
@@ -62,12 +85,22 @@ describe('one error envelope from every layer, over a real socket', () => {
   });
 
   it('malformed JSON (body parser): 400', async () => {
-    const request = httpRequest('POST', '/v1/threads', { ...auth, 'Content-Type': 'application/json' }, '{"model": ');
+    const request = httpRequest(
+      'POST',
+      '/v1/threads',
+      { ...auth, 'Content-Type': 'application/json' },
+      '{"model": ',
+    );
     expectEnvelope(await rawRequest(port, request), 400, 'validation');
   });
 
   it('an unsupported media type: 415', async () => {
-    const request = httpRequest('POST', '/v1/threads', { ...auth, 'Content-Type': 'application/xml' }, '<thread/>');
+    const request = httpRequest(
+      'POST',
+      '/v1/threads',
+      { ...auth, 'Content-Type': 'application/xml' },
+      '<thread/>',
+    );
     expectEnvelope(await rawRequest(port, request), 415, 'unsupported_media_type');
   });
 
@@ -94,11 +127,21 @@ describe('logs', () => {
     const event = JSON.stringify({ events: [messageEvent('user', `my key is ${SECRET}`)] });
     await rawRequest(
       port,
-      httpRequest('POST', '/v1/threads/envelope/events', { ...auth, 'Content-Type': 'application/json' }, event),
+      httpRequest(
+        'POST',
+        '/v1/threads/envelope/events',
+        { ...auth, 'Content-Type': 'application/json' },
+        event,
+      ),
     );
     await rawRequest(
       port,
-      httpRequest('POST', '/v1/threads', { ...auth, 'Content-Type': 'application/json' }, `{"model": ${SECRET}`),
+      httpRequest(
+        'POST',
+        '/v1/threads',
+        { ...auth, 'Content-Type': 'application/json' },
+        `{"model": ${SECRET}`,
+      ),
     );
     const lines = logLines.map((line) => JSON.parse(line) as { level: number; msg: string; path?: string });
     expect(lines.length).toBeGreaterThanOrEqual(3);

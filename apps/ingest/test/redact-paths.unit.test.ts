@@ -16,11 +16,16 @@ describe('withoutFilePaths', () => {
   it('leaves no multi-segment absolute path in any message', () => {
     const segment = fc.stringMatching(/^[A-Za-z0-9._-]{1,12}$/);
     fc.assert(
-      fc.property(fc.string(), fc.array(segment, { minLength: 2, maxLength: 6 }), fc.string(), (before, parts, after) => {
-        const path = `/${parts.join('/')}`;
-        const message = withoutFilePaths(`${before} ${path} ${after}`);
-        expect(message).not.toContain(` ${path} `);
-      }),
+      fc.property(
+        fc.string(),
+        fc.array(segment, { minLength: 2, maxLength: 6 }),
+        fc.string(),
+        (before, parts, after) => {
+          const path = `/${parts.join('/')}`;
+          const message = withoutFilePaths(`${before} ${path} ${after}`);
+          expect(message).not.toContain(` ${path} `);
+        },
+      ),
     );
   });
 });

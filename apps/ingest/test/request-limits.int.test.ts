@@ -3,7 +3,15 @@ import { createTokenizer } from '@compactor/tokenizer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../src/http/json-depth.js';
 import { SYSTEM_PROMPT_MAX_LENGTH, THREAD_ID_MAX_LENGTH } from '../src/schemas/request-schemas.js';
-import { appendEvents, bearer, createThread, KEY_A, messageEvent, startTestIngest, type TestIngest } from './support.js';
+import {
+  appendEvents,
+  bearer,
+  createThread,
+  KEY_A,
+  messageEvent,
+  startTestIngest,
+  type TestIngest,
+} from './support.js';
 
 const MODEL = 'claude-sonnet-4-5';
 let ingest: TestIngest;
@@ -12,7 +20,10 @@ beforeAll(async () => {
   // Room for a 100,000-character system prompt in one body.
   ingest = await startTestIngest({ limits: { maxBodyBytes: 1024 * 1024 } });
   expect((await createThread(ingest.app, KEY_A, { threadId: 'limits', model: MODEL })).statusCode).toBe(201);
-  const events = [messageEvent('user', 'What soil do roses like?'), messageEvent('assistant', 'Well drained.')];
+  const events = [
+    messageEvent('user', 'What soil do roses like?'),
+    messageEvent('assistant', 'Well drained.'),
+  ];
   expect((await appendEvents(ingest.app, KEY_A, 'limits', events)).statusCode).toBe(201);
 });
 afterAll(async () => {
@@ -39,7 +50,9 @@ describe('one id limit', () => {
     for (const path of ['', '/events', '/plan', '/prompt']) {
       expect((await get(`/v1/threads/${threadId}${path}`)).statusCode).toBe(200);
     }
-    expect((await appendEvents(ingest.app, KEY_A, threadId, [messageEvent('user', 'hi')])).statusCode).toBe(201);
+    expect((await appendEvents(ingest.app, KEY_A, threadId, [messageEvent('user', 'hi')])).statusCode).toBe(
+      201,
+    );
   });
 
   it('a longer thread id is refused at create (400), and over the router as a 414 in our envelope', async () => {
@@ -66,7 +79,11 @@ describe('one id limit', () => {
     };
     const response = await appendEvents(ingest.app, KEY_A, 'limits', [message, call]);
     expect(response.statusCode).toBe(400);
-    expect(issuePaths(response)).toEqual(['events.0.message.id', 'events.1.eventId', 'events.1.message.content.0.id']);
+    expect(issuePaths(response)).toEqual([
+      'events.0.message.id',
+      'events.1.eventId',
+      'events.1.message.content.0.id',
+    ]);
     expect((await get('/v1/threads/limits')).json().version).toBe(3);
   });
 
@@ -81,7 +98,9 @@ describe('one id limit', () => {
 
 describe('strict integers and budgets', () => {
   it.each(['1e3', '0x10', '12.0', ' 12', '+5', '١٢'])('refuses %j as limit and as fromSeq', async (value) => {
-    const response = await get(`/v1/threads/limits/events?limit=${encodeURIComponent(value)}&fromSeq=${encodeURIComponent(value)}`);
+    const response = await get(
+      `/v1/threads/limits/events?limit=${encodeURIComponent(value)}&fromSeq=${encodeURIComponent(value)}`,
+    );
     expect(response.statusCode).toBe(400);
     expect(issuePaths(response)).toEqual(['query.fromSeq', 'query.limit']);
   });
@@ -149,7 +168,10 @@ describe('deeply nested JSON', () => {
     const before = (await get('/v1/threads/limits')).json().version;
     const response = await appendText(toolCallBody('deep', 5_000));
     expect(response.statusCode).toBe(400);
-    expect(response.json().error).toMatchObject({ code: 'validation', message: expect.stringContaining(`${MAX_JSON_DEPTH}`) });
+    expect(response.json().error).toMatchObject({
+      code: 'validation',
+      message: expect.stringContaining(`${MAX_JSON_DEPTH}`),
+    });
     expect((await get('/v1/threads/limits')).json().version).toBe(before);
   });
 
@@ -186,7 +208,9 @@ describe('POST /v1/threads/:id/prompt', () => {
   });
 
   it('takes the documented 100,000-character system prompt', async () => {
-    const system = 'Follow the house style. '.repeat(SYSTEM_PROMPT_MAX_LENGTH / 25).padEnd(SYSTEM_PROMPT_MAX_LENGTH, '.');
+    const system = 'Follow the house style. '
+      .repeat(SYSTEM_PROMPT_MAX_LENGTH / 25)
+      .padEnd(SYSTEM_PROMPT_MAX_LENGTH, '.');
     expect(system).toHaveLength(SYSTEM_PROMPT_MAX_LENGTH);
     const response = await post('/v1/threads/limits/prompt', { system, tools });
     expect(response.statusCode).toBe(200);

@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEY_A, listenOnLoopback, startTestIngest, type TestIngest } from './support.js';
 
 // Short deadlines so the test takes seconds; production defaults are in defaultIngestTimeouts.
-const timeouts = { headersMs: 1_000, requestMs: 2_000, idleMs: 4_000, keepAliveMs: 600, checkIntervalMs: 200 };
+const timeouts = {
+  headersMs: 1_000,
+  requestMs: 2_000,
+  idleMs: 4_000,
+  keepAliveMs: 600,
+  checkIntervalMs: 200,
+};
 const TRICKLE_EVERY_MS = 100;
 let ingest: TestIngest;
 let port: number;
@@ -49,7 +55,9 @@ function trickle(opening: string, byte = 'a'): Trickle {
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([
     promise,
-    new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error(`still open after ${ms} ms`)), ms)),
+    new Promise<never>((_resolve, reject) =>
+      setTimeout(() => reject(new Error(`still open after ${ms} ms`)), ms),
+    ),
   ]);
 }
 
@@ -79,7 +87,9 @@ describe('slow clients', () => {
   });
 
   it('closes 100 trickling connections while /healthz keeps answering', async () => {
-    const clients = Array.from({ length: 100 }, () => trickle('GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: '));
+    const clients = Array.from({ length: 100 }, () =>
+      trickle('GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: '),
+    );
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(health.status).toBe(200);
     const results = await within(Promise.all(clients.map((client) => client.closed)), 10_000);

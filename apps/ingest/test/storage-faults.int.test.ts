@@ -5,7 +5,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORAGE_RETRY_AFTER_SECONDS } from '../src/errors/error-response.js';
 import { directoryWriteProbe } from '../src/runtime/directory-write-probe.js';
-import { appendEvents, bearer, createThread, KEY_A, messageEvent, startTestIngest, type TestIngest } from './support.js';
+import {
+  appendEvents,
+  bearer,
+  createThread,
+  KEY_A,
+  messageEvent,
+  startTestIngest,
+  type TestIngest,
+} from './support.js';
 
 /**
  * Real storage faults, not injected ones: the data directory is a 4 MiB tmpfs mounted for this
@@ -36,7 +44,9 @@ beforeAll(async () => {
     dataDir: join(mountPoint, 'data'),
     storageWriteProbe: directoryWriteProbe(join(mountPoint, 'data')),
   });
-  expect((await createThread(ingest.app, KEY_A, { threadId: 'disk', model: 'claude-sonnet-4-5' })).statusCode).toBe(201);
+  expect(
+    (await createThread(ingest.app, KEY_A, { threadId: 'disk', model: 'claude-sonnet-4-5' })).statusCode,
+  ).toBe(201);
 });
 
 afterAll(async () => {
@@ -51,7 +61,11 @@ afterAll(async () => {
 });
 
 async function threadVersion(): Promise<number> {
-  const response = await ingest.app.inject({ method: 'GET', url: '/v1/threads/disk', headers: bearer(KEY_A) });
+  const response = await ingest.app.inject({
+    method: 'GET',
+    url: '/v1/threads/disk',
+    headers: bearer(KEY_A),
+  });
   return response.json().version;
 }
 
@@ -62,7 +76,9 @@ async function readiness() {
 
 /** An append of ~60 KB, more than any space a filled tmpfs has left. */
 function bigAppend(tag: string) {
-  return appendEvents(ingest.app, KEY_A, 'disk', [messageEvent('user', `${tag} ${'soil and roses '.repeat(4_000)}`)]);
+  return appendEvents(ingest.app, KEY_A, 'disk', [
+    messageEvent('user', `${tag} ${'soil and roses '.repeat(4_000)}`),
+  ]);
 }
 
 /** Write filler files until the filesystem refuses (ENOSPC), with ever smaller pieces. */
@@ -93,7 +109,9 @@ describe.skipIf(!mounted)('storage faults on a real tmpfs data directory (needs 
     const refused = await bigAppend('full');
     expect(refused.statusCode).toBe(503);
     expect(refused.headers['retry-after']).toBe(String(STORAGE_RETRY_AFTER_SECONDS));
-    expect(refused.json()).toEqual({ error: { code: 'unavailable', message: 'storage is full; retry later' } });
+    expect(refused.json()).toEqual({
+      error: { code: 'unavailable', message: 'storage is full; retry later' },
+    });
     expect(refused.body).not.toContain(mountPoint);
     const notReady = await readiness();
     expect(notReady.status).toBe(503);
@@ -111,10 +129,15 @@ describe.skipIf(!mounted)('storage faults on a real tmpfs data directory (needs 
     const version = await threadVersion();
     remount('ro');
     try {
-      const refused = await appendEvents(ingest.app, KEY_A, 'disk', [messageEvent('user', 'while read-only')]);
+      const refused = await appendEvents(ingest.app, KEY_A, 'disk', [
+        messageEvent('user', 'while read-only'),
+      ]);
       expect(refused.statusCode).toBe(503);
       expect(refused.headers['retry-after']).toBe(String(STORAGE_RETRY_AFTER_SECONDS));
-      expect(refused.json().error).toEqual({ code: 'unavailable', message: 'storage is read-only; retry later' });
+      expect(refused.json().error).toEqual({
+        code: 'unavailable',
+        message: 'storage is read-only; retry later',
+      });
       const notReady = await readiness();
       expect(notReady.status).toBe(503);
       expect(notReady.body.error.details.checks.storageWrites).toMatch(/EROFS/);
@@ -122,9 +145,9 @@ describe.skipIf(!mounted)('storage faults on a real tmpfs data directory (needs 
       remount('rw');
     }
     expect((await readiness()).status).toBe(200);
-    expect((await appendEvents(ingest.app, KEY_A, 'disk', [messageEvent('user', 'writable again')])).statusCode).toBe(
-      201,
-    );
+    expect(
+      (await appendEvents(ingest.app, KEY_A, 'disk', [messageEvent('user', 'writable again')])).statusCode,
+    ).toBe(201);
     expect(await threadVersion()).toBe(version + 1);
   });
 });

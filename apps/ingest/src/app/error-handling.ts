@@ -18,7 +18,10 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send({
-      error: { code: 'route_not_found', message: `no route ${request.method} ${request.url.split('?', 1)[0]}` },
+      error: {
+        code: 'route_not_found',
+        message: `no route ${request.method} ${request.url.split('?', 1)[0]}`,
+      },
     });
   });
 }
