@@ -431,6 +431,20 @@ export function badRequests(target: FuzzTarget): fc.Arbitrary<BadRequest> {
     {
       weight: 1,
       arbitrary: fc
+        .oneof(
+          fc.stringMatching(/^[A-Za-z0-9_-]{1,80}$/),
+          fc.stringMatching(/^[0-9a-f]{64}$/).map((hex) => `art_${hex}`),
+        )
+        .map((artifactId) => ({
+          kind: 'bad or unknown artifact id',
+          method: 'GET',
+          path: `/v1/artifacts/${artifactId}`,
+          headers: auth,
+        })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
         .stringMatching(/^[a-z0-9/_-]{0,40}$/)
         .map((rest) => ({ kind: 'unknown route', method: 'GET', path: `/v9/${rest}`, headers: auth })),
     },
