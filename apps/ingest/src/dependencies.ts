@@ -33,7 +33,7 @@ export interface IngestTimeouts {
   requestMs: number;
   /** The request headers must arrive within this. */
   headersMs: number;
-  /** A socket with no traffic at all is closed after this. */
+  /** A socket with no traffic at all is closed after this; longer than the slowest manual compaction (it answers only when done). */
   idleMs: number;
   /** An idle keep-alive connection is closed after this. */
   keepAliveMs: number;
@@ -46,7 +46,7 @@ export interface IngestTimeouts {
 export const defaultIngestTimeouts: IngestTimeouts = {
   requestMs: 30_000,
   headersMs: 10_000,
-  idleMs: 60_000,
+  idleMs: 120_000,
   keepAliveMs: 5_000,
   checkIntervalMs: 1_000,
   slowRequestMs: 1_000,
