@@ -27,6 +27,31 @@ export interface IngestLimits {
   maxEventsPerBatch: number;
 }
 
+/** Deadlines that keep a slow or idle client from holding a connection (ADR-0047). */
+export interface IngestTimeouts {
+  /** The whole request (headers and body) must arrive within this. */
+  requestMs: number;
+  /** The request headers must arrive within this. */
+  headersMs: number;
+  /** A socket with no traffic at all is closed after this; longer than the slowest manual compaction (it answers only when done). */
+  idleMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveMs: number;
+  /** How often Node checks the request and header deadlines (their precision). */
+  checkIntervalMs: number;
+  /** A request slower than this is logged at info level. */
+  slowRequestMs: number;
+}
+
+export const defaultIngestTimeouts: IngestTimeouts = {
+  requestMs: 30_000,
+  headersMs: 10_000,
+  idleMs: 120_000,
+  keepAliveMs: 5_000,
+  checkIntervalMs: 1_000,
+  slowRequestMs: 1_000,
+};
+
 export interface IngestStores {
   events: EventStore;
   plans: PlanStore;
@@ -44,6 +69,13 @@ export interface IngestDependencies {
    */
   apiKeys: ReadonlyMap<string, string | ApiKeyGrant>;
   limits: IngestLimits;
+  /** Default `defaultIngestTimeouts`. */
+  timeouts?: Partial<IngestTimeouts>;
+  /**
+   * A write that proves the stores' storage takes writes (the data directory of the embedded
+   * stores); `/readyz` runs it and reports not ready while it fails (disk full, read-only).
+   */
+  storageWriteProbe?: () => Promise<void>;
   metrics: Registry;
   logger: PinoLogger;
   clock: Clock;

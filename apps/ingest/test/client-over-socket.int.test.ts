@@ -69,10 +69,13 @@ describe('the ingest over a real socket, through @compactor/client', () => {
     const rendered = await client.renderPrompt('socket', {
       provider: 'openai-responses',
       budget: 4000,
-      system: 'Hi',
+      system: `Hi. ${'Use the house style. '.repeat(300)}`,
+      tools: [{ name: 'read_file', description: 'Read a file', inputSchema: { type: 'object' } }],
     });
     expect(rendered.report).toMatchObject({ provider: 'openai-responses', planVersion: 1, ceiling: 4000 });
     expect(rendered.tokens.total).toBeLessThanOrEqual(4000);
+    expect(rendered.tokens.system).toBeGreaterThan(1_000);
+    expect(rendered.tokens.tools).toBeGreaterThan(0);
 
     const branch = await client.branch('socket', { fromMessageId: 'u2' });
     expect(branch).toMatchObject({ sourceThreadId: 'socket', fromMessageId: 'u2', created: true });

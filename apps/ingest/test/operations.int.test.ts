@@ -90,6 +90,7 @@ describe('operations', () => {
       [
         'POST /v1/threads',
         'POST /v1/threads/{id}/events',
+        'POST /v1/threads/{id}/prompt',
         'GET /v1/threads/{id}',
         'GET /v1/threads/{id}/events',
         'GET /v1/threads/{id}/plan',

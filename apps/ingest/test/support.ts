@@ -42,13 +42,22 @@ export interface TestIngest {
   queue: JobQueue;
   metrics: Registry;
   dependencies: IngestDependencies;
+  dataDir: string;
   cleanup(): Promise<void>;
 }
 
-export async function startTestIngest(
-  options: { queue?: JobQueue; limits?: Partial<IngestDependencies['limits']> } = {},
-): Promise<TestIngest> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'compactor-ingest-'));
+export interface TestIngestOptions {
+  queue?: JobQueue;
+  limits?: Partial<IngestDependencies['limits']>;
+  timeouts?: IngestDependencies['timeouts'];
+  /** A data directory the test owns (kept at cleanup); default a fresh temporary one, removed. */
+  dataDir?: string;
+  logger?: IngestDependencies['logger'];
+  storageWriteProbe?: IngestDependencies['storageWriteProbe'];
+}
+
+export async function startTestIngest(options: TestIngestOptions = {}): Promise<TestIngest> {
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'compactor-ingest-')));
   const clock = fixedClock('2025-06-01T00:00:00.000Z');
   const stores = await createEmbeddedStores({ dataDir, clock });
   const engine = createCompactionEngine({
@@ -70,8 +79,10 @@ export async function startTestIngest(
       [KEY_B, TENANT_B],
     ]),
     limits: { maxBodyBytes: 256 * 1024, maxEventsPerBatch: 50, ...options.limits },
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+    ...(options.storageWriteProbe ? { storageWriteProbe: options.storageWriteProbe } : {}),
     metrics,
-    logger: pino({ level: 'silent' }),
+    logger: options.logger ?? pino({ level: 'silent' }),
     clock,
     compactionDebounceMs: 250,
   };
@@ -82,10 +93,11 @@ export async function startTestIngest(
     queue: dependencies.queue,
     metrics,
     dependencies,
+    dataDir,
     async cleanup() {
       await app.close();
       await stores.close();
-      await rm(dataDir, { recursive: true, force: true });
+      if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -210,4 +222,12 @@ export async function appendTurns(
   const appended = await appendEvents(app, key, threadId, events);
   if (appended.statusCode !== 201) throw new Error(`append failed: ${appended.body}`);
   return appended.json() as { version: number; events: Array<{ eventId: string; seq: number }> };
+}
+
+/** Listen on a free loopback port; the base URL's host and port. */
+export async function listenOnLoopback(app: FastifyInstance): Promise<{ host: string; port: number }> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  return { host: '127.0.0.1', port: address.port };
 }

@@ -1,4 +1,4 @@
-import { ValidationError } from '@compactor/core';
+import { fieldIssuesFrom, ValidationError } from '@compactor/core';
 import { z } from 'zod';
 
 /** The worker's own variables (the shared ones are the runtime's: see @compactor/runtime). */
@@ -31,10 +31,7 @@ export function loadWorkerConfig(
 ): WorkerConfig {
   const parsed = workerEnvironmentSchema.safeParse(environment);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => ({
-      path: issue.path.join('.'),
-      message: issue.message,
-    }));
+    const issues = fieldIssuesFrom(parsed.error.issues);
     const listed = issues.map((issue) => `${issue.path} ${issue.message}`).join('; ');
     throw new ValidationError(`invalid worker configuration: ${listed}`, issues);
   }

@@ -8,6 +8,7 @@ import type {
   PlanVersionSummary,
   ProviderName,
   StoredEvent,
+  ToolDefinition,
 } from '@compactor/core';
 import type { z } from 'zod';
 
@@ -101,9 +102,12 @@ export interface PlanView {
 
 export interface PromptOptions<P extends ProviderName = ProviderName> {
   provider?: P;
-  /** Most tokens the whole request may use. */
+  /** Most tokens the whole request may use (system and tools included); at most the thread's window. */
   budget?: number;
+  /** The system prompt, up to 100,000 characters; sent in the body, counted toward the budget. */
   system?: string;
+  /** The agent's tools, rendered into the request and counted toward the budget. */
+  tools?: ToolDefinition[];
 }
 
 export interface RenderedPrompt<P extends ProviderName = ProviderName> {

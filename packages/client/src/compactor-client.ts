@@ -130,16 +130,24 @@ export function createCompactorClient(options: CompactorClientOptions) {
     getPlan: (threadId: string, call?: CallOptions) =>
       read<PlanView>(`/v1/threads/${segment(threadId)}/plan`, undefined, call),
 
-    renderPrompt: <P extends ProviderName = 'anthropic'>(
+    /**
+     * The next prompt, compacted and within budget (`POST .../prompt`: system and tools travel in
+     * the body, so neither is limited by a URL). Rendering writes nothing, so it is retried.
+     */
+    async renderPrompt<P extends ProviderName = 'anthropic'>(
       threadId: string,
       prompt: PromptOptions<P> = {},
       call?: CallOptions,
-    ) =>
-      read<RenderedPrompt<P>>(
-        `/v1/threads/${segment(threadId)}/prompt`,
-        { provider: prompt.provider, budget: prompt.budget, system: prompt.system },
-        call,
-      ),
+    ): Promise<RenderedPrompt<P>> {
+      const body = Object.fromEntries(Object.entries(prompt).filter(([, value]) => value !== undefined));
+      return (
+        await send<RenderedPrompt<P>>('POST', `/v1/threads/${segment(threadId)}/prompt`, {
+          body,
+          retry: true,
+          signal: call?.signal,
+        })
+      ).body;
+    },
 
     /** Manual compaction, synchronous on the server; not retried (it may have run). */
     async compact(

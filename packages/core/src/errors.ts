@@ -51,6 +51,27 @@ export interface FieldIssue {
   message: string;
 }
 
+/** The shape of a schema library's issue (zod's `$ZodIssue` fits): where, and what is wrong. */
+export interface SchemaIssue {
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+}
+
+/**
+ * Schema issues as field issues, paths joined with dots (`events.0.message.role`), optionally under
+ * a prefix (`query.budget`). The one conversion every package uses, so a path reads the same
+ * whichever layer refused the input.
+ */
+export function fieldIssuesFrom(issues: readonly SchemaIssue[], prefix?: string | number): FieldIssue[] {
+  return issues.map((issue) => ({
+    path: [prefix, ...issue.path]
+      .filter((part) => part !== undefined && part !== '')
+      .map(String)
+      .join('.'),
+    message: issue.message,
+  }));
+}
+
 export class ValidationError extends CompactorError {
   readonly issues: FieldIssue[];
   constructor(message: string, issues: FieldIssue[] = [], options: CompactorErrorOptions = {}) {

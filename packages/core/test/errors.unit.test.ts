@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   CompactorError,
   ConcurrencyError,
+  eventInputSchema,
+  fieldIssuesFrom,
   IdempotencyConflictError,
   IntegrityError,
   NotFoundError,
@@ -56,5 +58,29 @@ describe('typed errors', () => {
     expect(error.isRetryable).toBe(true);
     expect(error.details).toEqual({ host: 'db' });
     expect('cause' in new CompactorError('summarizer', 'no cause')).toBe(false);
+  });
+});
+
+describe('fieldIssuesFrom', () => {
+  it('joins zod issue paths with dots, under an optional prefix', () => {
+    const result = eventInputSchema.safeParse({
+      eventId: '',
+      type: 'message.appended',
+      message: { id: 'm', role: 'x', content: [] },
+    });
+    expect(result.success).toBe(false);
+    const issues = fieldIssuesFrom(result.error?.issues ?? [], 3);
+    expect(issues.map((issue) => issue.path).sort()).toEqual([
+      '3.eventId',
+      '3.message.content',
+      '3.message.role',
+    ]);
+    expect(issues.every((issue) => issue.message.length > 0)).toBe(true);
+  });
+
+  it('names the root with the prefix alone, or an empty path without one', () => {
+    const issues = [{ path: [], message: 'expected an object' }];
+    expect(fieldIssuesFrom(issues, 'query')).toEqual([{ path: 'query', message: 'expected an object' }]);
+    expect(fieldIssuesFrom(issues)).toEqual([{ path: '', message: 'expected an object' }]);
   });
 });

@@ -1,10 +1,4 @@
-import { type FieldIssue, ValidationError } from '@compactor/core';
-
-/** The part of a zod issue we report (kept structural so this package need not import zod). */
-interface SchemaIssue {
-  path: readonly PropertyKey[];
-  message: string;
-}
+import { fieldIssuesFrom, type SchemaIssue, ValidationError } from '@compactor/core';
 
 interface SafeParser<Output> {
   safeParse(
@@ -12,18 +6,11 @@ interface SafeParser<Output> {
   ): { success: true; data: Output } | { success: false; error: { issues: SchemaIssue[] } };
 }
 
-export function toFieldIssues(issues: readonly SchemaIssue[], prefix?: string): FieldIssue[] {
-  return issues.map((issue) => ({
-    path: [prefix, ...issue.path.map(String)].filter((part) => part !== undefined && part !== '').join('.'),
-    message: issue.message,
-  }));
-}
-
 /** Parse with a schema, turning its issues into a ValidationError. */
 export function parseOrThrow<Output>(schema: SafeParser<Output>, value: unknown, what: string): Output {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  throw new ValidationError(`invalid ${what}`, toFieldIssues(result.error.issues));
+  throw new ValidationError(`invalid ${what}`, fieldIssuesFrom(result.error.issues));
 }
 
 export function requirePositiveInteger(value: number | undefined, field: string): void {

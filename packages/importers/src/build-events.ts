@@ -1,4 +1,10 @@
-import { type EventInput, eventInputSchema, type Message, ValidationError } from '@compactor/core';
+import {
+  type EventInput,
+  eventInputSchema,
+  fieldIssuesFrom,
+  type Message,
+  ValidationError,
+} from '@compactor/core';
 import { boundedId } from './shared/ids.js';
 import type { TranscriptFormat } from './types.js';
 
@@ -43,7 +49,7 @@ function validateEvent(event: unknown, index: number): EventInput {
     // The adapters build valid events by construction: reaching this is an importer bug.
     throw new ValidationError(
       `imported event ${index} is not a valid event`,
-      parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
+      fieldIssuesFrom(parsed.error.issues),
     );
   }
   return parsed.data;

@@ -1,4 +1,5 @@
 import {
+  fieldIssuesFrom,
   type LifecycleEvent,
   type LifecycleEventLog,
   lifecycleEventSchema,
@@ -19,11 +20,7 @@ export class MongoLifecycleEventLog implements LifecycleEventLog {
   async append(event: LifecycleEvent): Promise<void> {
     const parsed = lifecycleEventSchema.safeParse(event);
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => ({
-        path: issue.path.join('.'),
-        message: issue.message,
-      }));
-      throw new ValidationError('invalid lifecycle event', issues);
+      throw new ValidationError('invalid lifecycle event', fieldIssuesFrom(parsed.error.issues));
     }
     const { tenantId, threadId } = event;
     try {

@@ -4,6 +4,7 @@ import {
   type CompactionPlan,
   type CurrentPlan,
   compactionPlanSchema,
+  fieldIssuesFrom,
   NotFoundError,
   type PlanStore,
   type PlanVersionSummary,
@@ -118,11 +119,7 @@ export class MongoPlanStore implements PlanStore {
     }
     const parsed = compactionPlanSchema.safeParse(plan);
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => ({
-        path: ['plan', ...issue.path.map(String)].join('.'),
-        message: issue.message,
-      }));
-      throw new ValidationError('invalid plan', issues);
+      throw new ValidationError('invalid plan', fieldIssuesFrom(parsed.error.issues, 'plan'));
     }
     if (parsed.data.threadId !== threadId) {
       throw new ValidationError('the plan is for another thread', [

@@ -1,4 +1,10 @@
-import { type EventInput, eventInputSchema, type FieldIssue, ValidationError } from '@compactor/core';
+import {
+  type EventInput,
+  eventInputSchema,
+  type FieldIssue,
+  fieldIssuesFrom,
+  ValidationError,
+} from '@compactor/core';
 
 /**
  * Validate a batch before anything is written: every event against core's schema, and each
@@ -17,9 +23,7 @@ export function parseEventBatch(events: readonly unknown[]): EventInput[] {
   events.forEach((event, index) => {
     const result = eventInputSchema.safeParse(event);
     if (!result.success) {
-      for (const issue of result.error.issues) {
-        issues.push({ path: [index, ...issue.path.map(String)].join('.'), message: issue.message });
-      }
+      issues.push(...fieldIssuesFrom(result.error.issues, index));
       return;
     }
     if (seenIds.has(result.data.eventId)) {

@@ -1,4 +1,4 @@
-import { type CompactionCheckJob, ValidationError } from '@compactor/core';
+import { type CompactionCheckJob, fieldIssuesFrom, ValidationError } from '@compactor/core';
 import { z } from 'zod';
 
 /**
@@ -35,8 +35,5 @@ export const compactionCheckJobSchema = z
 export function parseCompactionCheckJob(data: unknown): CompactionCheckJob {
   const parsed = compactionCheckJobSchema.safeParse(data);
   if (parsed.success) return parsed.data;
-  throw new ValidationError(
-    'invalid compaction-check job payload',
-    parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
-  );
+  throw new ValidationError('invalid compaction-check job payload', fieldIssuesFrom(parsed.error.issues));
 }

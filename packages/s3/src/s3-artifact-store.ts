@@ -9,6 +9,7 @@ import {
   artifactMetadataInputSchema,
   type Clock,
   CompactorError,
+  fieldIssuesFrom,
   IntegrityError,
   type Logger,
   noopLogger,
@@ -84,11 +85,7 @@ export class S3ArtifactStore implements ArtifactStore {
     }
     const parsed = artifactMetadataInputSchema.safeParse(input);
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => ({
-        path: issue.path.join('.'),
-        message: issue.message,
-      }));
-      throw new ValidationError('invalid artifact metadata', issues);
+      throw new ValidationError('invalid artifact metadata', fieldIssuesFrom(parsed.error.issues));
     }
     for (const field of ['tenantId', 'threadId'] as const) {
       // Lone surrogates cannot be percent-encoded into a key or header, and would hash like U+FFFD.

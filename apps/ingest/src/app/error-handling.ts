@@ -8,7 +8,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (response.serverFault) {
       request.log.error({ err: error, route: request.routeOptions.url }, 'request failed');
     } else {
-      request.log.info(
+      // A refusal is the client's mistake: per-request detail, so debug (ADR-0049).
+      request.log.debug(
         { code: response.body.error.code, status: response.status, route: request.routeOptions.url },
         'request refused',
       );
@@ -17,7 +18,10 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send({
-      error: { code: 'route_not_found', message: `no route ${request.method} ${request.url.split('?')[0]}` },
+      error: {
+        code: 'route_not_found',
+        message: `no route ${request.method} ${request.url.split('?', 1)[0]}`,
+      },
     });
   });
 }

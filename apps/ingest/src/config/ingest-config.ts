@@ -1,25 +1,40 @@
-import { ValidationError } from '@compactor/core';
+import { fieldIssuesFrom, ValidationError } from '@compactor/core';
 import { z } from 'zod';
 import { type ApiKeyGrant, parseApiKeys } from '../auth/api-keys.js';
-import { toFieldIssues } from '../http/parse-input.js';
+import { defaultIngestTimeouts, type IngestTimeouts } from '../dependencies.js';
 
-const environmentSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  COMPACTOR_API_KEYS: z.string().min(1, 'set COMPACTOR_API_KEYS="key1=tenantA,key2=tenantB"'),
-  COMPACTOR_MAX_BODY_BYTES: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(5 * 1024 * 1024),
-  COMPACTOR_MAX_EVENTS_PER_BATCH: z.coerce.number().int().positive().default(500),
-});
+const environmentSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    COMPACTOR_API_KEYS: z.string().min(1, 'set COMPACTOR_API_KEYS="key1=tenantA,key2=tenantB"'),
+    COMPACTOR_MAX_BODY_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(5 * 1024 * 1024),
+    COMPACTOR_MAX_EVENTS_PER_BATCH: z.coerce.number().int().positive().default(500),
+    COMPACTOR_REQUEST_TIMEOUT_MS: milliseconds(defaultIngestTimeouts.requestMs),
+    COMPACTOR_HEADERS_TIMEOUT_MS: milliseconds(defaultIngestTimeouts.headersMs),
+    COMPACTOR_IDLE_TIMEOUT_MS: milliseconds(defaultIngestTimeouts.idleMs),
+    COMPACTOR_KEEP_ALIVE_TIMEOUT_MS: milliseconds(defaultIngestTimeouts.keepAliveMs),
+    COMPACTOR_SLOW_REQUEST_MS: milliseconds(defaultIngestTimeouts.slowRequestMs),
+  })
+  .refine((values) => values.COMPACTOR_HEADERS_TIMEOUT_MS <= values.COMPACTOR_REQUEST_TIMEOUT_MS, {
+    path: ['COMPACTOR_HEADERS_TIMEOUT_MS'],
+    message: 'may not exceed COMPACTOR_REQUEST_TIMEOUT_MS',
+  });
+
+function milliseconds(defaultValue: number) {
+  return z.coerce.number().int().positive().max(3_600_000).default(defaultValue);
+}
 
 export interface IngestConfig {
   port: number;
   host: string;
   apiKeys: Map<string, ApiKeyGrant>;
   limits: { maxBodyBytes: number; maxEventsPerBatch: number };
+  timeouts: IngestTimeouts;
 }
 
 /**
@@ -30,7 +45,7 @@ export interface IngestConfig {
 export function loadIngestConfig(environment: NodeJS.ProcessEnv = process.env): IngestConfig {
   const parsed = environmentSchema.safeParse(environment);
   if (!parsed.success) {
-    throw new ValidationError('invalid ingest configuration', toFieldIssues(parsed.error.issues));
+    throw new ValidationError('invalid ingest configuration', fieldIssuesFrom(parsed.error.issues));
   }
   const values = parsed.data;
   const apiKeys = parseApiKeys(values.COMPACTOR_API_KEYS);
@@ -46,6 +61,14 @@ export function loadIngestConfig(environment: NodeJS.ProcessEnv = process.env): 
     limits: {
       maxBodyBytes: values.COMPACTOR_MAX_BODY_BYTES,
       maxEventsPerBatch: values.COMPACTOR_MAX_EVENTS_PER_BATCH,
+    },
+    timeouts: {
+      ...defaultIngestTimeouts,
+      requestMs: values.COMPACTOR_REQUEST_TIMEOUT_MS,
+      headersMs: values.COMPACTOR_HEADERS_TIMEOUT_MS,
+      idleMs: values.COMPACTOR_IDLE_TIMEOUT_MS,
+      keepAliveMs: values.COMPACTOR_KEEP_ALIVE_TIMEOUT_MS,
+      slowRequestMs: values.COMPACTOR_SLOW_REQUEST_MS,
     },
   };
 }

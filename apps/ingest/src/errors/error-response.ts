@@ -1,5 +1,10 @@
 import { CompactorError, type CompactorErrorCode, type FieldIssue } from '@compactor/core';
 import { HttpError, type HttpOnlyErrorCode } from './http-error.js';
+import { withoutFilePaths } from './redact-paths.js';
+import { storageFaultCode } from './storage-faults.js';
+
+/** Seconds a client should wait before retrying after a storage fault (disk full, read-only). */
+export const STORAGE_RETRY_AFTER_SECONDS = 30;
 
 export type ApiErrorCode = CompactorErrorCode | HttpOnlyErrorCode;
 
@@ -43,8 +48,32 @@ const fastifyClientErrors: Record<string, { status: number; code: ApiErrorCode }
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'validation' },
 };
 
-/** Turn anything a handler threw into the API's error envelope. */
+/**
+ * Turn anything a handler threw into the API's error envelope. Messages never carry a server file
+ * path (stores name their files in messages; that is for the log, not the client).
+ */
 export function errorResponse(error: unknown): ErrorResponse {
+  const response = envelopeOf(error);
+  response.body.error.message = withoutFilePaths(response.body.error.message);
+  return response;
+}
+
+function envelopeOf(error: unknown): ErrorResponse {
+  const storageFault = storageFaultCode(error);
+  if (storageFault !== undefined) {
+    return {
+      status: 503,
+      headers: { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) },
+      serverFault: true,
+      body: {
+        error: {
+          code: 'unavailable',
+          message:
+            storageFault === 'EROFS' ? 'storage is read-only; retry later' : 'storage is full; retry later',
+        },
+      },
+    };
+  }
   if (error instanceof HttpError) {
     return {
       status: error.statusCode,

@@ -7,6 +7,10 @@ export type HttpOnlyErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'route_not_found'
+  | 'uri_too_long'
+  | 'headers_too_large'
+  | 'request_timeout'
+  | 'malformed_request'
   | 'internal';
 
 /** An HTTP-level refusal (auth, size limits) that is not a domain error. */

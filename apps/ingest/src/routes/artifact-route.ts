@@ -1,12 +1,11 @@
 import { CompactorError, NotFoundError, type SecurityContext } from '@compactor/core';
-import type { FastifyInstance } from 'fastify';
+import type { IngestApp } from '../app/ingest-app.js';
 import type { IngestContext } from '../app/ingest-context.js';
 import { callerOf } from '../auth/authenticate.js';
-import { parseInput } from '../http/parse-input.js';
-import { inputJsonSchema, objectResponse, securedByApiKey, withErrors } from '../schemas/openapi-schemas.js';
+import { objectResponse, securedByApiKey, withErrors } from '../schemas/openapi-schemas.js';
 import { artifactParamsSchema } from '../schemas/request-schemas.js';
 
-export function registerArtifactRoute(app: FastifyInstance, context: IngestContext): void {
+export function registerArtifactRoute(app: IngestApp, context: IngestContext): void {
   const { artifacts } = context.dependencies.stores;
   app.get(
     '/v1/artifacts/:id',
@@ -19,7 +18,7 @@ export function registerArtifactRoute(app: FastifyInstance, context: IngestConte
           'one does, so ids cannot be probed; every refusal is audited by the store.',
         tags: ['artifacts'],
         security: securedByApiKey,
-        params: inputJsonSchema(artifactParamsSchema),
+        params: artifactParamsSchema,
         response: withErrors(
           {
             200: objectResponse('The artifact', {
@@ -34,7 +33,7 @@ export function registerArtifactRoute(app: FastifyInstance, context: IngestConte
     },
     async (request) => {
       const caller = callerOf(request);
-      const { id } = parseInput(artifactParamsSchema, request.params, 'path');
+      const { id } = request.params;
       const securityContext: SecurityContext = {
         requesterId: caller.requesterId,
         tenantId: caller.tenantId,

@@ -1,14 +1,13 @@
-import type { FastifyInstance } from 'fastify';
+import type { IngestApp } from '../app/ingest-app.js';
 import type { IngestContext } from '../app/ingest-context.js';
 import { callerOf } from '../auth/authenticate.js';
 import { branchThread } from '../branching/branch-thread.js';
 import { enqueueCheckOrMarkPending } from '../compaction/enqueue-check.js';
 import { versionTag } from '../http/if-match.js';
-import { parseInput } from '../http/parse-input.js';
-import { inputJsonSchema, objectResponse, securedByApiKey, withErrors } from '../schemas/openapi-schemas.js';
+import { objectResponse, securedByApiKey, withErrors } from '../schemas/openapi-schemas.js';
 import { branchBodySchema, threadParamsSchema } from '../schemas/request-schemas.js';
 
-export function registerBranchRoute(app: FastifyInstance, context: IngestContext): void {
+export function registerBranchRoute(app: IngestApp, context: IngestContext): void {
   app.post(
     '/v1/threads/:id/branch',
     {
@@ -20,8 +19,8 @@ export function registerBranchRoute(app: FastifyInstance, context: IngestContext
           'with the same newThreadId returns the same branch.',
         tags: ['threads'],
         security: securedByApiKey,
-        params: inputJsonSchema(threadParamsSchema),
-        body: inputJsonSchema(branchBodySchema),
+        params: threadParamsSchema,
+        body: branchBodySchema,
         response: withErrors(
           {
             201: objectResponse('The branch', {
@@ -37,8 +36,8 @@ export function registerBranchRoute(app: FastifyInstance, context: IngestContext
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      const { id } = parseInput(threadParamsSchema, request.params, 'path');
-      const body = parseInput(branchBodySchema, request.body, 'branch request');
+      const { id } = request.params;
+      const body = request.body;
       const result = await branchThread(context, caller, id, body);
       if (result.created) {
         await enqueueCheckOrMarkPending(context.enqueue, {

@@ -1,12 +1,11 @@
 import type { CheckResult } from '@compactor/engine';
-import type { FastifyInstance } from 'fastify';
+import type { IngestApp } from '../app/ingest-app.js';
 import type { IngestContext } from '../app/ingest-context.js';
 import { callerOf } from '../auth/authenticate.js';
-import { parseInput } from '../http/parse-input.js';
-import { inputJsonSchema, objectResponse, securedByApiKey, withErrors } from '../schemas/openapi-schemas.js';
+import { objectResponse, securedByApiKey, withErrors } from '../schemas/openapi-schemas.js';
 import { compactBodySchema, threadParamsSchema } from '../schemas/request-schemas.js';
 
-export function registerCompactRoute(app: FastifyInstance, context: IngestContext): void {
+export function registerCompactRoute(app: IngestApp, context: IngestContext): void {
   app.post(
     '/v1/threads/:id/compact',
     {
@@ -14,8 +13,8 @@ export function registerCompactRoute(app: FastifyInstance, context: IngestContex
         summary: 'Compact now (synchronously), with optional instructions; force compacts under target too',
         tags: ['plans'],
         security: securedByApiKey,
-        params: inputJsonSchema(threadParamsSchema),
-        body: inputJsonSchema(compactBodySchema),
+        params: threadParamsSchema,
+        body: compactBodySchema,
         response: withErrors(
           {
             200: objectResponse('What the compaction did', {
@@ -31,8 +30,8 @@ export function registerCompactRoute(app: FastifyInstance, context: IngestContex
     },
     async (request) => {
       const caller = callerOf(request);
-      const { id } = parseInput(threadParamsSchema, request.params, 'path');
-      const body = parseInput(compactBodySchema, request.body ?? undefined, 'compaction request');
+      const { id } = request.params;
+      const { body } = request;
       await context.origins.get(caller.tenantId, id);
       const result = await context.dependencies.engine.compactThread(caller.tenantId, id, {
         ...(body.instructions !== undefined ? { instructions: body.instructions } : {}),

@@ -5,16 +5,16 @@ import {
   type StoredEvent,
   ValidationError,
 } from '@compactor/core';
-import type { FastifyInstance } from 'fastify';
+import type { IngestApp } from '../app/ingest-app.js';
 import type { IngestContext } from '../app/ingest-context.js';
 import { callerOf } from '../auth/authenticate.js';
 import { enqueueCheckOrMarkPending } from '../compaction/enqueue-check.js';
 import { HttpError } from '../errors/http-error.js';
 import { expectedVersionFromIfMatch, versionTag } from '../http/if-match.js';
-import { parseInput } from '../http/parse-input.js';
-import { inputJsonSchema, objectResponse, securedByApiKey, withErrors } from '../schemas/openapi-schemas.js';
+import { objectResponse, securedByApiKey, withErrors } from '../schemas/openapi-schemas.js';
 import {
   appendEventsBodySchema,
+  ifMatchHeadersSchema,
   readEventsQuerySchema,
   threadParamsSchema,
 } from '../schemas/request-schemas.js';
@@ -23,25 +23,22 @@ import { countingFormatFor } from '../threads/thread-tokenizers.js';
 /** Clients append messages; thread, branch, plan and lifecycle events are the service's own. */
 const CLIENT_EVENT_TYPES = new Set(['message.appended']);
 
-export function registerEventRoutes(app: FastifyInstance, context: IngestContext): void {
+export function registerEventRoutes(app: IngestApp, context: IngestContext): void {
   const { events } = context.dependencies.stores;
   const { maxEventsPerBatch } = context.dependencies.limits;
 
   app.post(
     '/v1/threads/:id/events',
     {
+      // Before validation: an oversized batch is a 413 without parsing a single event.
+      preValidation: async (request) => rejectOversizedBatch(request.body, maxEventsPerBatch),
       schema: {
         summary: 'Append a batch of message events (idempotent by eventId; If-Match guards the version)',
         tags: ['events'],
         security: securedByApiKey,
-        params: inputJsonSchema(threadParamsSchema),
-        headers: {
-          type: 'object',
-          properties: {
-            'if-match': { type: 'string', description: 'Expected thread version, e.g. "3"' },
-          },
-        },
-        body: inputJsonSchema(appendEventsBodySchema),
+        params: threadParamsSchema,
+        headers: ifMatchHeadersSchema,
+        body: appendEventsBodySchema,
         response: withErrors(
           {
             201: objectResponse('Stored (or already stored: an idempotent retry)', {
@@ -62,19 +59,9 @@ export function registerEventRoutes(app: FastifyInstance, context: IngestContext
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      const { id } = parseInput(threadParamsSchema, request.params, 'path');
+      const { id } = request.params;
       const expectedVersion = expectedVersionFromIfMatch(request.headers['if-match']);
-      const batchSize = (request.body as { events?: unknown } | undefined)?.events;
-      if (Array.isArray(batchSize) && batchSize.length > maxEventsPerBatch) {
-        throw new HttpError(
-          413,
-          'payload_too_large',
-          `a batch may hold at most ${maxEventsPerBatch} events; got ${batchSize.length}`,
-          {},
-          { maxEventsPerBatch, events: batchSize.length },
-        );
-      }
-      const body = parseInput(appendEventsBodySchema, request.body, 'events');
+      const { body } = request;
       rejectServiceEvents(body.events);
       const { created } = await context.origins.get(caller.tenantId, id);
       const tokenizer = context.tokenizers.forThread(created);
@@ -114,8 +101,8 @@ export function registerEventRoutes(app: FastifyInstance, context: IngestContext
         summary: 'Read the event log, one page at a time',
         tags: ['events'],
         security: securedByApiKey,
-        params: inputJsonSchema(threadParamsSchema),
-        querystring: inputJsonSchema(readEventsQuerySchema),
+        params: threadParamsSchema,
+        querystring: readEventsQuerySchema,
         response: withErrors(
           {
             200: objectResponse('A page of events', {
@@ -129,8 +116,8 @@ export function registerEventRoutes(app: FastifyInstance, context: IngestContext
     },
     async (request) => {
       const caller = callerOf(request);
-      const { id } = parseInput(threadParamsSchema, request.params, 'path');
-      const query = parseInput(readEventsQuerySchema, request.query, 'query', 'query');
+      const { id } = request.params;
+      const { query } = request;
       const page = await events.read(caller.tenantId, id, {
         ...(query.fromSeq !== undefined ? { fromSeq: query.fromSeq } : {}),
         limit: query.limit ?? 100,
@@ -138,6 +125,19 @@ export function registerEventRoutes(app: FastifyInstance, context: IngestContext
       return { events: page.events, nextSeq: page.nextSeq };
     },
   );
+}
+
+function rejectOversizedBatch(body: unknown, maxEventsPerBatch: number): void {
+  const batch = (body as { events?: unknown } | null | undefined)?.events;
+  if (Array.isArray(batch) && batch.length > maxEventsPerBatch) {
+    throw new HttpError(
+      413,
+      'payload_too_large',
+      `a batch may hold at most ${maxEventsPerBatch} events; got ${batch.length}`,
+      {},
+      { maxEventsPerBatch, events: batch.length },
+    );
+  }
 }
 
 function rejectServiceEvents(batch: readonly EventInput[]): void {

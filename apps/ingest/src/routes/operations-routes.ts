@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { IngestContext } from '../app/ingest-context.js';
+import { withoutFilePaths } from '../errors/redact-paths.js';
 import { errorBodyJsonSchema, objectResponse } from '../schemas/openapi-schemas.js';
 
 const PROBE_TENANT = 'compactor-readiness-probe';
@@ -13,7 +14,7 @@ export function registerOperationsRoutes(
   root: FastifyInstance,
   context: IngestContext,
 ): void {
-  const { stores } = context.dependencies;
+  const { stores, storageWriteProbe } = context.dependencies;
   const registry = context.dependencies.metrics;
 
   app.get(
@@ -32,7 +33,7 @@ export function registerOperationsRoutes(
     '/readyz',
     {
       schema: {
-        summary: 'Readiness: every store answers',
+        summary: 'Readiness: every store answers, and the data directory (if any) takes writes',
         tags: ['operations'],
         response: {
           200: objectResponse('Ready', { status: { type: 'string' }, checks: { type: 'object' } }),
@@ -47,6 +48,7 @@ export function registerOperationsRoutes(
         plans: () => stores.plans.getCurrent(PROBE_TENANT, PROBE_THREAD),
         artifacts: () => stores.artifacts.getMetadata(PROBE_ARTIFACT, probeContext),
         lifecycle: () => stores.lifecycle.list(PROBE_TENANT, PROBE_THREAD, { limit: 1 }),
+        ...(storageWriteProbe ? { storageWrites: storageWriteProbe } : {}),
       };
       const entries = await Promise.all(
         Object.entries(probes).map(async ([name, probe]) => [name, await check(probe)] as const),
@@ -100,7 +102,7 @@ async function check(probe: () => Promise<unknown>): Promise<string> {
     await Promise.race([probe(), timeout]);
     return 'ok';
   } catch (error) {
-    return `error: ${error instanceof Error ? error.message : String(error)}`;
+    return `error: ${withoutFilePaths(error instanceof Error ? error.message : String(error))}`;
   } finally {
     clearTimeout(timer);
   }

@@ -1,12 +1,11 @@
 import { NotFoundError } from '@compactor/core';
-import type { FastifyInstance } from 'fastify';
+import type { IngestApp } from '../app/ingest-app.js';
 import type { IngestContext } from '../app/ingest-context.js';
 import { callerOf } from '../auth/authenticate.js';
-import { parseInput } from '../http/parse-input.js';
-import { inputJsonSchema, objectResponse, securedByApiKey, withErrors } from '../schemas/openapi-schemas.js';
+import { objectResponse, securedByApiKey, withErrors } from '../schemas/openapi-schemas.js';
 import { threadParamsSchema } from '../schemas/request-schemas.js';
 
-export function registerPlanRoute(app: FastifyInstance, context: IngestContext): void {
+export function registerPlanRoute(app: IngestApp, context: IngestContext): void {
   const { events, plans } = context.dependencies.stores;
   app.get(
     '/v1/threads/:id/plan',
@@ -15,7 +14,7 @@ export function registerPlanRoute(app: FastifyInstance, context: IngestContext):
         summary: 'The current compaction plan and the history of plan versions',
         tags: ['plans'],
         security: securedByApiKey,
-        params: inputJsonSchema(threadParamsSchema),
+        params: threadParamsSchema,
         response: withErrors(
           {
             200: objectResponse('Current plan (null before the first compaction) and every version', {
@@ -35,7 +34,7 @@ export function registerPlanRoute(app: FastifyInstance, context: IngestContext):
     },
     async (request) => {
       const caller = callerOf(request);
-      const { id } = parseInput(threadParamsSchema, request.params, 'path');
+      const { id } = request.params;
       // The plan store answers version 0 for any id: the thread must exist for this tenant.
       if (!(await events.getThread(caller.tenantId, id))) throw new NotFoundError('thread', id);
       const [current, history] = await Promise.all([

@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { CompactorError, type EventInput, NotFoundError, parsePolicy } from '@compactor/core';
 import { resolveModelInfo } from '@compactor/tokenizer';
-import type { FastifyInstance } from 'fastify';
+import type { IngestApp } from '../app/ingest-app.js';
 import type { IngestContext } from '../app/ingest-context.js';
 import { callerOf } from '../auth/authenticate.js';
 import { versionTag } from '../http/if-match.js';
-import { parseInput } from '../http/parse-input.js';
-import { inputJsonSchema, objectResponse, securedByApiKey, withErrors } from '../schemas/openapi-schemas.js';
+import { objectResponse, securedByApiKey, withErrors } from '../schemas/openapi-schemas.js';
 import { createThreadBodySchema, threadParamsSchema } from '../schemas/request-schemas.js';
 import { TOKENIZER_FAMILY_METADATA_KEY } from '../threads/thread-tokenizers.js';
+import { requireRoomForInput } from '../threads/window-room.js';
 
 const DEFAULT_CREATED_EVENT_ID = 'thread.created';
 
-export function registerThreadRoutes(app: FastifyInstance, context: IngestContext): void {
+export function registerThreadRoutes(app: IngestApp, context: IngestContext): void {
   const { events, plans } = context.dependencies.stores;
 
   app.post(
@@ -22,7 +22,7 @@ export function registerThreadRoutes(app: FastifyInstance, context: IngestContex
         summary: 'Create a thread (idempotent for the same threadId and eventId)',
         tags: ['threads'],
         security: securedByApiKey,
-        body: inputJsonSchema(createThreadBodySchema),
+        body: createThreadBodySchema,
         response: withErrors(
           {
             201: objectResponse('The thread exists', {
@@ -37,13 +37,14 @@ export function registerThreadRoutes(app: FastifyInstance, context: IngestContex
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      const body = parseInput(createThreadBodySchema, request.body, 'thread');
+      const { body } = request;
       // An unknown model without explicit numbers is an UnknownModelError (422).
       const model = resolveModelInfo(body.model, {
         contextWindow: body.contextWindow,
         maxOutputTokens: body.maxOutputTokens,
         tokenizerFamily: body.tokenizerFamily,
       });
+      requireRoomForInput(model.contextWindow, body.policy);
       const threadId = body.threadId ?? randomUUID();
       const metadata =
         body.tokenizerFamily !== undefined
@@ -84,13 +85,13 @@ export function registerThreadRoutes(app: FastifyInstance, context: IngestContex
         summary: 'Thread metadata, token totals and current plan version',
         tags: ['threads'],
         security: securedByApiKey,
-        params: inputJsonSchema(threadParamsSchema),
+        params: threadParamsSchema,
         response: withErrors({ 200: objectResponse('The thread') }, [401, 404]),
       },
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      const { id } = parseInput(threadParamsSchema, request.params, 'path');
+      const { id } = request.params;
       const thread = await events.getThread(caller.tenantId, id);
       if (!thread) throw new NotFoundError('thread', id);
       const [origin, current] = await Promise.all([

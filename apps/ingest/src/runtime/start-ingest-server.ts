@@ -6,6 +6,7 @@ import type { Logger as PinoLogger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { buildIngestApp } from '../app/build-ingest-app.js';
 import type { IngestConfig } from '../config/ingest-config.js';
+import { directoryWriteProbe } from './directory-write-probe.js';
 
 export interface IngestServer {
   app: FastifyInstance;
@@ -42,6 +43,8 @@ export async function startIngestServer(options: StartIngestServerOptions): Prom
     engine: runtime.engine,
     apiKeys: ingest.apiKeys,
     limits: ingest.limits,
+    timeouts: ingest.timeouts,
+    ...(usesDataDirectory(runtime) ? { storageWriteProbe: directoryWriteProbe(runtime.config.dataDir) } : {}),
     metrics,
     logger,
     clock: { now: () => new Date() },
@@ -69,4 +72,9 @@ export async function startIngestServer(options: StartIngestServerOptions): Prom
       return closing;
     },
   };
+}
+
+/** Whether any store of the runtime keeps its data in the local data directory. */
+function usesDataDirectory(runtime: Runtime): boolean {
+  return runtime.config.store.kind === 'embedded' || runtime.config.artifacts.kind === 'embedded';
 }

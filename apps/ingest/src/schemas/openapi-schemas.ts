@@ -1,12 +1,4 @@
-import { z } from 'zod';
-
 type JsonSchema = Record<string, unknown>;
-
-/** A zod schema as the JSON Schema of what a client sends (route documentation only). */
-export function inputJsonSchema(schema: z.ZodType): JsonSchema {
-  const { $schema: _draft, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
-  return rest as JsonSchema;
-}
 
 const issueSchema = {
   type: 'object',

@@ -3,50 +3,85 @@ import {
   compactionPolicySchema,
   eventInputSchema,
   providerNameSchema,
+  toolDefinitionSchema,
 } from '@compactor/core';
 import { type TokenizerFamily, tokenizerFamilies } from '@compactor/tokenizer';
 import { z } from 'zod';
+import { CLIENT_ID_MAX_LENGTH, checkEventIdLengths } from './id-lengths.js';
+import { queryInteger } from './query-integer.js';
+
+/**
+ * The longest thread id, at create and on every route (ADR-0045). Fastify's `maxParamLength` is set
+ * to the same number, so an id that could be created can always be addressed.
+ */
+export const THREAD_ID_MAX_LENGTH = 128;
+
+export { CLIENT_ID_MAX_LENGTH };
+
+/** The longest system prompt `/prompt` takes, in characters. */
+export const SYSTEM_PROMPT_MAX_LENGTH = 100_000;
+
+/** Most tool definitions one `/prompt` request may declare. */
+export const PROMPT_TOOLS_MAX = 256;
 
 /** Ids the ingest creates (threads, branches): URL-safe, so they need no escaping. */
 export const newThreadIdSchema = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/, 'use 1-200 letters, digits, ".", "_" or "-"');
+  .regex(
+    new RegExp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,${THREAD_ID_MAX_LENGTH - 1}}$`),
+    `use 1-${THREAD_ID_MAX_LENGTH} letters, digits, ".", "_" or "-"`,
+  );
 
 const tokenizerFamilySchema = z.enum(tokenizerFamilies as [TokenizerFamily, ...TokenizerFamily[]]);
 
-export const threadParamsSchema = z.object({ id: z.string().min(1).max(200) });
+export const threadParamsSchema = z.object({ id: z.string().min(1).max(THREAD_ID_MAX_LENGTH) });
 
 export const createThreadBodySchema = z.strictObject({
   /** Chosen by the client for idempotent retries; generated when absent. */
   threadId: newThreadIdSchema.optional(),
   model: z.string().min(1).max(200),
-  contextWindow: z.number().int().positive().optional(),
-  maxOutputTokens: z.number().int().positive().optional(),
+  contextWindow: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
+  maxOutputTokens: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   /** Needed (with both numbers) for a model the registry does not know. */
   tokenizerFamily: tokenizerFamilySchema.optional(),
   policy: compactionPolicySchema.partial().optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   /** The thread.created event's id; default `thread.created`. */
-  eventId: z.string().min(1).max(200).optional(),
+  eventId: z.string().min(1).max(CLIENT_ID_MAX_LENGTH).optional(),
 });
 export type CreateThreadBody = z.output<typeof createThreadBodySchema>;
 
 export const appendEventsBodySchema = z.strictObject({
-  events: z.array(eventInputSchema).min(1, 'send at least one event'),
+  events: z.array(eventInputSchema.superRefine(checkEventIdLengths)).min(1, 'send at least one event'),
 });
 
 export const readEventsQuerySchema = z.strictObject({
-  fromSeq: z.coerce.number().int().positive().optional(),
-  limit: z.coerce.number().int().positive().max(1000).optional(),
+  fromSeq: queryInteger({ min: 1 }).optional(),
+  limit: queryInteger({ min: 1, max: 1000 }).optional(),
+});
+
+export const ifMatchHeadersSchema = z.looseObject({
+  'if-match': z.string().optional().describe('Expected thread version, e.g. "3"'),
 });
 
 export const promptQuerySchema = z.strictObject({
   provider: providerNameSchema.default('anthropic'),
   /** Ceiling of the rendered request's tokens; default: the window less the policy's output reserve and safety buffer. */
-  budget: z.coerce.number().int().positive().optional(),
-  /** The system prompt (query parameter; keep it short enough for a URL). */
-  system: z.string().max(100_000).default(''),
+  budget: queryInteger({ min: 1 }).optional(),
+  /** The system prompt; a long one belongs in the body of `POST .../prompt`. */
+  system: z.string().max(SYSTEM_PROMPT_MAX_LENGTH).default(''),
 });
+
+export const promptBodySchema = z
+  .strictObject({
+    provider: providerNameSchema.default('anthropic'),
+    /** Ceiling of every token of the request, system and tools included. */
+    budget: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
+    system: z.string().max(SYSTEM_PROMPT_MAX_LENGTH).default(''),
+    /** The agent's tools, counted toward the budget and rendered in the request. */
+    tools: z.array(toolDefinitionSchema).max(PROMPT_TOOLS_MAX).default([]),
+  })
+  .default({ provider: 'anthropic', system: '', tools: [] });
 
 export const compactBodySchema = z
   .strictObject({
@@ -56,7 +91,7 @@ export const compactBodySchema = z
   .default({});
 
 export const branchBodySchema = z.strictObject({
-  fromMessageId: z.string().min(1).max(200),
+  fromMessageId: z.string().min(1).max(CLIENT_ID_MAX_LENGTH),
   /** Chosen by the client for idempotent retries; generated when absent. */
   newThreadId: newThreadIdSchema.optional(),
 });

@@ -2,11 +2,11 @@ import {
   type EventInput,
   eventInputSchema,
   type FieldIssue,
+  fieldIssuesFrom,
   type StoredEvent,
   stableStringify,
   ValidationError,
 } from '@compactor/core';
-import { toFieldIssues } from '../validation.js';
 
 /** Validate a batch with core's schema; issue paths start with the event's index in the batch. */
 export function parseEventBatch(events: readonly EventInput[]): EventInput[] {
@@ -19,7 +19,7 @@ export function parseEventBatch(events: readonly EventInput[]): EventInput[] {
   events.forEach((event, index) => {
     const result = eventInputSchema.safeParse(event);
     if (!result.success) {
-      issues.push(...toFieldIssues(result.error.issues, String(index)));
+      issues.push(...fieldIssuesFrom(result.error.issues, index));
       return;
     }
     if (seenIds.has(result.data.eventId)) {

@@ -1,4 +1,4 @@
-import { type FieldIssue, ValidationError } from '@compactor/core';
+import { fieldIssuesFrom, ValidationError } from '@compactor/core';
 import type { RuntimeConfig } from './runtime-config.js';
 import { runtimeConfigSchema } from './runtime-config-schema.js';
 
@@ -13,10 +13,7 @@ export function loadRuntimeConfig(
 ): RuntimeConfig {
   const parsed = runtimeConfigSchema.safeParse(environment);
   if (parsed.success) return parsed.data;
-  const issues: FieldIssue[] = parsed.error.issues.map((issue) => ({
-    path: issue.path.map(String).join('.'),
-    message: issue.message,
-  }));
+  const issues = fieldIssuesFrom(parsed.error.issues);
   const listed = issues.map((issue) => `${issue.path} ${issue.message}`).join('; ');
   throw new ValidationError(`invalid runtime configuration: ${listed}`, issues);
 }
