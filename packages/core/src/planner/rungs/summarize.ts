@@ -1,16 +1,15 @@
+import { messagesAsRendered } from '../../plan/as-rendered.js';
 import { normalizePlan } from '../../plan/normalize.js';
 import type { CompactionRecord, SummarizationRecord } from '../../plan/records.js';
 import { spanOf } from '../../plan/span.js';
-import type { ContentPart } from '../../schemas/content.js';
 import type { CompactionPolicy } from '../../schemas/policy.js';
-import { stableStringify } from '../../stable-json.js';
 import { mergeSummaries } from '../../summary/merge.js';
 import { renderSummary } from '../../summary/render.js';
 import type { StructuredSummary } from '../../summary/structured-summary.js';
 import { trimSummaryToBudget } from '../../summary/trim.js';
 import type { ThreadMessage } from '../../thread/thread.js';
 import { structuralTurnCandidates } from '../candidates.js';
-import type { Proposal, Rung, RungContext } from '../planner-types.js';
+import type { Rung, RungContext } from '../planner-types.js';
 
 /**
  * What a summary is expected to cost (used only to choose how much to take): a tenth of what it
@@ -41,20 +40,6 @@ function summaryBudget(context: RungContext): number {
 
 function roundsSoFar(context: RungContext): number {
   return Math.max(0, ...context.plan.summarizations.map((record) => record.round));
-}
-
-/** What the model saw for a message under the current plan: cleared and externalized results as their stand-ins. */
-function asRendered(message: ThreadMessage, record: CompactionRecord | undefined): ThreadMessage {
-  if (!record || (record.kind !== 'clear' && record.kind !== 'externalize')) return message;
-  const content = message.content.map((part): ContentPart => {
-    if (part.type !== 'tool_result') return part;
-    const standIn =
-      record.kind === 'externalize'
-        ? `[Externalized Content - artifact:${record.artifactId}] ${record.rehydrateHint}`
-        : `[${part.toolName}: ${part.outcome}]${Object.keys(part.keyFields).length > 0 ? ` Key data: ${stableStringify(part.keyFields)}` : ''}`;
-    return { ...part, content: standIn };
-  });
-  return { ...message, content };
 }
 
 /**
@@ -112,7 +97,8 @@ export const summarizeRung: Rung = {
       tenantId: context.input.thread.tenantId,
       threadId: context.input.thread.id,
       span: proposal.span,
-      messages: messages.map((message) => asRendered(message, normalized.actions.get(message.id)?.record)),
+      // Exactly what the model saw of these messages: the renderer's stand-ins, from core's one source.
+      messages: messagesAsRendered(context.input.thread, messages, normalized, context.policy.toolDurability),
       ...(previousSummary ? { previousSummary } : {}),
       ...(context.input.manual?.instructions ? { instructions: context.input.manual.instructions } : {}),
       toolDurability: context.policy.toolDurability,
