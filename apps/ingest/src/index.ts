@@ -1,3 +1,4 @@
+export { TOKENIZER_FAMILY_METADATA_KEY } from '@compactor/core';
 export { buildIngestApp, INGEST_API_VERSION } from './app/build-ingest-app.js';
 export { type ApiKeyGrant, type Caller, parseApiKeys, requesterIdOf } from './auth/api-keys.js';
 export { restrictPlanToMessages } from './branching/restrict-plan.js';
@@ -16,4 +17,3 @@ export {
   type StartIngestServerOptions,
   startIngestServer,
 } from './runtime/start-ingest-server.js';
-export { TOKENIZER_FAMILY_METADATA_KEY } from './threads/thread-tokenizers.js';

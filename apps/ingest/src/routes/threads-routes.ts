@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { CompactorError, type EventInput, NotFoundError, parsePolicy } from '@compactor/core';
+import {
+  CompactorError,
+  type EventInput,
+  NotFoundError,
+  parsePolicy,
+  TOKENIZER_FAMILY_METADATA_KEY,
+} from '@compactor/core';
 import { resolveModelInfo } from '@compactor/tokenizer';
 import type { FastifyInstance } from 'fastify';
 import type { IngestContext } from '../app/ingest-context.js';
@@ -8,7 +14,6 @@ import { versionTag } from '../http/if-match.js';
 import { parseInput } from '../http/parse-input.js';
 import { inputJsonSchema, objectResponse, securedByApiKey, withErrors } from '../schemas/openapi-schemas.js';
 import { createThreadBodySchema, threadParamsSchema } from '../schemas/request-schemas.js';
-import { TOKENIZER_FAMILY_METADATA_KEY } from '../threads/thread-tokenizers.js';
 
 const DEFAULT_CREATED_EVENT_ID = 'thread.created';
 
