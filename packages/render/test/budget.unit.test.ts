@@ -1,8 +1,8 @@
 import { CompactorError, type ProviderName, tokenBudget } from '@compactor/core';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
-import { validateProviderRequest } from '@compactor/testkit/validators/index';
 import { describe, expect, it } from 'vitest';
 import { RenderBudgetExceededError, renderCeiling, renderPromptSync } from '../src/index.js';
+import { validateProviderRequest } from '../src/validate/index.js';
 import { deploySession } from './support/fixtures.js';
 import { drop, ids, planOf, summarize } from './support/plans.js';
 import { renderInput, requestText, wireMessages } from './support/render-helpers.js';
