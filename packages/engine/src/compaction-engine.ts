@@ -123,7 +123,8 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       planVersionBefore: current.version,
       trigger,
     };
-    if (!trigger.fire || (!thread.policy.autoCompact && !manual)) {
+    // Whether automatic compaction is on is the planner's to say (it answers `disabled`).
+    if (!trigger.fire) {
       return { ...base, planner: null, commit: { status: 'not_needed' }, compressionRatio: 1 };
     }
     const planner = await planWithPolicy({

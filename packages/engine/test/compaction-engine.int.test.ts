@@ -81,6 +81,21 @@ describe('compaction engine on the embedded stores', () => {
     expect(result.commit).toEqual({ status: 'not_needed' });
   });
 
+  it('leaves a thread with automatic compaction off to the planner, which declines; a manual request compacts', async () => {
+    const store = await stores();
+    const { events } = codingSession('off');
+    const [created, ...rest] = asInputs(events);
+    const policy = { ...(created as { policy?: object }).policy, autoCompact: false };
+    await store.events.append('tenant-1', 'off', [{ ...created!, policy } as (typeof rest)[number], ...rest]);
+    const engine = createCompactionEngine({ ...store, summarizer: createExtractiveSummarizer(), clock });
+    const automatic = await engine.check('tenant-1', 'off');
+    expect(automatic.trigger.fire).toBe(true);
+    expect(automatic.planner?.status).toBe('disabled');
+    expect(automatic.commit).toEqual({ status: 'not_needed' });
+    const manual = await engine.compactThread('tenant-1', 'off', {});
+    expect(manual.commit).toEqual({ status: 'committed', version: 1 });
+  });
+
   it('compacts a long thread under its target, commits version 1 and records lifecycle events', async () => {
     const store = await stores();
     const { events, thread } = codingSession('t1');

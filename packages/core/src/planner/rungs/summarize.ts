@@ -2,6 +2,7 @@ import { messagesAsRendered } from '../../plan/as-rendered.js';
 import { normalizePlan } from '../../plan/normalize.js';
 import type { CompactionRecord, SummarizationRecord } from '../../plan/records.js';
 import { spanOf } from '../../plan/span.js';
+import type { SummarizeResult } from '../../ports/summarizer.js';
 import type { CompactionPolicy } from '../../schemas/policy.js';
 import { mergeSummaries } from '../../summary/merge.js';
 import { renderSummary } from '../../summary/render.js';
@@ -32,6 +33,46 @@ function summaryRecordsBefore(context: RungContext, firstIndex: number): Summari
 /** The rolling summary's size budget: the policy's, else 15% of the target within [500, 8000]. */
 export function summaryBudgetFor(policy: CompactionPolicy, targetTokens: number): number {
   return policy.summaryBudgetTokens ?? Math.min(8000, Math.max(500, Math.floor(targetTokens * 0.15)));
+}
+
+/**
+ * The messages a new rolling summary covers: those of the summaries it replaces and those it
+ * summarizes now, in log order.
+ */
+export function coveredWith(
+  messages: readonly ThreadMessage[],
+  replaced: readonly SummarizationRecord[],
+  summarizedIds: ReadonlySet<string>,
+): ThreadMessage[] {
+  const replacedIds = new Set(replaced.flatMap((record) => record.span.messageIds));
+  return messages.filter((message) => replacedIds.has(message.id) || summarizedIds.has(message.id));
+}
+
+/**
+ * The summarization record for a summary (the summarize rung's and recursive summarization's):
+ * trimmed to its budget, counted as rendered, attributed to the summarizer that wrote it.
+ */
+export function summaryRecord(parts: {
+  summary: StructuredSummary;
+  covered: readonly ThreadMessage[];
+  result: Pick<SummarizeResult, 'summarizerId' | 'modelId' | 'costUsd'>;
+  round: number;
+  budget: number;
+  countText: (text: string) => number;
+}): SummarizationRecord {
+  const summary = trimSummaryToBudget(parts.summary, parts.budget, parts.countText);
+  return {
+    kind: 'summarize',
+    span: spanOf(parts.covered),
+    summary,
+    summaryTokenCount: parts.countText(renderSummary(summary)),
+    summarizer: {
+      id: parts.result.summarizerId,
+      modelId: parts.result.modelId,
+      costUsd: parts.result.costUsd,
+    },
+    round: parts.round,
+  };
 }
 
 function summaryBudget(context: RungContext): number {
@@ -112,19 +153,14 @@ export const summarizeRung: Rung = {
     const known = new Set(summary.artifacts.map((artifact) => artifact.artifactId));
     const missing = artifacts.filter((artifact) => !known.has(artifact.artifactId));
     if (missing.length > 0) summary = { ...summary, artifacts: [...summary.artifacts, ...missing] };
-    summary = trimSummaryToBudget(summary, summaryBudget(context), context.input.countText);
-    const previousIds = new Set(previous.flatMap((record) => record.span.messageIds));
-    const coveredMessages = context.input.thread.messages.filter(
-      (message) => previousIds.has(message.id) || ids.has(message.id),
-    );
-    const record: SummarizationRecord = {
-      kind: 'summarize',
-      span: spanOf(coveredMessages),
+    const record = summaryRecord({
       summary,
-      summaryTokenCount: context.input.countText(renderSummary(summary)),
-      summarizer: { id: result.summarizerId, modelId: result.modelId, costUsd: result.costUsd },
+      covered: coveredWith(context.input.thread.messages, previous, ids),
+      result,
       round: roundsSoFar(context) + 1,
-    };
+      budget: summaryBudget(context),
+      countText: context.input.countText,
+    });
     const replacedFirstIds = new Set(previous.map((candidate) => candidate.span.messageIds[0]));
     return {
       added: [record],
