@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { type CompactorClient, createCompactorClient } from '@compactor/client';
 import type { EventInput } from '@compactor/core';
 import { importTranscriptFile } from '@compactor/importers';
+import { validateProviderRequest } from '@compactor/render/validate';
 import { SUMMARY_TOOL_NAME } from '@compactor/summarizer';
 import { corpusAvailable, corpusFile } from '@compactor/testkit/corpus';
 import {
@@ -27,7 +28,6 @@ import {
   requireRedisForTests,
 } from '@compactor/testkit/redis-server';
 import { type RunningS3rver, startS3rver } from '@compactor/testkit/s3rver';
-import { validateProviderRequest } from '@compactor/testkit/validators/index';
 import { createTokenizer } from '@compactor/tokenizer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppProcess, type LogLine, startApp } from './app-process.js';

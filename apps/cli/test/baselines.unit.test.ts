@@ -1,6 +1,6 @@
 import type { ProviderName, Thread, ThreadMessage } from '@compactor/core';
+import { validateProviderRequest } from '@compactor/render/validate';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
-import { validateProviderRequest } from '@compactor/testkit/validators/index';
 import { createTokenizer } from '@compactor/tokenizer';
 import { describe, expect, it, vi } from 'vitest';
 import type { Baseline, BaselineInput } from '../src/eval/baselines/baseline.js';

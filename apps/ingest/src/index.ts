@@ -1,6 +1,6 @@
+export { TOKENIZER_FAMILY_METADATA_KEY } from '@compactor/core';
 export { buildIngestApp, INGEST_API_VERSION } from './app/build-ingest-app.js';
 export { type ApiKeyGrant, type Caller, parseApiKeys, requesterIdOf } from './auth/api-keys.js';
-export { restrictPlanToMessages } from './branching/restrict-plan.js';
 export { type IngestConfig, loadIngestConfig } from './config/ingest-config.js';
 export {
   defaultIngestTimeouts,
@@ -25,4 +25,3 @@ export {
   SYSTEM_PROMPT_MAX_LENGTH,
   THREAD_ID_MAX_LENGTH,
 } from './schemas/request-schemas.js';
-export { TOKENIZER_FAMILY_METADATA_KEY } from './threads/thread-tokenizers.js';

@@ -1,5 +1,5 @@
 import type { ProviderName } from '@compactor/core';
-import { validateProviderRequest } from '@compactor/testkit/validators/index';
+import { validateProviderRequest } from '@compactor/render/validate';
 import { createTokenizer } from '@compactor/tokenizer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -1,4 +1,4 @@
-import { validateProviderRequest } from '@compactor/testkit/validators/index';
+import { validateProviderRequest } from '@compactor/render/validate';
 import { createTokenizer } from '@compactor/tokenizer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../src/http/json-depth.js';

@@ -82,7 +82,7 @@ describe('restart: close, reopen, read everything back', () => {
     if (reusedMessageId.type === 'message.appended') reusedMessageId.message.id = 'alpha-m-3';
     await expect(stores.events.append(TENANT, 'alpha', [reusedMessageId])).rejects.toMatchObject({
       code: 'validation',
-      issues: [{ path: '0.message.id', message: 'duplicate message id' }],
+      issues: [{ path: '0.message.id', message: 'message id alpha-m-3 is already in the thread' }],
     });
     const next = await stores.events.append(TENANT, 'alpha', [message('alpha', 31)], { expectedVersion: 32 });
     expect(next.events[0]?.seq).toBe(33);

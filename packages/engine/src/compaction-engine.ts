@@ -22,7 +22,7 @@ import {
   tokenBudget,
 } from '@compactor/core';
 import { createRenderCache } from '@compactor/render';
-import { createTokenizer } from '@compactor/tokenizer';
+import { createThreadTokenizers } from '@compactor/tokenizer';
 import { createRenderMeasurer } from './measure.js';
 
 export interface CompactionEngineOptions {
@@ -35,7 +35,7 @@ export interface CompactionEngineOptions {
   logger?: Logger;
   /** The wire format budgets are measured in. Default anthropic. */
   provider?: ProviderName;
-  /** Tokenizer for a thread's model; default `createTokenizer({ model })` from @compactor/tokenizer. */
+  /** Tokenizer for a thread's model; default @compactor/tokenizer's `tokenizerForThread` (honours its tokenizer family). */
   tokenizerFor?: (thread: Thread) => Tokenizer;
   /** What the runtime sends besides messages (system prompt, tool schemas), estimated. */
   overhead?: { systemPromptTokens?: number; toolSchemaTokens?: number };
@@ -92,20 +92,8 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
   const provider = options.provider ?? 'anthropic';
   const logger = options.logger ?? noopLogger;
   const renderCache = createRenderCache();
-  const tokenizers = new Map<string, Tokenizer>();
-  const tokenizerFor =
-    options.tokenizerFor ??
-    ((thread: Thread) => {
-      let tokenizer = tokenizers.get(thread.model);
-      if (!tokenizer) {
-        tokenizer = createTokenizer({
-          model: thread.model,
-          modelInfo: { contextWindow: thread.contextWindow },
-        });
-        tokenizers.set(thread.model, tokenizer);
-      }
-      return tokenizer;
-    });
+  const threadTokenizers = createThreadTokenizers();
+  const tokenizerFor = options.tokenizerFor ?? ((thread: Thread) => threadTokenizers.forThread(thread));
 
   async function check(
     tenantId: string,
@@ -135,7 +123,8 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       planVersionBefore: current.version,
       trigger,
     };
-    if (!trigger.fire || (!thread.policy.autoCompact && !manual)) {
+    // Whether automatic compaction is on is the planner's to say (it answers `disabled`).
+    if (!trigger.fire) {
       return { ...base, planner: null, commit: { status: 'not_needed' }, compressionRatio: 1 };
     }
     const planner = await planWithPolicy({

@@ -1,4 +1,10 @@
 export {
+  type BranchDependencies,
+  type BranchRequest,
+  type BranchResult,
+  branchThread,
+} from './branching/branch-thread.js';
+export {
   type CheckOptions,
   type CheckResult,
   type CommitOutcome,

@@ -1,4 +1,10 @@
-import { fixedClock, type SummarizeRequest, type Summarizer, tokenBudget } from '@compactor/core';
+import {
+  fixedClock,
+  type SummarizeRequest,
+  type Summarizer,
+  TOKENIZER_FAMILY_METADATA_KEY,
+  tokenBudget,
+} from '@compactor/core';
 import { renderPromptSync } from '@compactor/render';
 import { createExtractiveSummarizer } from '@compactor/summarizer';
 import { asInputs, codingSession } from '@compactor/testkit/sessions';
@@ -53,6 +59,41 @@ describe('compaction engine on the embedded stores', () => {
     expect(result.trigger.fire).toBe(false);
     expect(result.commit).toEqual({ status: 'not_needed' });
     expect((await store.plans.getCurrent('tenant-1', 'small')).version).toBe(0);
+  });
+
+  it('checks a thread of a model the registry does not know, by the tokenizer family it was created with', async () => {
+    const store = await stores();
+    const built = threadBuilder('custom', {
+      model: 'acme-coder-7b',
+      contextWindow: 32_000,
+      maxOutputTokens: 4_000,
+    })
+      .user('hello')
+      .assistant('hi')
+      .build();
+    const [created, ...rest] = asInputs(built.events);
+    // What ingest stores for `POST /v1/threads` with `tokenizerFamily`.
+    const events = [{ ...created!, metadata: { [TOKENIZER_FAMILY_METADATA_KEY]: 'cl100k_base' } }, ...rest];
+    await store.events.append('tenant-1', 'custom', events);
+    const engine = createCompactionEngine({ ...store, summarizer: createExtractiveSummarizer(), clock });
+    const result = await engine.check('tenant-1', 'custom');
+    expect(result.trigger.fire).toBe(false);
+    expect(result.commit).toEqual({ status: 'not_needed' });
+  });
+
+  it('leaves a thread with automatic compaction off to the planner, which declines; a manual request compacts', async () => {
+    const store = await stores();
+    const { events } = codingSession('off');
+    const [created, ...rest] = asInputs(events);
+    const policy = { ...(created as { policy?: object }).policy, autoCompact: false };
+    await store.events.append('tenant-1', 'off', [{ ...created!, policy } as (typeof rest)[number], ...rest]);
+    const engine = createCompactionEngine({ ...store, summarizer: createExtractiveSummarizer(), clock });
+    const automatic = await engine.check('tenant-1', 'off');
+    expect(automatic.trigger.fire).toBe(true);
+    expect(automatic.planner?.status).toBe('disabled');
+    expect(automatic.commit).toEqual({ status: 'not_needed' });
+    const manual = await engine.compactThread('tenant-1', 'off', {});
+    expect(manual.commit).toEqual({ status: 'committed', version: 1 });
   });
 
   it('compacts a long thread under its target, commits version 1 and records lifecycle events', async () => {

@@ -4,8 +4,8 @@
  */
 import { type EventInput, fixedClock, type Summarizer, tokenBudget } from '@compactor/core';
 import { renderPromptSync } from '@compactor/render';
+import { validateAnthropicRequest } from '@compactor/render/validate';
 import { createResilientSummarizer } from '@compactor/summarizer';
-import { validateAnthropicRequest } from '@compactor/testkit/validators/anthropic';
 import { createTokenizer } from '@compactor/tokenizer';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCompactionEngine } from '../src/index.js';

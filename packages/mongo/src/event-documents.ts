@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type EventInput, type StoredEvent, stableStringify } from '@compactor/core';
+import { canonicalEventContent, type EventInput, type StoredEvent } from '@compactor/core';
 
 /**
  * One MongoDB document per event: the stored event's own fields at the top level (so the
@@ -12,8 +12,7 @@ export type EventDocument = StoredEvent & { contentHash: string };
  * hashes the same whatever its key order or (later) client timestamp.
  */
 export function eventContentHash(input: EventInput): string {
-  const { timestamp, ...content } = input;
-  return createHash('sha256').update(stableStringify(content)).digest('hex');
+  return createHash('sha256').update(canonicalEventContent(input)).digest('hex');
 }
 
 /** The stored event for an input placed at `seq`; the store sets the timestamp when the client did not. */

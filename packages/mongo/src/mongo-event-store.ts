@@ -3,13 +3,18 @@ import {
   type AppendResult,
   type Clock,
   ConcurrencyError,
+  checkThreadRules,
   type EventInput,
   type EventStore,
+  type FreshEvent,
   IdempotencyConflictError,
   type ListThreadsOptions,
+  messageIdsOf,
   NotFoundError,
+  parseEventBatch,
   type ReadOptions,
   type ReadResult,
+  requireIds,
   type StoredEvent,
   type ThreadMetadata,
   ValidationError,
@@ -28,13 +33,6 @@ import {
 import type { MongoCollections } from './mongo-collections.js';
 import { type ThreadDocument, threadDocumentToMetadata } from './mongo-documents.js';
 import { mapMongoError } from './mongo-error-mapping.js';
-import {
-  checkThreadRules,
-  type FreshEvent,
-  messageIdsOf,
-  parseEventBatch,
-  requireIds,
-} from './parse-event-batch.js';
 import { decodeThreadCursor, encodeThreadCursor } from './thread-cursor.js';
 import { inTransaction } from './transactions.js';
 

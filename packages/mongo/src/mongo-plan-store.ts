@@ -8,6 +8,7 @@ import {
   NotFoundError,
   type PlanStore,
   type PlanVersionSummary,
+  requireIds,
   ValidationError,
 } from '@compactor/core';
 import type { MongoClient, WriteConcernSettings } from 'mongodb';
@@ -15,7 +16,6 @@ import { duplicateKeyInfo } from './duplicate-key-error.js';
 import type { MongoCollections } from './mongo-collections.js';
 import type { PlanDocument } from './mongo-documents.js';
 import { mapMongoError } from './mongo-error-mapping.js';
-import { requireIds } from './parse-event-batch.js';
 import { inTransaction } from './transactions.js';
 
 export interface MongoPlanStoreOptions {

@@ -7,9 +7,9 @@
  * way: every message re-tokenized with js-tiktoken on every call.
  */
 import { foldMore, foldThread, type ProviderName, type Tokenizer } from '@compactor/core';
-import { validateProviderRequest } from '@compactor/testkit/validators/index';
 import { createCountCache, createTokenizer } from '@compactor/tokenizer';
 import { createRenderCache, type RenderInput, renderPromptSync } from '../src/index.js';
+import { validateProviderRequest } from '../src/validate/index.js';
 import { benchPlan } from './bench-plan.js';
 import { corpusAvailable, corpusDirectory, corpusThread } from './corpus-thread.js';
 import { benchBudget as budget, benchSystem as system, benchTools as tools } from './render-setup.js';

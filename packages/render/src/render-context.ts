@@ -100,10 +100,6 @@ export function toolsPart(
   return part;
 }
 
-interface RequestCounter {
-  countRequest?: (request: unknown, provider: ProviderName) => number;
-}
-
 /**
  * Request-level overhead (e.g. reply priming) the tokenizer charges beyond its per-message counts:
  * what it says an empty request costs, when it can count whole requests.
@@ -116,11 +112,10 @@ export function requestOverhead(
   const key = `${provider}\u0000${tokenizer.id}`;
   const cached = context.cache.requestOverhead.get(key);
   if (cached !== undefined) return cached;
-  const counter = (tokenizer as Tokenizer & RequestCounter).countRequest;
   let overhead = 0;
-  if (typeof counter === 'function') {
+  if (tokenizer.countRequest) {
     try {
-      overhead = Math.max(0, counter.call(tokenizer, context.format.emptyRequest(), provider));
+      overhead = Math.max(0, tokenizer.countRequest(context.format.emptyRequest(), provider));
     } catch {
       overhead = 0;
     }

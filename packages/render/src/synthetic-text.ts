@@ -1,42 +1,11 @@
-import {
-  type ExternalizationRecord,
-  renderSummary,
-  type SummarizationRecord,
-  stableStringify,
-} from '@compactor/core';
 import { RENDER_FORMAT_VERSION } from './format-version.js';
 
 /**
  * Every text the renderer writes itself. Each starts with a stable bracketed prefix so models,
- * golden files and cache keys can recognise it; the summary body carries its own `[Summary v1]`.
+ * golden files and cache keys can recognise it. The stand-ins for compacted content (summaries,
+ * externalization pointers, cleared placeholders) are core's, shared with the summarize rung.
  */
-
-/** Seed 002: `[Context Summary - Turns a-b]` then the deterministic summary rendering. */
-export function summaryText(record: SummarizationRecord): string {
-  return `[Context Summary - Turns ${record.span.firstTurn}-${record.span.lastTurn}]\n${renderSummary(record.summary)}`;
-}
-
-/** Seed 002's externalization pointer, plus the record's hint of when to read it back. */
-export function externalizationText(record: ExternalizationRecord): string {
-  const hint = record.rehydrateHint.trim();
-  return [
-    `[Externalized Content - artifact:${record.artifactId}]`,
-    `Summary: ${renderSummary(record.summary)}`,
-    ...(hint ? [`When to read it: ${hint}`] : []),
-    `To retrieve full content, call: read_artifact("${record.artifactId}")`,
-  ].join('\n');
-}
-
-/** Seed 002's `to_cleared_placeholder` with a versioned marker: tool name, outcome and key fields survive. */
-export function clearedPlaceholderText(
-  toolName: string,
-  outcome: string,
-  keyFields: Record<string, unknown>,
-): string {
-  const lines = [`[Cleared Tool Result ${RENDER_FORMAT_VERSION}]`, `[${toolName}: ${outcome}]`];
-  if (Object.keys(keyFields).length > 0) lines.push(`Key data: ${stableStringify(keyFields)}`);
-  return lines.join('\n');
-}
+export { clearedPlaceholderText, externalizationText, summaryText } from '@compactor/core';
 
 /** Answers a tool call whose result never reached the log, so the call is never left orphaned. */
 export const MISSING_RESULT_TEXT = `[No Tool Result ${RENDER_FORMAT_VERSION}]\nNo result was recorded for this tool call (it was interrupted or is still pending).`;

@@ -1,10 +1,8 @@
 import { CompactorError, type ProviderName, tokenBudget } from '@compactor/core';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
-import { validateProviderRequest } from '@compactor/testkit/validators/index';
 import { describe, expect, it } from 'vitest';
-import { protectedTailStart } from '../src/budget/protected-tail.js';
 import { RenderBudgetExceededError, renderCeiling, renderPromptSync } from '../src/index.js';
-import type { Slot } from '../src/plan/slots.js';
+import { validateProviderRequest } from '../src/validate/index.js';
 import { deploySession } from './support/fixtures.js';
 import { drop, ids, planOf, summarize } from './support/plans.js';
 import { renderInput, requestText, wireMessages } from './support/render-helpers.js';
@@ -59,7 +57,7 @@ describe('the budget guarantee', () => {
     }
   });
 
-  it('first clears ephemeral and replayable tool results, oldest first, outside the protected tail', () => {
+  it('first clears the tool results core allows to be cleared, oldest first, outside the protected tail', () => {
     for (const provider of PROVIDERS) {
       const result = renderUnder(provider, fullTotal(provider) - 20);
       const fit = result.report.emergencyFit!;
@@ -78,11 +76,11 @@ describe('the budget guarantee', () => {
   const withoutTurnOne = (provider: ProviderName) =>
     fullTotal(provider, planOf(thread, [drop(thread, ['m3', 'm4', 'm5', 'm6', 'm7'])]));
 
-  it('never clears anchoring results, results whose placeholder saves nothing, or the protected tail', () => {
+  it('never clears results whose placeholder saves nothing, or the protected tail', () => {
     for (const provider of PROVIDERS) {
       const result = renderUnder(provider, withoutTurnOne(provider));
       const fit = result.report.emergencyFit!;
-      // c2 (replayable) is shorter than its placeholder; c3/c4 are anchoring; c5 is in the tail.
+      // c2 is replayable and unverified; c3/c4 are shorter than their placeholders; c5 is in the tail.
       expect(fit.clearedResults.map((entry) => entry.toolCallId)).toEqual(['c1']);
       expect(fit.dropped.length).toBeGreaterThan(0);
       const text = requestText(result.request);
@@ -173,23 +171,6 @@ describe('the budget guarantee', () => {
   });
 });
 
-describe('protected tail', () => {
-  const slot = (turn: number, tokens: number) => ({ turn, tokens }) as Slot;
-  const slots = [slot(0, 10), slot(1, 100), slot(1, 100), slot(2, 50), slot(3, 5), slot(3, 5)];
-
-  it('covers the last keepRecentTurns turns', () => {
-    expect(protectedTailStart(slots, 3, 1, 0)).toBe(4);
-    expect(protectedTailStart(slots, 3, 2, 0)).toBe(3);
-    expect(protectedTailStart(slots, 3, 0, 0)).toBe(6);
-  });
-
-  it('extends by whole turns until it holds keepRecentTokens', () => {
-    expect(protectedTailStart(slots, 3, 1, 11)).toBe(3);
-    expect(protectedTailStart(slots, 3, 1, 61)).toBe(1);
-    expect(protectedTailStart(slots, 3, 0, 1_000)).toBe(0);
-  });
-});
-
 describe('a single agent turn larger than the ceiling', () => {
   function longTurn() {
     const builder = threadBuilder('long', { policy: { keepRecentTurns: 3, keepRecentTokens: 600 } }).user(
@@ -199,7 +180,8 @@ describe('a single agent turn larger than the ceiling', () => {
       builder.assistant(`Step ${step}: listing.`, {
         toolCalls: [{ id: `ls${step}`, name: 'ls', input: { step } }],
       });
-      builder.toolResult(`ls${step}`, `file_${step}.ts `.repeat(60), { durability: 'anchoring' });
+      // Non-replayable: nothing may be cleared, so the fit has to drop the turn's oldest part.
+      builder.toolResult(`ls${step}`, `file_${step}.ts `.repeat(60), { durability: 'non_replayable' });
     }
     return builder.build().thread;
   }

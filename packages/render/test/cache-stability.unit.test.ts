@@ -7,9 +7,9 @@ import {
   type Tokenizer,
 } from '@compactor/core';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
-import { validateProviderRequest } from '@compactor/testkit/validators/index';
 import { describe, expect, it } from 'vitest';
 import { createRenderCache, MISSING_RESULT_TEXT, type RenderResult, renderPromptSync } from '../src/index.js';
+import { validateProviderRequest } from '../src/validate/index.js';
 import { clear, externalize, ids, planOf, summarize } from './support/plans.js';
 import { renderInput, wireMessages, withoutCacheControl } from './support/render-helpers.js';
 import { PROVIDERS, tokenizerFor } from './support/tokenizers.js';

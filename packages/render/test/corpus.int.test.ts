@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { foldThread, type StoredEvent, tokenBudget } from '@compactor/core';
 import { importTranscript } from '@compactor/importers';
-import { validateProviderRequest } from '@compactor/testkit/validators/index';
 import { describe, expect, it } from 'vitest';
 import { benchPlan } from '../bench/bench-plan.js';
 import { corpusAvailable, corpusDirectory } from '../bench/corpus-thread.js';
 import { createRenderCache, renderPromptSync } from '../src/index.js';
+import { validateProviderRequest } from '../src/validate/index.js';
 import { TOOLS } from './support/fixtures.js';
 import { independentCount, PROVIDERS, tokenizerFor } from './support/tokenizers.js';
 

@@ -1,5 +1,5 @@
-import { validateProviderRequest } from '@compactor/testkit/validators/index';
 import { describe, expect, it } from 'vitest';
+import { validateProviderRequest } from '../src/validate/index.js';
 import { renderFixtures } from './support/fixtures.js';
 import { renderFixture } from './support/render-helpers.js';
 import { independentCount, PROVIDERS } from './support/tokenizers.js';

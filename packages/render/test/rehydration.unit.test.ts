@@ -5,7 +5,6 @@ import {
   type RehydrationPolicy,
   tokenBudget,
 } from '@compactor/core';
-import { validateProviderRequest } from '@compactor/testkit/validators/index';
 import { describe, expect, it } from 'vitest';
 import {
   findArtifactId,
@@ -15,6 +14,7 @@ import {
   renderPrompt,
   renderPromptSync,
 } from '../src/index.js';
+import { validateProviderRequest } from '../src/validate/index.js';
 import { deploySession, SECURITY_CONTEXT, TENANT } from './support/fixtures.js';
 import { MemoryArtifactStore } from './support/memory-artifact-store.js';
 import { externalize, ids, planOf } from './support/plans.js';

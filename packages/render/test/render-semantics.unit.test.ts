@@ -1,6 +1,5 @@
 import { CompactorError, type ProviderName } from '@compactor/core';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
-import { validateProviderRequest } from '@compactor/testkit/validators/index';
 import { describe, expect, it } from 'vitest';
 import {
   CONTINUATION_TEXT,
@@ -9,6 +8,7 @@ import {
   type RenderResult,
   renderPromptSync,
 } from '../src/index.js';
+import { validateProviderRequest } from '../src/validate/index.js';
 import { deploySession, edgeCaseThread } from './support/fixtures.js';
 import { clear, drop, externalize, ids, planOf, summarize } from './support/plans.js';
 import { renderInput, requestText, wireMessages } from './support/render-helpers.js';

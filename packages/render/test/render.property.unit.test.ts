@@ -1,9 +1,9 @@
 import { foldThread, type ProviderName, type Thread, tokenBudget } from '@compactor/core';
 import { arbitraryCompactionPlan, arbitraryThread } from '@compactor/testkit/arbitraries';
-import { validateProviderRequest } from '@compactor/testkit/validators/index';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRenderCache, RenderBudgetExceededError, renderPromptSync } from '../src/index.js';
+import { validateProviderRequest } from '../src/validate/index.js';
 import { renderInput } from './support/render-helpers.js';
 import { independentCount, PROVIDERS } from './support/tokenizers.js';
 

@@ -52,5 +52,7 @@ export type { ModelInfo, ModelProvider, TokenizerFamily, TokenizerGeneration } f
 export { tokenizerFamilies } from './models/model-info.js';
 export type { ModelInfoOverrides } from './models/model-registry.js';
 export { findModelInfo, getModelInfo, listModels, resolveModelInfo } from './models/model-registry.js';
+export type { ThreadModel, ThreadTokenizers } from './thread-tokenizers.js';
+export { countingFormatFor, createThreadTokenizers, tokenizerForThread } from './thread-tokenizers.js';
 export type { CreateTokenizerOptions, ProviderRequests, ProviderTokenizer } from './tokenizer.js';
 export { createTokenizer, defaultCountCache } from './tokenizer.js';

@@ -2,7 +2,7 @@ import type { Thread } from '@compactor/core';
 import { measurePlanningLatency, piThread } from '@compactor/engine/bench';
 import { corpusAvailable, percentile } from '@compactor/render/bench';
 import { createExtractiveSummarizer } from '@compactor/summarizer';
-import { createTokenizer } from '@compactor/tokenizer';
+import { tokenizerForThread } from '@compactor/tokenizer';
 import type { BenchSizes } from './bench-sizes.js';
 import type { Latency } from './render-benchmark.js';
 import { syntheticThread } from './synthetic-thread.js';
@@ -37,7 +37,7 @@ export async function benchPlanning(sizes: BenchSizes['planning']): Promise<Plan
   const thread: Thread = fromCorpus
     ? await piThread(sizes.messages)
     : syntheticThread(sizes.messages, sizes.messages * 60);
-  const tokenizer = createTokenizer({ model: thread.model });
+  const tokenizer = tokenizerForThread(thread);
   const summarizer = createExtractiveSummarizer();
   const ours = await measurePlanningLatency({ thread, tokenizer, summarizer, runs: sizes.runs });
   const naive = await measurePlanningLatency({

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ValidationError } from '@compactor/core';
-import { corpusDirectory } from '@compactor/testkit/corpus';
+import { corpusDirectory } from '@compactor/render/bench';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { formatEvaluationReport } from '../eval/format-eval-report.js';
@@ -57,7 +57,7 @@ export function registerEvalCommand(program: Command): void {
       let result: Awaited<ReturnType<typeof runEvaluation>>;
       try {
         result = await runEvaluation({
-          corpusDir: resolve(options.corpus ?? corpusDirectory()),
+          corpusDir: resolve(options.corpus ?? corpusDirectory),
           ...(options.budgets ? { budgets: options.budgets } : {}),
           ...(options.policy ? { policyFile: options.policy } : {}),
           ...(options.quick ? { quick: true } : {}),

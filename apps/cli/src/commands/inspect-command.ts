@@ -1,7 +1,7 @@
 import { availableForMessages, foldThread } from '@compactor/core';
 import { createEmbeddedStores } from '@compactor/embedded';
 import { threadBudget } from '@compactor/engine';
-import { createTokenizer } from '@compactor/tokenizer';
+import { tokenizerForThread } from '@compactor/tokenizer';
 import type { Command } from 'commander';
 import { providerForModel } from '../replay/replay-transcript.js';
 import { unboundedRender } from '../replay/unbounded-tokens.js';
@@ -29,10 +29,7 @@ export async function inspectThread(threadId: string, options: InspectOptions) {
     const versions = await stores.plans.listVersions(options.tenant, threadId);
     const lifecycle = await stores.lifecycle.list(options.tenant, threadId, { limit: 8 });
     const provider = providerForModel(thread.model);
-    const tokenizer = createTokenizer({
-      model: thread.model,
-      modelInfo: { contextWindow: thread.contextWindow },
-    });
+    const tokenizer = tokenizerForThread(thread);
     const rendered = unboundedRender(thread, current.plan, provider, tokenizer);
     const roles = { system: 0, user: 0, assistant: 0, tool: 0 };
     for (const message of thread.messages) roles[message.role] += 1;

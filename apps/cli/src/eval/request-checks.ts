@@ -1,5 +1,5 @@
 import type { ProviderName } from '@compactor/core';
-import { validateProviderRequest } from '@compactor/testkit/validators/index';
+import { validateProviderRequest } from '@compactor/render/validate';
 import type { ProviderTokenizer } from '@compactor/tokenizer';
 
 export interface RequestChecks {

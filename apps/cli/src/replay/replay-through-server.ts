@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { createCompactorClient } from '@compactor/client';
 import { type EventInput, foldThread, type ProviderName, type StoredEvent } from '@compactor/core';
 import { importTranscriptFile } from '@compactor/importers';
-import { createTokenizer } from '@compactor/tokenizer';
+import { tokenizerForThread } from '@compactor/tokenizer';
 import type { ReplayCommandOptions } from '../commands/replay-command.js';
 import { providerForModel, type ReplayResult, type StrategyCounts } from './replay-transcript.js';
 import { unboundedRender } from './unbounded-tokens.js';
@@ -53,9 +53,9 @@ export async function replayThroughServer(
     records[record.kind] += 1;
   }
   // The whole transcript as one prompt, counted here with the same tokenizer the server uses.
-  const tokenizer = createTokenizer({ model, modelInfo: { contextWindow: view.contextWindow } });
   const stored = (await client.readAllEvents(threadId)) as StoredEvent[];
-  const tokensBefore = unboundedRender(foldThread(stored), null, provider, tokenizer).tokens.total;
+  const thread = foldThread(stored);
+  const tokensBefore = unboundedRender(thread, null, provider, tokenizerForThread(thread)).tokens.total;
   return {
     imported,
     request: prompt.request,

@@ -1,10 +1,10 @@
 import type { Logger } from '@compactor/core';
 import { createRenderCache, type RenderCache } from '@compactor/render';
+import { createThreadTokenizers, type ThreadTokenizers } from '@compactor/tokenizer';
 import type { EnqueueCheckContext } from '../compaction/enqueue-check.js';
 import { defaultCompactionDebounceMs, type IngestDependencies } from '../dependencies.js';
 import { createIngestMetrics, type IngestMetrics } from '../metrics/ingest-metrics.js';
 import { createThreadOrigins, type ThreadOrigins } from '../threads/thread-origin.js';
-import { createThreadTokenizers, type ThreadTokenizers } from '../threads/thread-tokenizers.js';
 
 /** What every route handler shares. */
 export interface IngestContext {

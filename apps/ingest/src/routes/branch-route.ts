@@ -1,7 +1,7 @@
+import { branchThread } from '@compactor/engine';
 import type { IngestApp } from '../app/ingest-app.js';
 import type { IngestContext } from '../app/ingest-context.js';
 import { callerOf } from '../auth/authenticate.js';
-import { branchThread } from '../branching/branch-thread.js';
 import { enqueueCheckOrMarkPending } from '../compaction/enqueue-check.js';
 import { versionTag } from '../http/if-match.js';
 import { objectResponse, securedByApiKey, withErrors } from '../schemas/openapi-schemas.js';
@@ -38,8 +38,17 @@ export function registerBranchRoute(app: IngestApp, context: IngestContext): voi
       const caller = callerOf(request);
       const { id } = request.params;
       const body = request.body;
-      const result = await branchThread(context, caller, id, body);
+      const { stores, clock } = context.dependencies;
+      const result = await branchThread(
+        { events: stores.events, plans: stores.plans, clock },
+        caller.tenantId,
+        id,
+        body,
+      );
       if (result.created) {
+        // A new branch's events were all stored now: its version is how many.
+        context.metrics.appends.inc({ outcome: 'stored' });
+        context.metrics.eventsAppended.inc(result.version);
         await enqueueCheckOrMarkPending(context.enqueue, {
           tenantId: caller.tenantId,
           threadId: result.threadId,

@@ -5,6 +5,7 @@ import {
   type StoredEvent,
   ValidationError,
 } from '@compactor/core';
+import { countingFormatFor } from '@compactor/tokenizer';
 import type { IngestApp } from '../app/ingest-app.js';
 import type { IngestContext } from '../app/ingest-context.js';
 import { callerOf } from '../auth/authenticate.js';
@@ -18,7 +19,6 @@ import {
   readEventsQuerySchema,
   threadParamsSchema,
 } from '../schemas/request-schemas.js';
-import { countingFormatFor } from '../threads/thread-tokenizers.js';
 
 /** Clients append messages; thread, branch, plan and lifecycle events are the service's own. */
 const CLIENT_EVENT_TYPES = new Set(['message.appended']);

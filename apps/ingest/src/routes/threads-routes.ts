@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { CompactorError, type EventInput, NotFoundError, parsePolicy } from '@compactor/core';
+import {
+  CompactorError,
+  type EventInput,
+  NotFoundError,
+  parsePolicy,
+  TOKENIZER_FAMILY_METADATA_KEY,
+} from '@compactor/core';
 import { resolveModelInfo } from '@compactor/tokenizer';
 import type { IngestApp } from '../app/ingest-app.js';
 import type { IngestContext } from '../app/ingest-context.js';
@@ -7,7 +13,6 @@ import { callerOf } from '../auth/authenticate.js';
 import { versionTag } from '../http/if-match.js';
 import { objectResponse, securedByApiKey, withErrors } from '../schemas/openapi-schemas.js';
 import { createThreadBodySchema, threadParamsSchema } from '../schemas/request-schemas.js';
-import { TOKENIZER_FAMILY_METADATA_KEY } from '../threads/thread-tokenizers.js';
 import { requireRoomForInput } from '../threads/window-room.js';
 
 const DEFAULT_CREATED_EVENT_ID = 'thread.created';

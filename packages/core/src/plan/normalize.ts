@@ -25,6 +25,21 @@ const actionOfKind: Record<CompactionRecord['kind'], Exclude<CompactionAction, '
   clear: 'clear',
 };
 
+/**
+ * Records ordered strongest action first by `ACTION_PRECEDENCE`; records of equal precedence keep
+ * their order (the sort is stable), so the earlier record wins a tie.
+ */
+export function byPrecedence(records: readonly CompactionRecord[]): CompactionRecord[] {
+  return [...records].sort(
+    (left, right) => ACTION_PRECEDENCE[actionOfKind[right.kind]] - ACTION_PRECEDENCE[actionOfKind[left.kind]],
+  );
+}
+
+/** Does `challenger` win a message from `holder`? Only a strictly higher precedence does. */
+export function outranks(challenger: CompactionAction, holder: CompactionAction): boolean {
+  return ACTION_PRECEDENCE[challenger] > ACTION_PRECEDENCE[holder];
+}
+
 export interface PlannedAction {
   action: Exclude<CompactionAction, 'include'>;
   record: CompactionRecord;
@@ -44,12 +59,12 @@ export interface NormalizedPlan {
  * precedence wins; between equals, the earlier record wins. Every conflict is reported.
  */
 export function normalizePlan(plan: CompactionPlan): NormalizedPlan {
-  const ordered: CompactionRecord[] = [
+  const ordered = byPrecedence([
     ...plan.drops,
     ...plan.externalizations,
     ...plan.summarizations,
     ...plan.clearings,
-  ];
+  ]);
   const actions = new Map<string, PlannedAction>();
   const warnings: string[] = [];
   const kindName = (record: CompactionRecord) => record.kind;

@@ -12,5 +12,13 @@ export type {
   RungExecution,
   RungName,
 } from './planner-types.js';
-export { computeProtectedRegions, type ProtectedRegions } from './protected-tail.js';
+export {
+  computeProtectedRegions,
+  type ProtectedRegions,
+  type ProtectedTail,
+  type ProtectedTailOptions,
+  protectedTail,
+  type TailUnit,
+  unitTokensFrom,
+} from './protected-tail.js';
 export { contentAsText } from './rungs/externalize.js';

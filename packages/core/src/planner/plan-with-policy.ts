@@ -1,63 +1,64 @@
 import { ValidationError } from '../errors.js';
 import { normalizePlan } from '../plan/normalize.js';
-import { emptyPlan } from '../plan/plan.js';
 import type { SummarizationRecord } from '../plan/records.js';
 import { spanOf } from '../plan/span.js';
+import type { SummarizeResult } from '../ports/summarizer.js';
 import type { CompactionMode } from '../schemas/policy.js';
 import { slidingWindow } from '../strategies/sliding-window.js';
 import { tokenBudgetSuffix } from '../strategies/token-budget-suffix.js';
 import { turnWindow } from '../strategies/turn-window.js';
 import type { DeterministicStrategyResult } from '../strategies/window-result.js';
 import { renderSummary } from '../summary/render.js';
-import { trimSummaryToBudget } from '../summary/trim.js';
-import { planCompaction } from './ladder.js';
+import { climbLadder } from './ladder.js';
 import { editPlan } from './plan-edit.js';
-import { type PlannerInput, type PlannerOutcome, plannerOutcome } from './planner-types.js';
-import { summaryBudgetFor } from './rungs/summarize.js';
+import type { PlannerInput, PlannerOutcome } from './planner-types.js';
+import { type PlanningStart, reasonToStop, startPlanning } from './planning-start.js';
+import { coveredWith, summaryBudgetFor, summaryRecord } from './rungs/summarize.js';
 
 export interface PolicyPlannerInput extends PlannerInput {
   /** Called when recursive summarization gets no usable summary (seed 004's failure callback). */
   onSummarizationFailure?: (details: { threadId: string; error: unknown }) => void;
 }
 
-/** Run the thread's compaction mode: the ladder, a deterministic window, or recursive summarization. */
+type WindowMode = Extract<CompactionMode, { kind: 'sliding-window' | 'turn-window' | 'token-budget' }>;
+type RecursiveMode = Extract<CompactionMode, { kind: 'recursive-summarization' }>;
+
+/**
+ * Run the thread's compaction mode: the ladder, a deterministic window, or recursive summarization.
+ * Every mode opens the same way (`startPlanning`, then `reasonToStop`), once.
+ */
 export async function planWithPolicy(input: PolicyPlannerInput): Promise<PlannerOutcome> {
-  const policy = input.policy ?? input.thread.policy;
-  const mode = policy.mode;
-  if (mode.kind === 'ladder') return planCompaction(input);
-  const base = input.currentPlan ?? emptyPlan(input.thread.id, input.now, 0);
-  const tokensBefore = input.measure(base);
-  const idle = (status: PlannerOutcome['status'], reason: string): PlannerOutcome =>
-    plannerOutcome({ plan: base, tokensBefore, targetTokens: input.targetTokens }, status, reason);
-  if (!policy.autoCompact && !input.manual)
-    return idle('disabled', 'auto-compaction is switched off for this thread');
-  if (tokensBefore <= input.targetTokens && !input.manual?.force) {
-    return idle('unchanged', `${tokensBefore} tokens are within the target of ${input.targetTokens}`);
-  }
-  const options = { countTokens: input.countMessage, basePlan: base, now: input.now };
-  if (mode.kind === 'recursive-summarization') return recursiveSummarization(input, mode, idle, tokensBefore);
-  const result: DeterministicStrategyResult =
-    mode.kind === 'sliding-window'
-      ? slidingWindow(input.thread, { maxEvents: mode.maxEvents }, options)
-      : mode.kind === 'turn-window'
-        ? turnWindow(input.thread, { maxTurns: mode.maxTurns }, options)
-        : tokenBudgetSuffix(input.thread, { maxTokens: mode.maxTokens }, options);
-  if (result.archivedIds.length === 0) return idle('unchanged', `${mode.kind}: nothing to archive`);
+  const start = startPlanning(input);
+  const mode = start.policy.mode;
+  if (mode.kind === 'ladder') return climbLadder(input, start);
+  const stop = reasonToStop(start, input);
+  if (stop) return stop;
+  if (mode.kind === 'recursive-summarization') return recursiveSummarization(input, start, mode);
+  return deterministicWindow(input, start, mode);
+}
+
+function windowOf(input: PlannerInput, start: PlanningStart, mode: WindowMode): DeterministicStrategyResult {
+  const options = { countTokens: input.countMessage, basePlan: start.base, now: input.now };
+  if (mode.kind === 'sliding-window')
+    return slidingWindow(input.thread, { maxEvents: mode.maxEvents }, options);
+  if (mode.kind === 'turn-window') return turnWindow(input.thread, { maxTurns: mode.maxTurns }, options);
+  return tokenBudgetSuffix(input.thread, { maxTokens: mode.maxTokens }, options);
+}
+
+/** A deterministic window: archive (drop) everything outside it. */
+function deterministicWindow(input: PlannerInput, start: PlanningStart, mode: WindowMode): PlannerOutcome {
+  const result = windowOf(input, start, mode);
+  if (result.archivedIds.length === 0) return start.outcome('unchanged', `${mode.kind}: nothing to archive`);
   const plan = {
     ...result.plan,
-    originalTokenCount: tokensBefore,
+    originalTokenCount: start.tokensBefore,
     compactedTokenCount: input.measure(result.plan),
   };
-  const added = result.plan.drops.slice(base.drops.length);
-  return {
-    ...idle(
-      plan.compactedTokenCount <= input.targetTokens ? 'compacted' : 'target_unreachable',
-      `${mode.kind}: archived ${result.archivedIds.length} messages`,
-    ),
-    plan,
-    tokensAfter: plan.compactedTokenCount,
-    added,
-  };
+  return start.outcome(
+    plan.compactedTokenCount <= input.targetTokens ? 'compacted' : 'target_unreachable',
+    `${mode.kind}: archived ${result.archivedIds.length} messages`,
+    { plan, tokensAfter: plan.compactedTokenCount, added: result.plan.drops.slice(start.base.drops.length) },
+  );
 }
 
 /**
@@ -68,36 +69,30 @@ export async function planWithPolicy(input: PolicyPlannerInput): Promise<Planner
  */
 async function recursiveSummarization(
   input: PolicyPlannerInput,
-  mode: Extract<CompactionMode, { kind: 'recursive-summarization' }>,
-  idle: (status: PlannerOutcome['status'], reason: string) => PlannerOutcome,
-  tokensBefore: number,
+  start: PlanningStart,
+  mode: RecursiveMode,
 ): Promise<PlannerOutcome> {
   if (mode.overlapSize < 0 || mode.overlapSize >= mode.maxEventsToKeep) {
     throw new ValidationError('overlapSize must be at least 0 and below maxEventsToKeep', [
       { path: 'overlapSize', message: `must be in [0, ${mode.maxEventsToKeep})` },
     ]);
   }
-  const base = input.currentPlan ?? emptyPlan(input.thread.id, input.now, 0);
   const window = slidingWindow(
     input.thread,
     { maxEvents: mode.maxEventsToKeep },
-    {
-      countTokens: input.countMessage,
-      basePlan: base,
-      now: input.now,
-    },
+    { countTokens: input.countMessage, basePlan: start.base, now: input.now },
   );
   if (window.archivedIds.length === 0)
-    return idle('unchanged', 'recursive summarization: nothing older than the active window');
+    return start.outcome('unchanged', 'recursive summarization: nothing older than the active window');
   const archived = new Set(window.archivedIds);
   const messages = input.thread.messages.filter((message) => archived.has(message.id));
   const kept = new Set(window.keptIds);
   const overlap = input.thread.messages.filter((message) => kept.has(message.id)).slice(0, mode.overlapSize);
-  const previous = normalizePlan(base).records.filter(
+  const previous = normalizePlan(start.base).records.filter(
     (record): record is SummarizationRecord => record.kind === 'summarize',
   );
   const previousSummary = previous.at(-1)?.summary;
-  let result: Awaited<ReturnType<PlannerInput['summarizer']['summarize']>>;
+  let result: SummarizeResult;
   try {
     result = await input.summarizer.summarize({
       tenantId: input.thread.tenantId,
@@ -106,7 +101,7 @@ async function recursiveSummarization(
       messages: [...messages, ...overlap],
       ...(previousSummary ? { previousSummary } : {}),
       ...(input.manual?.instructions ? { instructions: input.manual.instructions } : {}),
-      toolDurability: (input.policy ?? input.thread.policy).toolDurability,
+      toolDurability: start.policy.toolDurability,
     });
     if (renderSummary(result.summary).split('\n').length <= 1)
       throw new Error('the summarizer returned a blank summary');
@@ -116,40 +111,31 @@ async function recursiveSummarization(
       'recursive summarization failed; history left unchanged',
     );
     input.onSummarizationFailure?.({ threadId: input.thread.id, error });
-    return idle('unchanged', 'recursive summarization failed; history left unchanged');
+    return start.outcome('unchanged', 'recursive summarization failed; history left unchanged');
   }
-  const previousIds = new Set(previous.flatMap((record) => record.span.messageIds));
-  const covered = input.thread.messages.filter(
-    (message) => previousIds.has(message.id) || archived.has(message.id),
-  );
-  const summary = trimSummaryToBudget(
-    result.summary,
-    summaryBudgetFor(input.policy ?? input.thread.policy, input.targetTokens),
-    input.countText,
-  );
-  const record: SummarizationRecord = {
-    kind: 'summarize',
-    span: spanOf(covered),
-    summary,
-    summaryTokenCount: input.countText(renderSummary(summary)),
-    summarizer: { id: result.summarizerId, modelId: result.modelId, costUsd: result.costUsd },
+  const record = summaryRecord({
+    summary: result.summary,
+    covered: coveredWith(input.thread.messages, previous, archived),
+    result,
     round: Math.max(0, ...previous.map((candidate) => candidate.round)) + 1,
-  };
+    budget: summaryBudgetFor(start.policy, input.targetTokens),
+    countText: input.countText,
+  });
   const plan = editPlan(
-    { ...base, basedOnSeq: input.thread.version, createdAt: input.now },
+    { ...start.base, basedOnSeq: input.thread.version, createdAt: input.now },
     [record],
     (candidate) => candidate.kind === 'summarize',
   );
   const tokensAfter = input.measure(plan);
-  return {
-    ...idle(
-      tokensAfter <= input.targetTokens ? 'compacted' : 'target_unreachable',
-      `recursive summarization of ${messages.length} messages`,
-    ),
-    plan: { ...plan, originalTokenCount: tokensBefore, compactedTokenCount: tokensAfter },
-    tokensAfter,
-    added: [record],
-    summarizerCalls: result.via === 'cache' ? 0 : 1,
-    summarizerCostUsd: result.costUsd,
-  };
+  return start.outcome(
+    tokensAfter <= input.targetTokens ? 'compacted' : 'target_unreachable',
+    `recursive summarization of ${messages.length} messages`,
+    {
+      plan: { ...plan, originalTokenCount: start.tokensBefore, compactedTokenCount: tokensAfter },
+      tokensAfter,
+      added: [record],
+      summarizerCalls: result.via === 'cache' ? 0 : 1,
+      summarizerCostUsd: result.costUsd,
+    },
+  );
 }

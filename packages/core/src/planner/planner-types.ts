@@ -1,4 +1,4 @@
-import type { DeterminismMetadata } from '../durability/durability.js';
+import type { CurrentDeterminism } from '../durability/clearability.js';
 import type { CompactionPlan } from '../plan/plan.js';
 import type { ArtifactSensitivity, CompactionRecord } from '../plan/records.js';
 import type { SpanReference } from '../plan/span.js';
@@ -6,7 +6,6 @@ import type { ArtifactStore } from '../ports/artifact-store.js';
 import type { LifecycleEventLog } from '../ports/lifecycle-log.js';
 import type { Logger } from '../ports/logger.js';
 import type { Summarizer } from '../ports/summarizer.js';
-import type { ToolResultEnvelope } from '../schemas/content.js';
 import type { CompactionPolicy } from '../schemas/policy.js';
 import type { Thread, ThreadMessage } from '../thread/thread.js';
 import type { ProtectedRegions } from './protected-tail.js';
@@ -37,7 +36,7 @@ export interface PlannerInput {
   /** Rehydration happened this turn: skip externalize and drop so the agent can finish (seed 002). */
   rehydrationHappened?: boolean;
   /** Current determinism metadata of a replayable result's source; undefined = unknown = changed. */
-  currentDeterminism?: (envelope: ToolResultEnvelope) => DeterminismMetadata | undefined;
+  currentDeterminism?: CurrentDeterminism;
   artifactDefaults?: { sensitivity?: ArtifactSensitivity; ttlSeconds?: number; encryptionKeyId?: string };
   signal?: AbortSignal;
 }

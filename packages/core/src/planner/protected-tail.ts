@@ -2,23 +2,100 @@ import type { NormalizedPlan } from '../plan/normalize.js';
 import type { CompactionPolicy } from '../schemas/policy.js';
 import type { Thread, ThreadMessage } from '../thread/thread.js';
 import { buildToolPairIndex, closeOverToolPairs } from '../thread/tool-pairs.js';
-import { turnRanges } from '../thread/turns.js';
+
+/** One unit of the conversation as the model sees it: a message (planner) or a rendered slot (renderer). */
+export interface TailUnit {
+  /** The log's turn number (0 = the preamble before the first user turn). */
+  readonly turn: number;
+  /** Tokens it costs as rendered; 0 for what the plan drops. */
+  readonly tokens: number;
+}
+
+export interface ProtectedTailOptions {
+  keepRecentTurns: number;
+  keepRecentTokens: number;
+  /** The log's newest turn (turns count even when their messages render as a summary). */
+  lastTurn: number;
+  /**
+   * The long-turn exception: when the turn tail holds more than this many tokens, the tail shrinks
+   * to the token suffix alone. The planner passes half its target; the renderer what the window leaves.
+   */
+  shrinkAbove: number;
+  /** Moves a start back so no tool call is cut from its result (units that already pair them: identity). */
+  withPartners?: (start: number) => number;
+}
+
+export interface ProtectedTail {
+  /** Index of the first protected unit. */
+  start: number;
+  /** How the edge was chosen, for reports. */
+  rule: 'recent-turns' | 'recent-tokens';
+}
+
+/**
+ * The protected tail, the one definition the planner and the renderer share (ADR-0070): the last
+ * `keepRecentTurns` whole turns, extended back by whole turns to cover the longest suffix within
+ * `keepRecentTokens` (the newest unit always counts, so one huge older result cannot drag the whole
+ * tail, and everything before it, out of reach). When that tail holds more than `shrinkAbove`
+ * tokens (one request followed by hundreds of tool calls) and the token suffix is shorter, the tail
+ * is the token suffix alone, so long agent turns stay compactable and renderable.
+ *
+ * @param units the conversation in order, turn numbers never decreasing
+ * @returns the first protected index and which rule set it
+ */
+export function protectedTail(units: readonly TailUnit[], options: ProtectedTailOptions): ProtectedTail {
+  const withPartners = options.withPartners ?? ((start: number) => start);
+  const tokenStart = withPartners(tokenSuffixStart(units, options.keepRecentTokens));
+  let turnStart = units.length;
+  if (options.keepRecentTurns > 0) {
+    const firstProtectedTurn = Math.max(1, options.lastTurn - options.keepRecentTurns + 1);
+    while (turnStart > 0 && units[turnStart - 1]!.turn >= firstProtectedTurn) turnStart -= 1;
+  }
+  if (tokenStart < turnStart) {
+    const turn = units[tokenStart]!.turn;
+    turnStart = tokenStart;
+    while (turnStart > 0 && units[turnStart - 1]!.turn === turn) turnStart -= 1;
+  }
+  if (tokenStart > turnStart && unitTokensFrom(units, turnStart) > options.shrinkAbove) {
+    return { start: tokenStart, rule: 'recent-tokens' };
+  }
+  return { start: turnStart, rule: 'recent-turns' };
+}
+
+/** The longest suffix within `keepRecentTokens`; the newest unit always counts. */
+function tokenSuffixStart(units: readonly TailUnit[], keepRecentTokens: number): number {
+  let start = units.length;
+  let tokens = 0;
+  while (start > 0) {
+    const cost = units[start - 1]!.tokens;
+    if (start < units.length && tokens + cost > keepRecentTokens) break;
+    tokens += cost;
+    start -= 1;
+  }
+  return start;
+}
+
+/** Tokens of the units from `start` to the end. */
+export function unitTokensFrom(units: readonly TailUnit[], start: number): number {
+  let tokens = 0;
+  for (let index = start; index < units.length; index += 1) tokens += units[index]!.tokens;
+  return tokens;
+}
 
 export interface ProtectedRegions {
   /** Index of the first protected message: no rung touches it or anything after it. */
   protectedStart: number;
   /** How the edge was chosen, for reports. */
-  rule: 'recent-turns' | 'recent-tokens';
+  rule: ProtectedTail['rule'];
   /** Messages no rung may touch anywhere: pinned, system, and their tool-call partners. */
   untouchable: ReadonlySet<string>;
 }
 
 /**
- * The protected tail is the last `keepRecentTurns` whole turns, extended back to cover the most
- * recent `keepRecentTokens` (the longest suffix of messages within that many tokens). One exception keeps long agent turns compactable: when that tail would take
- * more than half the target (a single request followed by hundreds of tool calls), it shrinks to
- * the most recent `keepRecentTokens` alone, so older tool results of the running turn can still be
- * cleared or externalized. Summaries and drops only ever take whole turns before the edge.
+ * What no rung may touch: `protectedTail` over the thread's messages (dropped ones cost nothing,
+ * tool partners of the token suffix come along), with the long-turn exception at half the target;
+ * and pinned and system messages anywhere, with their tool-call partners. Summaries and drops only
+ * ever take whole turns before the edge.
  */
 export function computeProtectedRegions(
   thread: Thread,
@@ -29,14 +106,10 @@ export function computeProtectedRegions(
 ): ProtectedRegions {
   const messages = thread.messages;
   const pairs = buildToolPairIndex(messages);
-  const visibleTokens = (from: number) => {
-    let total = 0;
-    for (let index = from; index < messages.length; index += 1) {
-      const message = messages[index]!;
-      if (normalized.actions.get(message.id)?.action !== 'drop') total += countMessage(message);
-    }
-    return total;
-  };
+  const units = messages.map((message) => ({
+    turn: message.turn,
+    tokens: normalized.actions.get(message.id)?.action === 'drop' ? 0 : countMessage(message),
+  }));
   const withPartners = (start: number) => {
     const ids = closeOverToolPairs(
       messages.slice(start).map((message) => message.id),
@@ -46,36 +119,15 @@ export function computeProtectedRegions(
     for (const message of messages) if (ids.has(message.id)) edge = Math.min(edge, message.index);
     return edge;
   };
-
-  // The longest suffix within keepRecentTokens (the newest message always counts as recent):
-  // one huge older result must not drag the whole tail, and everything before it, out of reach.
-  let tokenStart = messages.length;
-  let tokens = 0;
-  while (tokenStart > 0) {
-    const message = messages[tokenStart - 1]!;
-    const cost = normalized.actions.get(message.id)?.action === 'drop' ? 0 : countMessage(message);
-    if (tokenStart < messages.length && tokens + cost > policy.keepRecentTokens) break;
-    tokens += cost;
-    tokenStart -= 1;
-  }
-  tokenStart = withPartners(tokenStart);
-
-  // The last keepRecentTurns turns, extended by whole turns to cover the token tail.
-  const turns = turnRanges(messages).filter((range) => range.turn > 0);
-  let turnStart =
-    policy.keepRecentTurns > 0
-      ? (turns.at(-policy.keepRecentTurns)?.start ?? turns[0]?.start ?? messages.length)
-      : messages.length;
-  for (const range of turns) {
-    if (range.start <= tokenStart && tokenStart < range.end) turnStart = Math.min(turnStart, range.start);
-  }
-
+  const tail = protectedTail(units, {
+    keepRecentTurns: policy.keepRecentTurns,
+    keepRecentTokens: policy.keepRecentTokens,
+    lastTurn: messages.at(-1)?.turn ?? 0,
+    shrinkAbove: targetTokens / 2,
+    withPartners,
+  });
   const pinned = messages
     .filter((message) => message.pinned === true || message.role === 'system')
     .map((message) => message.id);
-  const untouchable = closeOverToolPairs(pinned, pairs);
-  if (visibleTokens(turnStart) > targetTokens / 2 && tokenStart > turnStart) {
-    return { protectedStart: tokenStart, rule: 'recent-tokens', untouchable };
-  }
-  return { protectedStart: turnStart, rule: 'recent-turns', untouchable };
+  return { protectedStart: tail.start, rule: tail.rule, untouchable: closeOverToolPairs(pinned, pairs) };
 }

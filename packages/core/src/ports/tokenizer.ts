@@ -11,4 +11,10 @@ export interface Tokenizer {
   count(text: string): number;
   countMessage(message: Message, provider: ProviderName): number;
   countTools(tools: readonly ToolDefinition[], provider: ProviderName): number;
+  /**
+   * A whole provider request (system, tools, messages and the request's own framing such as reply
+   * priming), for tokenizers that can count one. The renderer charges what an empty request costs
+   * as request-level overhead; without this method it charges none.
+   */
+  countRequest?(request: unknown, provider: ProviderName): number;
 }

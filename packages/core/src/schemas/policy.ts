@@ -66,7 +66,12 @@ export const compactionPolicySchema = z.object({
     })
     .default({ externalize: true, summarize: true, clear: true, drop: true }),
   externalizeThresholdTokens: z.number().int().positive().default(1000),
-  /** A rung that frees fewer tokens than this escalates to the next one (no compaction loops). */
+  /**
+   * The least a compaction frees: once the ladder compacts at all it climbs until the prompt is this
+   * far below where it started (or at the target, whichever is lower), so a thread hovering at its
+   * threshold is not compacted again on every append. The engine also skips committing an automatic
+   * plan that misses its target and frees less than this.
+   */
   clearAtLeastTokens: z.number().int().min(0).default(2000),
   /**
    * The rolling summary is kept within this many tokens (unpinned content thinned evenly; pinned facts

@@ -1,7 +1,7 @@
 import { ValidationError } from '../errors.js';
 import type { StoredEvent } from '../schemas/events.js';
 import { parsePolicy, policyForWindow } from '../schemas/policy.js';
-import { isTurnStart, type Thread, type ThreadMessage } from './thread.js';
+import { isTurnStart, type Thread, type ThreadMessage, tokenizerFamilyOf } from './thread.js';
 
 /**
  * Fold a thread's events (in sequence order) into its messages. Only `thread.created` and
@@ -12,12 +12,14 @@ export function foldThread(events: readonly StoredEvent[]): Thread {
   if (first?.type !== 'thread.created') {
     throw new ValidationError('a thread must start with a thread.created event');
   }
+  const tokenizerFamily = tokenizerFamilyOf(first);
   const thread: Thread = {
     id: first.threadId,
     tenantId: first.tenantId,
     model: first.model,
     contextWindow: first.contextWindow,
     maxOutputTokens: first.maxOutputTokens,
+    ...(tokenizerFamily !== undefined ? { tokenizerFamily } : {}),
     policy: policyForWindow(parsePolicy(first.policy ?? {}), first.contextWindow),
     createdAt: first.timestamp,
     version: first.seq,

@@ -23,12 +23,28 @@ export interface Thread {
   model: string;
   contextWindow: number;
   maxOutputTokens: number | undefined;
+  /** The tokenizer family named at creation for a model the registry may not know (see `tokenizerFamilyOf`). */
+  tokenizerFamily?: string;
   policy: CompactionPolicy;
   createdAt: string;
   /** Sequence number of the last event folded in. */
   version: number;
   messages: ThreadMessage[];
   branchedFrom: ThreadBranchOrigin | undefined;
+}
+
+/**
+ * Where `thread.created` carries the tokenizer family its creator named: the event has no field for
+ * it, so it travels in the event's metadata under this key.
+ */
+export const TOKENIZER_FAMILY_METADATA_KEY = 'tokenizerFamily';
+
+/** The tokenizer family a `thread.created` event's metadata names, if any. */
+export function tokenizerFamilyOf(created: {
+  metadata?: Record<string, unknown> | undefined;
+}): string | undefined {
+  const family = created.metadata?.[TOKENIZER_FAMILY_METADATA_KEY];
+  return typeof family === 'string' ? family : undefined;
 }
 
 /** A turn starts at a real, root-level user message (seed 004's TurnCountTrigger rule). */

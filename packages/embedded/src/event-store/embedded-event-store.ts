@@ -5,13 +5,17 @@ import {
   type AppendResult,
   type Clock,
   ConcurrencyError,
+  canonicalEventContent,
+  checkThreadRules,
   type EventInput,
   type EventStore,
+  type FreshEvent,
   IdempotencyConflictError,
   IntegrityError,
   type ListThreadsOptions,
   type Logger,
   NotFoundError,
+  parseEventBatch,
   type ReadOptions,
   type ReadResult,
   type StoredEvent,
@@ -30,7 +34,6 @@ import type { DataLayout } from '../paths/data-layout.js';
 import { createStoreContext } from '../store-context.js';
 import { type EmbeddedStoreOptions, storeClosedError } from '../store-options.js';
 import { requirePositiveInteger } from '../validation.js';
-import { canonicalEventContent, parseEventBatch } from './event-batch.js';
 import { ThreadIndex } from './thread-index.js';
 
 /** Events per page when the caller gives no limit, and the most a page ever holds. */
@@ -102,10 +105,13 @@ export class EmbeddedEventStore implements EventStore {
       if (expectedVersion !== undefined && Math.max(expectedVersion, 0) !== version) {
         throw new ConcurrencyError(`thread ${threadId}`, expectedVersion, version);
       }
-      const fresh = batch.filter((_, index) => storedSeqs[index] === undefined);
-      checkThreadRules(thread, fresh);
+      const fresh: FreshEvent[] = [];
+      batch.forEach((input, position) => {
+        if (storedSeqs[position] === undefined) fresh.push({ input, position });
+      });
+      checkThreadRules(thread.version > 0, fresh, thread.messageIds);
       const timestamp = this.clock.now().toISOString();
-      const toStore: StoredEvent[] = fresh.map((event, index) => ({
+      const toStore: StoredEvent[] = fresh.map(({ input: event }, index) => ({
         ...event,
         tenantId,
         threadId,
@@ -334,33 +340,6 @@ export class EmbeddedEventStore implements EventStore {
     }
     return duplicates;
   }
-}
-
-/** thread.created opens a thread and appears nowhere else; message ids are unique per thread. */
-function checkThreadRules(thread: ThreadIndex, fresh: readonly EventInput[]): void {
-  const isNew = thread.version === 0;
-  if (isNew && fresh[0]?.type !== 'thread.created') {
-    throw new ValidationError('a new thread must start with a thread.created event', [
-      { path: '0.type', message: 'expected thread.created' },
-    ]);
-  }
-  const batchMessageIds = new Set<string>();
-  fresh.forEach((event, index) => {
-    if (event.type === 'thread.created' && !(isNew && index === 0)) {
-      throw new ValidationError('thread.created may only start a new thread', [
-        { path: `${index}.type`, message: 'thread already exists' },
-      ]);
-    }
-    if (event.type === 'message.appended') {
-      const messageId = event.message.id;
-      if (thread.messageIds.has(messageId) || batchMessageIds.has(messageId)) {
-        throw new ValidationError(`message id ${messageId} is already in the thread`, [
-          { path: `${index}.message.id`, message: 'duplicate message id' },
-        ]);
-      }
-      batchMessageIds.add(messageId);
-    }
-  });
 }
 
 function compareStrings(left: string, right: string): number {

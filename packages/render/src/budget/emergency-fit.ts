@@ -1,4 +1,4 @@
-import { type CompactionPolicy, resolveToolDurability, type ToolResultPart } from '@compactor/core';
+import { type CompactionPolicy, clearability } from '@compactor/core';
 import type { PieceMaker } from '../plan/piece-maker.js';
 import { envelopePlaceholder, type Slot } from '../plan/slots.js';
 import { openingFor } from './conversation-opening.js';
@@ -58,7 +58,8 @@ export function conversationTokens(slots: readonly Slot[], maker: PieceMaker): n
 
 /**
  * Deterministic last resort when the conversation is over its limit (a stale plan, a burst of
- * events): outside the protected tail, clear ephemeral and replayable tool results oldest first,
+ * events): outside the protected tail, clear the tool results core's `clearability` allows oldest
+ * first (a replayable result counts as changed: the renderer cannot verify its source),
  * then drop the oldest whole turns (pinned and system messages and plan summaries are kept until
  * every other slot is gone, then go oldest first). Calls and results live in one slot, so nothing
  * is ever orphaned. O(slots) with cached counts. The caller has checked that the tail fits.
@@ -95,7 +96,8 @@ export function emergencyFit({
   for (let index = 0; index < tailStart; index += 1) {
     const slot = slots[index]!;
     for (const result of slot.results) {
-      if (result.state !== 'raw' || !result.part || !isClearable(result.part, policy)) continue;
+      if (result.state !== 'raw' || !result.part || !clearability(result.part, policy.toolDurability))
+        continue;
       const placeholder = envelopePlaceholder(maker, result.part, result.exchange, policy);
       const saving = result.piece.tokens - placeholder.tokens;
       if (saving <= 0) continue;
@@ -144,9 +146,4 @@ export function emergencyFit({
     if (over() <= 0) return done();
   }
   return done();
-}
-
-function isClearable(part: ToolResultPart, policy: CompactionPolicy): boolean {
-  const { durability } = resolveToolDurability(part, policy.toolDurability);
-  return durability === 'ephemeral' || durability === 'replayable';
 }

@@ -1,10 +1,9 @@
-import type { Logger, Thread } from '@compactor/core';
+import { type Logger, protectedTail, type Thread, unitTokensFrom } from '@compactor/core';
 import type { PieceMaker } from '../plan/piece-maker.js';
 import type { Slot } from '../plan/slots.js';
 import { RenderBudgetExceededError, type RenderBudgetNumbers } from '../render-errors.js';
 import { openingFor } from './conversation-opening.js';
 import { conversationTokens, type EmergencyFitReport, emergencyFit } from './emergency-fit.js';
-import { protectedTailStart, tokensFrom } from './protected-tail.js';
 import { truncateTailResults } from './truncate-tail-results.js';
 
 export interface FitConversationInput {
@@ -19,7 +18,7 @@ export interface FitConversationInput {
 /**
  * Keep the conversation within what the ceiling leaves it: as it is when it fits, through the
  * emergency fit when it does not, or a typed error with the numbers when even the protected tail
- * (the policy's recent turns, extended to keepRecentTokens) cannot fit.
+ * (core's `protectedTail`, the same the planner protects) cannot fit.
  */
 export function fitConversation({ thread, slots, maker, numbers, logger }: FitConversationInput): {
   messageTokens: number;
@@ -29,19 +28,19 @@ export function fitConversation({ thread, slots, maker, numbers, logger }: FitCo
   const messageTokens = conversationTokens(slots, maker);
   if (messageTokens <= limit) return { messageTokens, emergency: null };
   const policy = thread.policy;
-  const lastTurn = thread.messages.at(-1)?.turn ?? 0;
-  const tailStart = protectedTailStart(
-    slots,
-    lastTurn,
-    policy.keepRecentTurns,
-    policy.keepRecentTokens,
-    limit,
-  );
-  const tailTokens = () => tokensFrom(slots, tailStart) + openingFor(slots[tailStart], maker).extraTokens;
-  const protectedTail = tailTokens();
+  // The planner's protected tail (core's one definition); the long-turn exception applies only
+  // when the turn tail cannot fit at all, so a long agent turn still renders.
+  const tailStart = protectedTail(slots, {
+    keepRecentTurns: policy.keepRecentTurns,
+    keepRecentTokens: policy.keepRecentTokens,
+    lastTurn: thread.messages.at(-1)?.turn ?? 0,
+    shrinkAbove: limit,
+  }).start;
+  const tailTokens = () => unitTokensFrom(slots, tailStart) + openingFor(slots[tailStart], maker).extraTokens;
+  const tailTokenCount = tailTokens();
   // Even the newest exchange is over: cut its oversized tool results before refusing to render.
   const truncatedResults =
-    protectedTail > limit ? truncateTailResults(slots, tailStart, protectedTail - limit, maker) : [];
+    tailTokenCount > limit ? truncateTailResults(slots, tailStart, tailTokenCount - limit, maker) : [];
   if (tailTokens() > limit) throw new RenderBudgetExceededError({ ...numbers, protectedTail: tailTokens() });
   const fitted = emergencyFit({ slots, limit, tailStart, maker, policy });
   const fittedTokens = conversationTokens(slots, maker);

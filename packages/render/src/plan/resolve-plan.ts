@@ -1,6 +1,8 @@
 import {
+  ACTION_PRECEDENCE,
   type CompactionPlan,
   type CompactionRecord,
+  externalizesInPlace,
   type NormalizedPlan,
   normalizePlan,
   type Thread,
@@ -41,14 +43,14 @@ export interface PlanResolution {
 }
 
 const EXCLUDED: EffectiveAction = { action: 'exclude', record: undefined };
-const RANK: Readonly<Record<EffectiveActionName, number>> = {
-  exclude: 5,
-  drop: 4,
-  externalize: 3,
-  summarize: 2,
-  pointer: 0,
-  clear: 0,
-};
+/**
+ * How strongly an action claims a tool-exchange group: another agent's message outranks every plan
+ * action, the rest follow core's `ACTION_PRECEDENCE` (a pointer is an externalization in place).
+ */
+function rank(action: EffectiveActionName): number {
+  if (action === 'exclude') return Number.POSITIVE_INFINITY;
+  return ACTION_PRECEDENCE[action === 'pointer' ? 'externalize' : action];
+}
 
 function hides(action: EffectiveAction | undefined): boolean {
   return action !== undefined && action.action !== 'clear' && action.action !== 'pointer';
@@ -60,9 +62,7 @@ const toolOnlyRecords = new WeakMap<CompactionRecord, boolean>();
 function coversOnlyToolResults(record: CompactionRecord, thread: Thread): boolean {
   let known = toolOnlyRecords.get(record);
   if (known === undefined) {
-    const ids = new Set(record.span.messageIds);
-    const covered = thread.messages.filter((message) => ids.has(message.id));
-    known = covered.length > 0 && covered.every((message) => message.role === 'tool');
+    known = externalizesInPlace(record, thread);
     toolOnlyRecords.set(record, known);
   }
   return known;
@@ -207,7 +207,7 @@ function repairGroup(
   let leader: number | undefined;
   for (const position of group) {
     const action = planned[position];
-    if (hides(action) && (leader === undefined || RANK[action!.action] > RANK[planned[leader]!.action])) {
+    if (hides(action) && (leader === undefined || rank(action!.action) > rank(planned[leader]!.action))) {
       leader = position;
     }
   }

@@ -2,9 +2,8 @@ import {
   type ClearedToolResult,
   type ClearRecord,
   type CompactionPolicy,
-  collectKeyFields,
   type ExternalizationRecord,
-  resolveToolDurability,
+  envelopeClearedFields,
   type SummarizationRecord,
   type Thread,
   type ThreadMessage,
@@ -229,11 +228,7 @@ export function envelopePlaceholder(
   exchange: ToolExchange,
   policy: CompactionPolicy,
 ): Piece {
-  return maker.placeholder(part, part, exchange, () => ({
-    toolName: part.toolName,
-    outcome: part.outcome,
-    keyFields: collectKeyFields(part, resolveToolDurability(part, policy.toolDurability).mustPreserveFields),
-  }));
+  return maker.placeholder(part, part, exchange, () => envelopeClearedFields(part, policy.toolDurability));
 }
 
 function preservedEntry(

@@ -202,6 +202,18 @@ export function testEventStore(
         );
         expect((await store.readAll(tenantId, threadId)).length).toBe(2);
       });
+      it('names a broken thread rule at its position in the batch, past stored events retried with it', async () => {
+        await createThread([userMessageEvent('e-1', 'first', { messageId: 'm-1' })]);
+        const error = await expectCompactorError(
+          store.append(tenantId, threadId, [
+            userMessageEvent('e-1', 'first', { messageId: 'm-1' }),
+            userMessageEvent('e-2', 'again', { messageId: 'm-1' }),
+          ]),
+          'validation',
+        );
+        expect((error as ValidationError).issues.map((issue) => issue.path)).toEqual(['1.message.id']);
+        expect((await store.readAll(tenantId, threadId)).length).toBe(2);
+      });
     });
 
     describe('expected version', () => {

@@ -35,11 +35,11 @@ const UNBOUNDED = tokenBudget({
 
 type RequestCounter = (request: unknown, provider: ProviderName) => number;
 
-/** The tokenizer package's independent request count, when the tokenizer passed is one of its own. */
+/** The tokenizer's independent request count, when it can count whole requests. */
 function requestCounter(tokenizer: Tokenizer): RequestCounter | undefined {
-  const candidate = (tokenizer as Tokenizer & { countRequest?: unknown }).countRequest;
-  if (typeof candidate !== 'function') return undefined;
-  return (request, provider) => (candidate as RequestCounter).call(tokenizer, request, provider);
+  const count = tokenizer.countRequest;
+  if (!count) return undefined;
+  return (request, provider) => count.call(tokenizer, request, provider);
 }
 
 /** Render thread + plan for the provider with nothing cut, and count the request independently. */

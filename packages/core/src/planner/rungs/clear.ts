@@ -1,4 +1,4 @@
-import { hasChanged } from '../../durability/durability.js';
+import { clearability } from '../../durability/clearability.js';
 import { collectKeyFields, resolveToolDurability } from '../../durability/policy.js';
 import type { ClearRecord } from '../../plan/records.js';
 import { spanOf } from '../../plan/span.js';
@@ -9,13 +9,10 @@ import type { Proposal, Rung } from '../planner-types.js';
 /** What a placeholder costs once rendered: tool name, outcome, key fields. */
 const PLACEHOLDER_TOKENS = 30;
 
-/** Less valuable first: ephemeral, then replayable, then anchoring; oldest first within each. */
-const CLEAR_ORDER = { ephemeral: 0, replayable: 1, anchoring: 2 } as const;
-
 /**
- * Replace tool results with placeholders that keep tool name, outcome and key fields.
- * Ephemeral results always; replayable ones only when their source provably has not changed
- * (unknown counts as changed); anchoring ones keep their key fields; non-replayable never.
+ * Replace tool results with placeholders that keep tool name, outcome and key fields, for every
+ * result `clearability` allows (oldest first within each order; the renderer's emergency fit uses
+ * the same rule).
  */
 export const clearRung: Rung = {
   name: 'clear',
@@ -27,20 +24,13 @@ export const clearRung: Rung = {
       let order = -1;
       let reason = '';
       for (const part of parts) {
-        const { durability } = resolveToolDurability(part, context.policy.toolDurability);
-        if (durability === 'non_replayable') {
+        const verdict = clearability(part, context.policy.toolDurability, context.input.currentDeterminism);
+        if (!verdict) {
           order = -1;
           break;
         }
-        if (
-          durability === 'replayable' &&
-          hasChanged(part.determinism, context.input.currentDeterminism?.(part))
-        ) {
-          order = -1;
-          break;
-        }
-        order = Math.max(order, CLEAR_ORDER[durability]);
-        reason = `${part.toolName} result is ${durability}`;
+        order = Math.max(order, verdict.order);
+        reason = verdict.reason;
       }
       if (order < 0) continue;
       const tokens = context.input.countMessage(message);

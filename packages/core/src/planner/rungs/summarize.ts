@@ -1,16 +1,16 @@
+import { messagesAsRendered } from '../../plan/as-rendered.js';
 import { normalizePlan } from '../../plan/normalize.js';
 import type { CompactionRecord, SummarizationRecord } from '../../plan/records.js';
 import { spanOf } from '../../plan/span.js';
-import type { ContentPart } from '../../schemas/content.js';
+import type { SummarizeResult } from '../../ports/summarizer.js';
 import type { CompactionPolicy } from '../../schemas/policy.js';
-import { stableStringify } from '../../stable-json.js';
 import { mergeSummaries } from '../../summary/merge.js';
 import { renderSummary } from '../../summary/render.js';
 import type { StructuredSummary } from '../../summary/structured-summary.js';
 import { trimSummaryToBudget } from '../../summary/trim.js';
 import type { ThreadMessage } from '../../thread/thread.js';
 import { structuralTurnCandidates } from '../candidates.js';
-import type { Proposal, Rung, RungContext } from '../planner-types.js';
+import type { Rung, RungContext } from '../planner-types.js';
 
 /**
  * What a summary is expected to cost (used only to choose how much to take): a tenth of what it
@@ -35,26 +35,52 @@ export function summaryBudgetFor(policy: CompactionPolicy, targetTokens: number)
   return policy.summaryBudgetTokens ?? Math.min(8000, Math.max(500, Math.floor(targetTokens * 0.15)));
 }
 
+/**
+ * The messages a new rolling summary covers: those of the summaries it replaces and those it
+ * summarizes now, in log order.
+ */
+export function coveredWith(
+  messages: readonly ThreadMessage[],
+  replaced: readonly SummarizationRecord[],
+  summarizedIds: ReadonlySet<string>,
+): ThreadMessage[] {
+  const replacedIds = new Set(replaced.flatMap((record) => record.span.messageIds));
+  return messages.filter((message) => replacedIds.has(message.id) || summarizedIds.has(message.id));
+}
+
+/**
+ * The summarization record for a summary (the summarize rung's and recursive summarization's):
+ * trimmed to its budget, counted as rendered, attributed to the summarizer that wrote it.
+ */
+export function summaryRecord(parts: {
+  summary: StructuredSummary;
+  covered: readonly ThreadMessage[];
+  result: Pick<SummarizeResult, 'summarizerId' | 'modelId' | 'costUsd'>;
+  round: number;
+  budget: number;
+  countText: (text: string) => number;
+}): SummarizationRecord {
+  const summary = trimSummaryToBudget(parts.summary, parts.budget, parts.countText);
+  return {
+    kind: 'summarize',
+    span: spanOf(parts.covered),
+    summary,
+    summaryTokenCount: parts.countText(renderSummary(summary)),
+    summarizer: {
+      id: parts.result.summarizerId,
+      modelId: parts.result.modelId,
+      costUsd: parts.result.costUsd,
+    },
+    round: parts.round,
+  };
+}
+
 function summaryBudget(context: RungContext): number {
   return summaryBudgetFor(context.policy, context.input.targetTokens);
 }
 
 function roundsSoFar(context: RungContext): number {
   return Math.max(0, ...context.plan.summarizations.map((record) => record.round));
-}
-
-/** What the model saw for a message under the current plan: cleared and externalized results as their stand-ins. */
-function asRendered(message: ThreadMessage, record: CompactionRecord | undefined): ThreadMessage {
-  if (!record || (record.kind !== 'clear' && record.kind !== 'externalize')) return message;
-  const content = message.content.map((part): ContentPart => {
-    if (part.type !== 'tool_result') return part;
-    const standIn =
-      record.kind === 'externalize'
-        ? `[Externalized Content - artifact:${record.artifactId}] ${record.rehydrateHint}`
-        : `[${part.toolName}: ${part.outcome}]${Object.keys(part.keyFields).length > 0 ? ` Key data: ${stableStringify(part.keyFields)}` : ''}`;
-    return { ...part, content: standIn };
-  });
-  return { ...message, content };
 }
 
 /**
@@ -112,7 +138,8 @@ export const summarizeRung: Rung = {
       tenantId: context.input.thread.tenantId,
       threadId: context.input.thread.id,
       span: proposal.span,
-      messages: messages.map((message) => asRendered(message, normalized.actions.get(message.id)?.record)),
+      // Exactly what the model saw of these messages: the renderer's stand-ins, from core's one source.
+      messages: messagesAsRendered(context.input.thread, messages, normalized, context.policy.toolDurability),
       ...(previousSummary ? { previousSummary } : {}),
       ...(context.input.manual?.instructions ? { instructions: context.input.manual.instructions } : {}),
       toolDurability: context.policy.toolDurability,
@@ -126,19 +153,14 @@ export const summarizeRung: Rung = {
     const known = new Set(summary.artifacts.map((artifact) => artifact.artifactId));
     const missing = artifacts.filter((artifact) => !known.has(artifact.artifactId));
     if (missing.length > 0) summary = { ...summary, artifacts: [...summary.artifacts, ...missing] };
-    summary = trimSummaryToBudget(summary, summaryBudget(context), context.input.countText);
-    const previousIds = new Set(previous.flatMap((record) => record.span.messageIds));
-    const coveredMessages = context.input.thread.messages.filter(
-      (message) => previousIds.has(message.id) || ids.has(message.id),
-    );
-    const record: SummarizationRecord = {
-      kind: 'summarize',
-      span: spanOf(coveredMessages),
+    const record = summaryRecord({
       summary,
-      summaryTokenCount: context.input.countText(renderSummary(summary)),
-      summarizer: { id: result.summarizerId, modelId: result.modelId, costUsd: result.costUsd },
+      covered: coveredWith(context.input.thread.messages, previous, ids),
+      result,
       round: roundsSoFar(context) + 1,
-    };
+      budget: summaryBudget(context),
+      countText: context.input.countText,
+    });
     const replacedFirstIds = new Set(previous.map((candidate) => candidate.span.messageIds[0]));
     return {
       added: [record],

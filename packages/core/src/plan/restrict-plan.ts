@@ -1,4 +1,6 @@
-import type { ClearRecord, CompactionPlan, SpanReference } from '@compactor/core';
+import type { CompactionPlan } from './plan.js';
+import type { ClearRecord } from './records.js';
+import type { SpanReference } from './span.js';
 
 /**
  * A source thread's plan, for a branch that holds only some of its messages (`turnById`: the

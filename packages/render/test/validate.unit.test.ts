@@ -5,8 +5,8 @@ import {
   validateOpenAIChatRequest,
   validateOpenAIResponsesRequest,
   validateProviderRequest,
-} from '../src/validators/index.js';
-import type { RequestValidation } from '../src/validators/request-validation.js';
+} from '../src/validate/index.js';
+import type { RequestValidation } from '../src/validate/request-validation.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: hand-made requests are mutated freely to break one rule at a time.
 type Request = Record<string, any>;

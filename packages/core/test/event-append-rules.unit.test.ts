@@ -1,6 +1,13 @@
-import { type EventInput, ValidationError } from '@compactor/core';
 import { describe, expect, it } from 'vitest';
-import { checkThreadRules, type FreshEvent, parseEventBatch, requireIds } from '../src/parse-event-batch.js';
+import {
+  canonicalEventContent,
+  checkThreadRules,
+  type EventInput,
+  type FreshEvent,
+  parseEventBatch,
+  requireIds,
+  ValidationError,
+} from '../src/index.js';
 
 const created: EventInput = { eventId: 'c', type: 'thread.created', model: 'm', contextWindow: 1000 };
 function message(eventId: string, messageId: string): EventInput {
@@ -84,5 +91,19 @@ describe('checkThreadRules', () => {
     );
     const repeated = fresh(message('e-1', 'same'), message('e-2', 'same'));
     expect(thrown(() => checkThreadRules(true, repeated, new Set())).issues[0]?.path).toBe('1.message.id');
+  });
+});
+
+describe('canonicalEventContent', () => {
+  it('ignores the timestamp and where the event was stored, not its content', () => {
+    const stored = {
+      ...message('e', 'm'),
+      tenantId: 't',
+      threadId: 'x',
+      seq: 4,
+      timestamp: '2025-01-01T00:00:00Z',
+    };
+    expect(canonicalEventContent(stored as never)).toBe(canonicalEventContent(message('e', 'm')));
+    expect(canonicalEventContent(message('e', 'other'))).not.toBe(canonicalEventContent(message('e', 'm')));
   });
 });

@@ -1,15 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type Clock,
   CompactorError,
   type EventInput,
+  type EventStore,
   foldThread,
+  type PlanStore,
+  restrictPlanToMessages,
   type StoredEvent,
   type StoredEventOf,
   ValidationError,
 } from '@compactor/core';
-import type { IngestContext } from '../app/ingest-context.js';
-import type { Caller } from '../auth/api-keys.js';
-import { restrictPlanToMessages } from './restrict-plan.js';
+
+/** The stores and clock a branch is made with. */
+export interface BranchDependencies {
+  events: EventStore;
+  plans: PlanStore;
+  clock: Clock;
+}
 
 export interface BranchRequest {
   fromMessageId: string;
@@ -26,7 +34,7 @@ export interface BranchResult {
   planVersion: number;
   /** The source plan version the branch's plan was copied from, or null. */
   sourcePlanVersion: number | null;
-  /** False when the branch already existed (an idempotent retry). */
+  /** False when the branch already existed (an idempotent retry); when true, `version` events were stored. */
   created: boolean;
 }
 
@@ -50,13 +58,12 @@ function sourceSeqOf(event: StoredEvent): number | undefined {
  * branching before a compaction undoes it. Retrying with the same `newThreadId` is safe.
  */
 export async function branchThread(
-  context: IngestContext,
-  caller: Caller,
+  dependencies: BranchDependencies,
+  tenantId: string,
   sourceThreadId: string,
   request: BranchRequest,
 ): Promise<BranchResult> {
-  const { events } = context.dependencies.stores;
-  const tenantId = caller.tenantId;
+  const { events } = dependencies;
   const source = await events.readAll(tenantId, sourceThreadId);
   const created = source[0] as StoredEventOf<'thread.created'>;
   const from = source.find(
@@ -77,19 +84,18 @@ export async function branchThread(
 
   const existing = await events.getThread(tenantId, threadId);
   if (existing) {
-    const origin = await context.origins.get(tenantId, threadId);
-    const same =
-      origin.branched?.sourceThreadId === sourceThreadId &&
-      origin.branched.fromMessageId === request.fromMessageId;
-    if (!same) throw alreadyExists(threadId);
     const branchEvents = await events.readAll(tenantId, threadId);
-    const plan = await ensureBranchPlan(context, tenantId, sourceThreadId, from.seq, branchEvents);
+    const branched = branchEvents[1]?.type === 'thread.branched' ? branchEvents[1] : undefined;
+    const same =
+      branched?.sourceThreadId === sourceThreadId && branched.fromMessageId === request.fromMessageId;
+    if (!same) throw alreadyExists(threadId);
+    const plan = await ensureBranchPlan(dependencies, tenantId, sourceThreadId, from.seq, branchEvents);
     return {
       threadId,
       version: existing.version,
       sourceThreadId,
       fromMessageId: request.fromMessageId,
-      sourceVersion: origin.branched!.sourceVersion,
+      sourceVersion: branched.sourceVersion,
       ...plan,
       created: false,
     };
@@ -135,9 +141,7 @@ export async function branchThread(
     if (CompactorError.hasCode(error, 'concurrency')) throw alreadyExists(threadId);
     throw error;
   }
-  context.metrics.appends.inc({ outcome: 'stored' });
-  context.metrics.eventsAppended.inc(appended.events.length - appended.duplicates);
-  const plan = await ensureBranchPlan(context, tenantId, sourceThreadId, from.seq, appended.events);
+  const plan = await ensureBranchPlan(dependencies, tenantId, sourceThreadId, from.seq, appended.events);
   return {
     threadId,
     version: appended.version,
@@ -151,13 +155,13 @@ export async function branchThread(
 
 /** Commit the branch's plan unless it has one (a retry after a crash between append and commit). */
 async function ensureBranchPlan(
-  context: IngestContext,
+  dependencies: BranchDependencies,
   tenantId: string,
   sourceThreadId: string,
   fromSeq: number,
   branchEvents: readonly StoredEvent[],
 ): Promise<{ planVersion: number; sourcePlanVersion: number | null }> {
-  const { plans } = context.dependencies.stores;
+  const { plans } = dependencies;
   const branchId = branchEvents[0]!.threadId;
   const versions = await plans.listVersions(tenantId, sourceThreadId);
   const applicable = versions
@@ -179,7 +183,7 @@ async function ensureBranchPlan(
   const restricted = restrictPlanToMessages(sourcePlan, turnById, {
     threadId: branchId,
     basedOnSeq,
-    createdAt: context.dependencies.clock.now().toISOString(),
+    createdAt: dependencies.clock.now().toISOString(),
   });
   if (!restricted) return { planVersion: 0, sourcePlanVersion: null };
   const commit = await plans.commit(tenantId, branchId, restricted, 0);

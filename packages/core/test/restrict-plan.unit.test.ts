@@ -1,6 +1,5 @@
-import { compactionPlanSchema, structuredSummarySchema } from '@compactor/core';
 import { describe, expect, it } from 'vitest';
-import { restrictPlanToMessages } from '../src/index.js';
+import { compactionPlanSchema, restrictPlanToMessages, structuredSummarySchema } from '../src/index.js';
 
 const summary = structuredSummarySchema.parse({});
 const plan = compactionPlanSchema.parse({

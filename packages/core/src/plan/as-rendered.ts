@@ -1,0 +1,72 @@
+import type { ToolDurabilityPolicy } from '../durability/policy.js';
+import type { ContentPart } from '../schemas/content.js';
+import type { Thread, ThreadMessage } from '../thread/thread.js';
+import type { NormalizedPlan } from './normalize.js';
+import type { CompactionRecord } from './records.js';
+import {
+  clearedFieldsFor,
+  clearedPlaceholderText,
+  externalizationText,
+  summaryText,
+} from './stand-in-texts.js';
+
+/**
+ * An externalization whose span holds only tool results (the externalize rung makes these): it is
+ * rendered in place, each result's slot holding the pointer, so the calls stay as they are.
+ */
+export function externalizesInPlace(record: CompactionRecord, thread: Thread): boolean {
+  if (record.kind !== 'externalize') return false;
+  const ids = new Set(record.span.messageIds);
+  const covered = thread.messages.filter((message) => ids.has(message.id));
+  return covered.length > 0 && covered.every((message) => message.role === 'tool');
+}
+
+/**
+ * `messages` as the renderer shows them under the plan: cleared results as their placeholders,
+ * results externalized in place as the pointer, and a summarized or externalized span as one
+ * assistant message with its stand-in text where the span starts. Used to show the summarizer
+ * exactly what the model saw.
+ *
+ * @param messages messages of the thread, in order
+ * @returns the messages with every stand-in applied (a span's later messages left out)
+ */
+export function messagesAsRendered(
+  thread: Thread,
+  messages: readonly ThreadMessage[],
+  normalized: NormalizedPlan,
+  policy: ToolDurabilityPolicy,
+): ThreadMessage[] {
+  const shown: ThreadMessage[] = [];
+  const spansShown = new Set<CompactionRecord>();
+  for (const message of messages) {
+    const record = normalized.actions.get(message.id)?.record;
+    if (!record || record.kind === 'drop') {
+      if (!record) shown.push(message);
+      continue;
+    }
+    if (record.kind === 'clear' || (record.kind === 'externalize' && externalizesInPlace(record, thread))) {
+      shown.push({
+        ...message,
+        content: message.content.map((part) => standInPart(part, message, record, policy)),
+      });
+      continue;
+    }
+    if (spansShown.has(record)) continue;
+    spansShown.add(record);
+    const text = record.kind === 'summarize' ? summaryText(record) : externalizationText(record);
+    shown.push({ ...message, role: 'assistant', content: [{ type: 'text', text }] });
+  }
+  return shown;
+}
+
+function standInPart(
+  part: ContentPart,
+  message: ThreadMessage,
+  record: Exclude<CompactionRecord, { kind: 'summarize' | 'drop' }>,
+  policy: ToolDurabilityPolicy,
+): ContentPart {
+  if (part.type !== 'tool_result') return part;
+  if (record.kind === 'externalize') return { ...part, content: externalizationText(record) };
+  const fields = clearedFieldsFor(record, message.id, part, policy);
+  return { ...part, content: clearedPlaceholderText(fields.toolName, fields.outcome, fields.keyFields) };
+}

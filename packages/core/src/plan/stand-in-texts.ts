@@ -1,0 +1,76 @@
+import { collectKeyFields, resolveToolDurability, type ToolDurabilityPolicy } from '../durability/policy.js';
+import type { ToolResultEnvelope } from '../schemas/content.js';
+import { stableStringify } from '../stable-json.js';
+import { renderSummary } from '../summary/render.js';
+import type { ClearRecord, ExternalizationRecord, SummarizationRecord } from './records.js';
+
+/**
+ * The texts that stand in for compacted content, written once for the renderer (what the model
+ * sees) and the summarize rung (what the summarizer is shown of earlier compactions), so both see
+ * the same bytes (ADR-0072). Each starts with a stable bracketed prefix that models, golden files
+ * and cache keys recognise; the summary body carries its own `[Summary v1]`.
+ */
+
+/** Bump when a stand-in text changes; the renderer's format version follows it. */
+export const STAND_IN_TEXT_VERSION = 'v1';
+
+/** `[Context Summary - Turns a-b]` then the deterministic summary rendering. */
+export function summaryText(record: SummarizationRecord): string {
+  return `[Context Summary - Turns ${record.span.firstTurn}-${record.span.lastTurn}]\n${renderSummary(record.summary)}`;
+}
+
+/** The externalization pointer, plus the record's hint of when to read it back. */
+export function externalizationText(record: ExternalizationRecord): string {
+  const hint = record.rehydrateHint.trim();
+  return [
+    `[Externalized Content - artifact:${record.artifactId}]`,
+    `Summary: ${renderSummary(record.summary)}`,
+    ...(hint ? [`When to read it: ${hint}`] : []),
+    `To retrieve full content, call: read_artifact("${record.artifactId}")`,
+  ].join('\n');
+}
+
+/** A cleared tool result's placeholder: tool name, outcome and key fields survive. */
+export function clearedPlaceholderText(
+  toolName: string,
+  outcome: string,
+  keyFields: Record<string, unknown>,
+): string {
+  const lines = [`[Cleared Tool Result ${STAND_IN_TEXT_VERSION}]`, `[${toolName}: ${outcome}]`];
+  if (Object.keys(keyFields).length > 0) lines.push(`Key data: ${stableStringify(keyFields)}`);
+  return lines.join('\n');
+}
+
+export interface ClearedFields {
+  toolName: string;
+  outcome: string;
+  keyFields: Record<string, unknown>;
+}
+
+/** A placeholder's fields from the result's own envelope: its key fields plus those the policy names. */
+export function envelopeClearedFields(
+  envelope: ToolResultEnvelope,
+  policy: ToolDurabilityPolicy,
+): ClearedFields {
+  return {
+    toolName: envelope.toolName,
+    outcome: envelope.outcome,
+    keyFields: collectKeyFields(envelope, resolveToolDurability(envelope, policy).mustPreserveFields),
+  };
+}
+
+/**
+ * What a cleared result's placeholder keeps: the clear record's entry for that result when it has
+ * one, else the envelope's own fields (an emergency clear, or a record without the entry).
+ */
+export function clearedFieldsFor(
+  record: ClearRecord,
+  messageId: string,
+  envelope: ToolResultEnvelope,
+  policy: ToolDurabilityPolicy,
+): ClearedFields {
+  const entry = record.preserved.find(
+    (candidate) => candidate.messageId === messageId && candidate.toolCallId === envelope.toolCallId,
+  );
+  return entry ?? envelopeClearedFields(envelope, policy);
+}
