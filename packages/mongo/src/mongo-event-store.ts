@@ -1,5 +1,11 @@
 import {
   type AppendOptions,
+  checkExpectedVersion,
+  checkThreadRules,
+  type FreshEvent,
+  messageIdsOf,
+  parseEventBatch,
+  requireIds,
   type AppendResult,
   type Clock,
   ConcurrencyError,
@@ -28,13 +34,6 @@ import {
 import type { MongoCollections } from './mongo-collections.js';
 import { type ThreadDocument, threadDocumentToMetadata } from './mongo-documents.js';
 import { mapMongoError } from './mongo-error-mapping.js';
-import {
-  checkThreadRules,
-  type FreshEvent,
-  messageIdsOf,
-  parseEventBatch,
-  requireIds,
-} from './parse-event-batch.js';
 import { decodeThreadCursor, encodeThreadCursor } from './thread-cursor.js';
 import { inTransaction } from './transactions.js';
 
@@ -335,15 +334,4 @@ export class MongoEventStore implements EventStore {
       throw mapMongoError(error, 'listCompactionPending');
     }
   }
-}
-
-/** -1 and 0 both mean "the thread must not exist yet". */
-function checkExpectedVersion(expected: number | undefined): number | undefined {
-  if (expected === undefined) return undefined;
-  if (!Number.isInteger(expected) || expected < -1) {
-    throw new ValidationError('invalid expectedVersion', [
-      { path: 'expectedVersion', message: 'must be an integer ≥ -1' },
-    ]);
-  }
-  return Math.max(expected, 0);
 }

@@ -7,7 +7,7 @@ import {
 import { duplicateKeyInfo } from './duplicate-key-error.js';
 import type { MongoCollections } from './mongo-collections.js';
 import { mapMongoError } from './mongo-error-mapping.js';
-import { requireIds } from './parse-event-batch.js';
+import { requireIds } from '@compactor/core';
 
 /**
  * Lifecycle events, one document each. A per-thread counter (one `$inc` upsert) numbers them,

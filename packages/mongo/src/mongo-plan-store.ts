@@ -14,7 +14,7 @@ import { duplicateKeyInfo } from './duplicate-key-error.js';
 import type { MongoCollections } from './mongo-collections.js';
 import type { PlanDocument } from './mongo-documents.js';
 import { mapMongoError } from './mongo-error-mapping.js';
-import { requireIds } from './parse-event-batch.js';
+import { requireIds } from '@compactor/core';
 import { inTransaction } from './transactions.js';
 
 export interface MongoPlanStoreOptions {

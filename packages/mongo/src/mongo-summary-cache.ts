@@ -7,7 +7,7 @@ import {
 import { duplicateKeyInfo } from './duplicate-key-error.js';
 import type { MongoCollections } from './mongo-collections.js';
 import { mapMongoError } from './mongo-error-mapping.js';
-import { requireIds } from './parse-event-batch.js';
+import { requireIds } from '@compactor/core';
 
 /** Cached summaries, one document per (tenant, full cache key); the tenant is part of every lookup. */
 export class MongoSummaryCache implements SummaryCache {

@@ -1,4 +1,5 @@
-import { type EventInput, eventInputSchema, type FieldIssue, ValidationError } from '@compactor/core';
+import { type FieldIssue, ValidationError } from '../errors.js';
+import { type EventInput, eventInputSchema } from '../schemas/events.js';
 
 /**
  * Validate a batch before anything is written: every event against core's schema, and each
@@ -92,4 +93,15 @@ export function checkThreadRules(
 /** The message ids of the batch's message events. */
 export function messageIdsOf(fresh: readonly FreshEvent[]): string[] {
   return fresh.flatMap(({ input }) => (input.type === 'message.appended' ? [input.message.id] : []));
+}
+
+/** An append's expected version, checked; -1 and 0 both mean "the thread must not exist yet". */
+export function checkExpectedVersion(expected: number | undefined): number | undefined {
+  if (expected === undefined) return undefined;
+  if (!Number.isInteger(expected) || expected < -1) {
+    throw new ValidationError('invalid expectedVersion', [
+      { path: 'expectedVersion', message: 'must be an integer ≥ -1' },
+    ]);
+  }
+  return Math.max(expected, 0);
 }
