@@ -1,5 +1,6 @@
 import { type FieldIssue, ValidationError } from '../errors.js';
 import { type EventInput, eventInputSchema } from '../schemas/events.js';
+import { stableStringify } from '../stable-json.js';
 
 /**
  * Validate a batch before anything is written: every event against core's schema, and each
@@ -104,4 +105,13 @@ export function checkExpectedVersion(expected: number | undefined): number | und
     ]);
   }
   return Math.max(expected, 0);
+}
+
+/**
+ * What idempotency compares: the validated input without its timestamp, canonically ordered, so
+ * a retry with other key order or a later client timestamp is the same content.
+ */
+export function canonicalEventContent(input: EventInput): string {
+  const { timestamp: _timestamp, ...content } = input;
+  return stableStringify(content);
 }
