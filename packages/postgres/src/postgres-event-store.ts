@@ -30,6 +30,7 @@ import {
   type ThreadRow,
   threadRowToMetadata,
 } from './event-rows.js';
+import { readNewestSql, readPageSql } from './event-queries.js';
 import { isUniqueViolation, mapPostgresError } from './postgres-error-mapping.js';
 import type { SqlNames } from './sql-names.js';
 import { decodeThreadCursor, encodeThreadCursor } from './thread-cursor.js';
@@ -239,16 +240,8 @@ export class PostgresEventStore implements EventStore {
     const { names, pool } = this.options;
     let rows: Array<{ version: number; event: StoredEvent | null }>;
     try {
-      // The thread's version and the page in one round trip; the page is a range scan of the primary key.
       const result = await pool.query<{ version: number; event: StoredEvent | null }>(
-        `SELECT thread.version, page.event FROM ${names.threads} AS thread
-          LEFT JOIN LATERAL (
-            SELECT event, seq FROM ${names.events}
-             WHERE tenant_id = thread.tenant_id AND thread_id = thread.thread_id AND seq >= $3
-             ORDER BY seq LIMIT $4
-          ) AS page ON true
-          WHERE thread.tenant_id = $1 AND thread.thread_id = $2
-          ORDER BY page.seq`,
+        readPageSql(names),
         [tenantId, threadId, fromSeq, pageSize],
       );
       rows = result.rows;
@@ -285,14 +278,7 @@ export class PostgresEventStore implements EventStore {
     let rows: Array<{ event: StoredEvent | null }>;
     try {
       const result = await pool.query<{ event: StoredEvent | null }>(
-        `SELECT newest.event FROM ${names.threads} AS thread
-          LEFT JOIN LATERAL (
-            SELECT event, seq FROM ${names.events}
-             WHERE tenant_id = thread.tenant_id AND thread_id = thread.thread_id
-             ORDER BY seq DESC LIMIT $3
-          ) AS newest ON true
-          WHERE thread.tenant_id = $1 AND thread.thread_id = $2
-          ORDER BY newest.seq`,
+        readNewestSql(names),
         [tenantId, threadId, Math.min(count, this.maxPageSize)],
       );
       rows = result.rows;
