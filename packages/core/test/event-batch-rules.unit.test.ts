@@ -1,6 +1,11 @@
-import { type EventInput, ValidationError } from '../src/index.js';
 import { describe, expect, it } from 'vitest';
-import { checkThreadRules, type FreshEvent, parseEventBatch, requireIds } from '../src/ports/event-batch-rules.js';
+import { type EventInput, ValidationError } from '../src/index.js';
+import {
+  checkThreadRules,
+  type FreshEvent,
+  parseEventBatch,
+  requireIds,
+} from '../src/ports/event-batch-rules.js';
 
 const created: EventInput = { eventId: 'c', type: 'thread.created', model: 'm', contextWindow: 1000 };
 function message(eventId: string, messageId: string): EventInput {

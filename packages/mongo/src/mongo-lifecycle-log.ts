@@ -2,12 +2,12 @@ import {
   type LifecycleEvent,
   type LifecycleEventLog,
   lifecycleEventSchema,
+  requireIds,
   ValidationError,
 } from '@compactor/core';
 import { duplicateKeyInfo } from './duplicate-key-error.js';
 import type { MongoCollections } from './mongo-collections.js';
 import { mapMongoError } from './mongo-error-mapping.js';
-import { requireIds } from '@compactor/core';
 
 /**
  * Lifecycle events, one document each. A per-thread counter (one `$inc` upsert) numbers them,

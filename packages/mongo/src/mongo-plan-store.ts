@@ -7,6 +7,7 @@ import {
   NotFoundError,
   type PlanStore,
   type PlanVersionSummary,
+  requireIds,
   ValidationError,
 } from '@compactor/core';
 import type { MongoClient, WriteConcernSettings } from 'mongodb';
@@ -14,7 +15,6 @@ import { duplicateKeyInfo } from './duplicate-key-error.js';
 import type { MongoCollections } from './mongo-collections.js';
 import type { PlanDocument } from './mongo-documents.js';
 import { mapMongoError } from './mongo-error-mapping.js';
-import { requireIds } from '@compactor/core';
 import { inTransaction } from './transactions.js';
 
 export interface MongoPlanStoreOptions {

@@ -1,5 +1,6 @@
 import {
   type CachedSummary,
+  requireIds,
   type SummaryCache,
   type SummaryCacheKey,
   summaryCacheKeyToString,
@@ -7,7 +8,6 @@ import {
 import { duplicateKeyInfo } from './duplicate-key-error.js';
 import type { MongoCollections } from './mongo-collections.js';
 import { mapMongoError } from './mongo-error-mapping.js';
-import { requireIds } from '@compactor/core';
 
 /** Cached summaries, one document per (tenant, full cache key); the tenant is part of every lookup. */
 export class MongoSummaryCache implements SummaryCache {

@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
-import { canonicalEventContent, type EventInput, type StoredEvent, type ThreadMetadata } from '@compactor/core';
+import {
+  canonicalEventContent,
+  type EventInput,
+  type StoredEvent,
+  type ThreadMetadata,
+} from '@compactor/core';
 
 /** An input of the batch with the hash idempotent retries compare. */
 export interface HashedInput {

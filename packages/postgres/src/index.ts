@@ -1,7 +1,7 @@
-export type { LifecycleSubscription } from './lifecycle-subscription.js';
-export { type Migration, MIGRATIONS } from './migrations/index.js';
-export type { MigrationOutcome } from './migrations/migrate.js';
 export { readNewestSql, readPageSql } from './event-queries.js';
+export type { LifecycleSubscription } from './lifecycle-subscription.js';
+export { MIGRATIONS, type Migration } from './migrations/index.js';
+export type { MigrationOutcome } from './migrations/migrate.js';
 export { isUniqueViolation, mapPostgresError, UNIQUE_VIOLATION } from './postgres-error-mapping.js';
 export { PostgresEventStore, type PostgresEventStoreOptions } from './postgres-event-store.js';
 export { PostgresLifecycleEventLog } from './postgres-lifecycle-log.js';

@@ -5,8 +5,16 @@ export const UNIQUE_VIOLATION = '23505';
 
 /** Connection-level failures worth retrying: the server went away, restarts, or refuses for now. */
 const UNAVAILABLE_SQLSTATE_CLASSES = ['08', '53', '57'];
-const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
-const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i;
+const UNAVAILABLE_NODE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+]);
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i;
 
 /** SQLSTATEs of a value PostgreSQL cannot hold (a field over 1 GB, a malformed string). */
 const TOO_LARGE_OR_MALFORMED = new Set(['54000', '22P05', '22021']);

@@ -21,6 +21,7 @@ import {
   ValidationError,
 } from '@compactor/core';
 import type { Pool, PoolClient } from 'pg';
+import { readNewestSql, readPageSql } from './event-queries.js';
 import {
   batchTotals,
   type HashedInput,
@@ -30,7 +31,6 @@ import {
   type ThreadRow,
   threadRowToMetadata,
 } from './event-rows.js';
-import { readNewestSql, readPageSql } from './event-queries.js';
 import { isUniqueViolation, mapPostgresError } from './postgres-error-mapping.js';
 import type { SqlNames } from './sql-names.js';
 import { decodeThreadCursor, encodeThreadCursor } from './thread-cursor.js';
@@ -201,7 +201,8 @@ export class PostgresEventStore implements EventStore {
     // updatedAt is the last event's timestamp (supplied or set), createdAt the thread.created one's.
     const updatedAt = written.at(-1)!.timestamp;
     if (thread === undefined) {
-      if (first.type !== 'thread.created') throw new ValidationError('a new thread must start with thread.created');
+      if (first.type !== 'thread.created')
+        throw new ValidationError('a new thread must start with thread.created');
       // A racing creator makes this (or the events insert) a unique violation: the caller retries.
       await client.query(
         `INSERT INTO ${this.options.names.threads} (${THREAD_COLUMNS})
@@ -226,7 +227,15 @@ export class PostgresEventStore implements EventStore {
           SET version = $3, event_count = event_count + $4, message_count = message_count + $5,
               message_tokens = message_tokens + $6, updated_at = $7
         WHERE tenant_id = $1 AND thread_id = $2`,
-      [thread.tenant_id, thread.thread_id, newVersion, written.length, messageCount, messageTokens, updatedAt],
+      [
+        thread.tenant_id,
+        thread.thread_id,
+        newVersion,
+        written.length,
+        messageCount,
+        messageTokens,
+        updatedAt,
+      ],
     );
   }
 
@@ -240,10 +249,12 @@ export class PostgresEventStore implements EventStore {
     const { names, pool } = this.options;
     let rows: Array<{ version: number; event: StoredEvent | null }>;
     try {
-      const result = await pool.query<{ version: number; event: StoredEvent | null }>(
-        readPageSql(names),
-        [tenantId, threadId, fromSeq, pageSize],
-      );
+      const result = await pool.query<{ version: number; event: StoredEvent | null }>(readPageSql(names), [
+        tenantId,
+        threadId,
+        fromSeq,
+        pageSize,
+      ]);
       rows = result.rows;
     } catch (error) {
       throw mapPostgresError(error, 'read');
@@ -277,10 +288,11 @@ export class PostgresEventStore implements EventStore {
     const { names, pool } = this.options;
     let rows: Array<{ event: StoredEvent | null }>;
     try {
-      const result = await pool.query<{ event: StoredEvent | null }>(
-        readNewestSql(names),
-        [tenantId, threadId, Math.min(count, this.maxPageSize)],
-      );
+      const result = await pool.query<{ event: StoredEvent | null }>(readNewestSql(names), [
+        tenantId,
+        threadId,
+        Math.min(count, this.maxPageSize),
+      ]);
       rows = result.rows;
     } catch (error) {
       throw mapPostgresError(error, 'readNewest');
@@ -319,7 +331,8 @@ export class PostgresEventStore implements EventStore {
       );
       const page = result.rows.slice(0, limit).map(threadRowToMetadata);
       const last = page.at(-1);
-      const nextCursor = result.rows.length > limit && last !== undefined ? encodeThreadCursor(last.threadId) : null;
+      const nextCursor =
+        result.rows.length > limit && last !== undefined ? encodeThreadCursor(last.threadId) : null;
       return { threads: page, nextCursor };
     } catch (error) {
       throw mapPostgresError(error, 'listThreads');

@@ -24,7 +24,10 @@ export class PostgresLifecycleEventLog implements LifecycleEventLog {
   async append(event: LifecycleEvent): Promise<void> {
     const parsed = lifecycleEventSchema.safeParse(event);
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
+      const issues = parsed.error.issues.map((issue) => ({
+        path: issue.path.join('.'),
+        message: issue.message,
+      }));
       throw new ValidationError('invalid lifecycle event', issues);
     }
     try {
@@ -34,7 +37,12 @@ export class PostgresLifecycleEventLog implements LifecycleEventLog {
            RETURNING id
          )
          SELECT pg_notify($4, inserted.id::text) FROM inserted`,
-        [parsed.data.tenantId, parsed.data.threadId, JSON.stringify(parsed.data), this.names.lifecycleChannel],
+        [
+          parsed.data.tenantId,
+          parsed.data.threadId,
+          JSON.stringify(parsed.data),
+          this.names.lifecycleChannel,
+        ],
       );
     } catch (error) {
       throw mapPostgresError(error, 'lifecycle append');

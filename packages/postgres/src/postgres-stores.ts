@@ -1,6 +1,6 @@
 import { type Clock, type LifecycleEvent, type Logger, noopLogger, systemClock } from '@compactor/core';
 import pg from 'pg';
-import { subscribeToLifecycleEvents, type LifecycleSubscription } from './lifecycle-subscription.js';
+import { type LifecycleSubscription, subscribeToLifecycleEvents } from './lifecycle-subscription.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { type MigrationOutcome, migrate } from './migrations/migrate.js';
 import { PostgresEventStore } from './postgres-event-store.js';

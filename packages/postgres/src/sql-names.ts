@@ -21,7 +21,10 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,39}$/;
 export function sqlNames(schema: string): SqlNames {
   if (!SCHEMA_NAME.test(schema)) {
     throw new ValidationError('invalid PostgreSQL schema name', [
-      { path: 'schema', message: 'lower-case letters, digits and _, at most 40 characters, not starting with a digit' },
+      {
+        path: 'schema',
+        message: 'lower-case letters, digits and _, at most 40 characters, not starting with a digit',
+      },
     ]);
   }
   const quotedSchema = `"${schema}"`;

@@ -1,6 +1,15 @@
 import { CompactorError, type EventInput, type LifecycleEvent } from '@compactor/core';
-import { threadCreatedEvent, uniqueId, userMessageEvent } from '@compactor/testkit/contracts/contract-helpers';
-import { describeWithPostgres, dropSchema, postgresForTests, uniqueSchemaName } from '@compactor/testkit/postgres';
+import {
+  threadCreatedEvent,
+  uniqueId,
+  userMessageEvent,
+} from '@compactor/testkit/contracts/contract-helpers';
+import {
+  describeWithPostgres,
+  dropSchema,
+  postgresForTests,
+  uniqueSchemaName,
+} from '@compactor/testkit/postgres';
 import { expect, it } from 'vitest';
 import { createPostgresStores, MIGRATIONS, readNewestSql, readPageSql } from '../src/index.js';
 import { usePostgresStores } from './support/postgres-harness.js';

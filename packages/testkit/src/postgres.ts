@@ -9,7 +9,9 @@ import { describe, it } from 'vitest';
  */
 export const DEFAULT_TEST_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
-export type PostgresForTests = { available: true; url: string } | { available: false; url: string; reason: string };
+export type PostgresForTests =
+  | { available: true; url: string }
+  | { available: false; url: string; reason: string };
 
 /** How to start the local server when it is installed but stopped (what `.ci/run` does). */
 export const postgresStartHint =
@@ -48,12 +50,9 @@ export function describeWithPostgres(
   body: (url: string) => void,
 ): void {
   if (!postgres.available) {
-    describe.skip(
-      `${suiteName} — SKIPPED: no PostgreSQL answers at ${postgres.url} (${postgres.reason}); ${postgresStartHint}`,
-      () => {
-        it(`${suiteName} needs PostgreSQL`, () => {});
-      },
-    );
+    describe.skip(`${suiteName} — SKIPPED: no PostgreSQL answers at ${postgres.url} (${postgres.reason}); ${postgresStartHint}`, () => {
+      it(`${suiteName} needs PostgreSQL`, () => {});
+    });
     return;
   }
   describe(suiteName, () => body(postgres.url));

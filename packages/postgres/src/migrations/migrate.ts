@@ -24,7 +24,9 @@ export async function migrate(
   migrations: readonly Migration[],
 ): Promise<MigrationOutcome> {
   return inTransaction(pool, async (client) => {
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`compactor-migrations:${names.schema}`]);
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+      `compactor-migrations:${names.schema}`,
+    ]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${names.quotedSchema}`);
     await client.query(
       `CREATE TABLE IF NOT EXISTS ${names.migrations} (

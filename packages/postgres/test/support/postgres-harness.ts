@@ -7,7 +7,11 @@ import { createPostgresStores, type PostgresStores } from '../../src/index.js';
  * Stores on a fresh schema per suite, migrated before its tests and dropped afterwards: registers
  * beforeAll/afterAll in the enclosing describe and returns an accessor valid inside its tests.
  */
-export function usePostgresStores(url: string, purpose: string, clock: Clock = systemClock): () => PostgresStores {
+export function usePostgresStores(
+  url: string,
+  purpose: string,
+  clock: Clock = systemClock,
+): () => PostgresStores {
   const schema = uniqueSchemaName(purpose);
   let stores: PostgresStores | undefined;
   beforeAll(async () => {
