@@ -51,7 +51,9 @@ process.stdout.write(
 );
 process.stdout.write('| ingests | appends/s | p50 ms | p99 ms | failed |\n| --- | --- | --- | --- | --- |\n');
 for (const row of rows) {
-  process.stdout.write(`| ${row.ingests} | ${row.appendsPerSecond} | ${row.p50Ms} | ${row.p99Ms} | ${row.failed} |\n`);
+  process.stdout.write(
+    `| ${row.ingests} | ${row.appendsPerSecond} | ${row.p50Ms} | ${row.p99Ms} | ${row.failed} |\n`,
+  );
 }
 
 async function measure(ingestCount: number): Promise<Record<string, unknown>> {
@@ -78,7 +80,11 @@ async function measure(ingestCount: number): Promise<Record<string, unknown>> {
         spawn(process.execPath, ['--import', 'tsx', resolve(repositoryRoot, 'apps/ingest/src/main.ts')], {
           cwd: resolve(repositoryRoot, 'apps/ingest'),
           // Artifacts (unused by appends) stay embedded, in a directory per process.
-          env: { ...environment, PORT: String(port), COMPACTOR_DATA_DIR: join(workDirectory, `${schema}-${index}`) },
+          env: {
+            ...environment,
+            PORT: String(port),
+            COMPACTOR_DATA_DIR: join(workDirectory, `${schema}-${index}`),
+          },
           stdio: ['ignore', 'ignore', 'inherit'],
         }),
       );
