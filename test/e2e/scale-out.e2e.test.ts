@@ -6,15 +6,16 @@
  * mid-run and the load fails over to the survivors. Then: every acknowledged event is stored
  * exactly once, in order; every thread's plan versions are contiguous with one commit each;
  * every thread renders within its ceiling from its committed plan (no emergency fit); no check
- * failed or stayed queued.
+ * failed or stayed queued; and the test process heard every lifecycle event the workers stored
+ * (LISTEN/NOTIFY across processes).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CompactorApiError, type CompactorClient, createCompactorClient } from '@compactor/client';
-import type { EventInput } from '@compactor/core';
-import { createPostgresStores, type PostgresStores } from '@compactor/postgres';
+import type { EventInput, LifecycleEvent } from '@compactor/core';
+import { createPostgresStores, type LifecycleSubscription, type PostgresStores } from '@compactor/postgres';
 import {
   describeWithPostgres,
   dropSchema,
@@ -87,6 +88,9 @@ if (!redisAvailableForTests()) {
     let s3: RunningS3rver | undefined;
     let workDirectory: string;
     let stores: PostgresStores | undefined;
+    /** What this (test) process hears, by LISTEN/NOTIFY, of the lifecycle events the worker processes append. */
+    const heard: LifecycleEvent[] = [];
+    let subscription: LifecycleSubscription | undefined;
     const ingests: Ingest[] = [];
     const workers: AppProcess[] = [];
     let environment: Record<string, string>;
@@ -134,6 +138,7 @@ if (!redisAvailableForTests()) {
         ),
       );
       stores = createPostgresStores({ connectionString: databaseUrl, schema });
+      subscription = await stores.subscribeToLifecycle((event) => heard.push(event), { tenantId: TENANT });
     }, 150_000);
 
     async function startIngest(index: number): Promise<Ingest> {
@@ -151,6 +156,7 @@ if (!redisAvailableForTests()) {
     }
 
     afterAll(async () => {
+      await subscription?.close();
       for (const worker of workers) await worker.stop('SIGKILL');
       for (const ingest of ingests) await ingest.process.stop('SIGKILL');
       await stores?.close();
@@ -302,6 +308,15 @@ if (!redisAvailableForTests()) {
         expect(prompt.tokens.total).toBeLessThanOrEqual(prompt.report.ceiling);
         expect((await plans.getCurrent(TENANT, threadId)).version).toBe(prompt.report.planVersion);
       }
+
+      // Lifecycle events cross processes: every one the workers stored reached this process's LISTEN.
+      const lifecycleRows = await pool.query<{ count: number }>(
+        `SELECT count(*)::int AS count FROM ${names.lifecycleEvents} WHERE tenant_id = $1`,
+        [TENANT],
+      );
+      expect(lifecycleRows.rows[0]!.count).toBeGreaterThan(0);
+      await expect.poll(() => heard.length, { timeout: 10_000 }).toBe(lifecycleRows.rows[0]!.count);
+      expect(heard.filter((event) => event.name === 'compaction_completed').length).toBeGreaterThan(0);
 
       const totalEvents = THREADS * (MESSAGES_PER_THREAD + 1);
       process.stdout.write(
