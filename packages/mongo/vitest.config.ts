@@ -2,7 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    // Verbose, so a run without MONGODB_URI lists each skipped suite by its name and run command.
+    // Verbose, so a run without MongoDB lists each skipped suite by its name, reason and run command.
     reporters: ['verbose'],
+    // Finds MongoDB once per run: MONGODB_URI, or a mongodb-memory-server replica set.
+    globalSetup: ['./test/support/mongo-global-setup.ts'],
   },
 });

@@ -13,6 +13,7 @@ const infraDirectory = fileURLToPath(new URL('../../../infra/', import.meta.url)
 
 interface ComposeService {
   image?: string;
+  profiles?: string[];
   command?: string[] | string;
   entrypoint?: string[] | string;
   ports?: string[];
@@ -50,7 +51,14 @@ const words = (value: string[] | string | undefined) =>
 describe('infra/docker-compose.yml', () => {
   it('runs MongoDB as a replica set, Redis and MinIO, each with an image, and init jobs for the replica set and the bucket', async () => {
     const { services, volumes } = await compose();
-    expect(Object.keys(services).sort()).toEqual(['minio', 'minio-init', 'mongo', 'mongo-init', 'redis']);
+    expect(Object.keys(services).sort()).toEqual([
+      'minio',
+      'minio-init',
+      'mongo',
+      'mongo-init',
+      'postgres',
+      'redis',
+    ]);
     for (const [name, service] of Object.entries(services)) {
       expect(service.image, `${name} has no image`).toMatch(/^[a-z0-9/._-]+:[A-Za-z0-9._-]+$/);
       for (const dependency of Object.keys(service.depends_on ?? {})) {
@@ -68,6 +76,15 @@ describe('infra/docker-compose.yml', () => {
     expect(words(services.mongo!.healthcheck?.test)).toContain('isWritablePrimary');
     expect(words(services['minio-init']!.command)).toContain('mc mb --ignore-existing');
     expect(services['minio-init']!.depends_on?.minio?.condition).toBe('service_healthy');
+  });
+
+  it('offers PostgreSQL behind the `postgres` profile, healthy once it accepts connections', async () => {
+    const { services } = await compose();
+    expect(services.postgres!.profiles).toEqual(['postgres']);
+    expect(words(services.postgres!.healthcheck?.test)).toContain('pg_isready');
+    for (const [name, service] of Object.entries(services)) {
+      if (name !== 'postgres') expect(service.profiles, `${name} should start by default`).toBeUndefined();
+    }
   });
 
   it('configures Redis for a job queue: no eviction, append-only persistence', async () => {
@@ -109,5 +126,25 @@ describe('infra/.env.example', () => {
     );
     expect(example.MINIO_ROOT_USER).toBe(config.artifacts.credentials?.accessKeyId);
     expect(services['minio-init']!.environment!.S3_BUCKET).toBe(`\${S3_BUCKET:-${config.artifacts.bucket}}`);
+  });
+
+  it('switches to the compose PostgreSQL with COMPACTOR_STORE=postgres alone', async () => {
+    const example = await environmentExample();
+    const config = loadRuntimeConfig({ ...example, COMPACTOR_STORE: 'postgres' });
+    expect(config.store.kind).toBe('postgres');
+    if (config.store.kind !== 'postgres') return;
+    const { services } = await compose();
+    const postgres = services.postgres!;
+    const url = new URL(config.store.url);
+    expect((postgres.ports ?? []).map((port) => port.split(':')[1])).toContain(url.port);
+    const environment = postgres.environment!;
+    expect(environment.POSTGRES_USER).toBe(`\${POSTGRES_USER:-${url.username}}`);
+    expect(environment.POSTGRES_PASSWORD).toBe(`\${POSTGRES_PASSWORD:-${url.password}}`);
+    expect(environment.POSTGRES_DB).toBe(`\${POSTGRES_DB:-${url.pathname.slice(1)}}`);
+    expect([example.POSTGRES_USER, example.POSTGRES_PASSWORD, example.POSTGRES_DB]).toEqual([
+      url.username,
+      url.password,
+      url.pathname.slice(1),
+    ]);
   });
 });

@@ -3,6 +3,7 @@ import {
   type AppendResult,
   type Clock,
   ConcurrencyError,
+  checkExpectedVersion,
   checkThreadRules,
   type EventInput,
   type EventStore,
@@ -333,15 +334,4 @@ export class MongoEventStore implements EventStore {
       throw mapMongoError(error, 'listCompactionPending');
     }
   }
-}
-
-/** -1 and 0 both mean "the thread must not exist yet". */
-function checkExpectedVersion(expected: number | undefined): number | undefined {
-  if (expected === undefined) return undefined;
-  if (!Number.isInteger(expected) || expected < -1) {
-    throw new ValidationError('invalid expectedVersion', [
-      { path: 'expectedVersion', message: 'must be an integer ≥ -1' },
-    ]);
-  }
-  return Math.max(expected, 0);
 }

@@ -116,6 +116,27 @@ describe('loadRuntimeConfig', () => {
     expect(config.logLevel).toBe('debug');
   });
 
+  it('maps the PostgreSQL store with its schema and pool size, defaulting both', () => {
+    const url = 'postgres://compactor:pg-password@db.internal:5432/compactor';
+    expect(loadRuntimeConfig({ COMPACTOR_STORE: 'postgres', DATABASE_URL: url }).store).toEqual({
+      kind: 'postgres',
+      url,
+      schema: 'compactor',
+      poolSize: 10,
+    });
+    const tuned = loadRuntimeConfig({
+      COMPACTOR_STORE: 'postgres',
+      DATABASE_URL: url,
+      COMPACTOR_POSTGRES_SCHEMA: 'compactor_eu',
+      COMPACTOR_POSTGRES_POOL_SIZE: '25',
+    });
+    expect(tuned.store).toEqual({ kind: 'postgres', url, schema: 'compactor_eu', poolSize: 25 });
+    const described = JSON.stringify(describeRuntimeConfig(tuned));
+    expect(described).not.toContain('pg-password');
+    expect(described).toContain('db.internal:5432');
+    expect(described).toContain('"schema":"compactor_eu"');
+  });
+
   it('uses path-style requests for an S3-compatible endpoint unless told otherwise', () => {
     const base = { COMPACTOR_ARTIFACTS: 's3', S3_BUCKET: 'bucket', S3_ENDPOINT: 'http://127.0.0.1:9000' };
     const withEndpoint = loadRuntimeConfig(base).artifacts;
@@ -126,6 +147,11 @@ describe('loadRuntimeConfig', () => {
 
   it.each([
     [{ COMPACTOR_STORE: 'mongo' }, 'MONGODB_URI', 'MONGODB_URI is required when COMPACTOR_STORE=mongo'],
+    [
+      { COMPACTOR_STORE: 'postgres' },
+      'DATABASE_URL',
+      'DATABASE_URL is required when COMPACTOR_STORE=postgres',
+    ],
     [{ COMPACTOR_ARTIFACTS: 's3' }, 'S3_BUCKET', 'S3_BUCKET is required when COMPACTOR_ARTIFACTS=s3'],
     [{ COMPACTOR_QUEUE: 'bullmq' }, 'REDIS_URL', 'REDIS_URL is required when COMPACTOR_QUEUE=bullmq'],
     [
@@ -151,7 +177,10 @@ describe('loadRuntimeConfig', () => {
   });
 
   it.each([
-    ['COMPACTOR_STORE', 'postgres', 'must be one of "embedded", "mongo"'],
+    ['COMPACTOR_STORE', 'mysql', 'must be one of "embedded", "mongo", "postgres"'],
+    ['DATABASE_URL', 'mysql://db/compactor', 'must be a URL starting with postgres:// or postgresql://'],
+    ['COMPACTOR_POSTGRES_SCHEMA', 'Compactor-Prod', 'must be lower-case letters, digits and _'],
+    ['COMPACTOR_POSTGRES_POOL_SIZE', '0', 'must be at least 1'],
     ['COMPACTOR_QUEUE', 'kafka', 'must be one of "in-process", "bullmq"'],
     ['COMPACTOR_EMBEDDED_SHARING', 'both', 'must be one of "exclusive", "shared"'],
     ['COMPACTOR_WORKER_CONCURRENCY', 'four', 'must be a whole number'],
@@ -189,6 +218,8 @@ describe('loadRuntimeConfig', () => {
     for (const variable of [
       'COMPACTOR_STORE',
       'MONGODB_URI',
+      'DATABASE_URL',
+      'COMPACTOR_POSTGRES_SCHEMA',
       'S3_BUCKET',
       'REDIS_URL',
       'ANTHROPIC_API_KEY',

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { loadIngestConfig, startIngestServer } from '@compactor/ingest';
-import { createRuntime, loadRuntimeConfig } from '@compactor/runtime';
+import { createRuntime, loadRuntimeConfig, type RuntimeConfig } from '@compactor/runtime';
 import type { Command } from 'commander';
 import { pino } from 'pino';
 import { parsePort } from './option-parsers.js';
@@ -12,16 +12,19 @@ interface ServeOptions {
 }
 
 /**
- * `compactor serve`: the ingest API and the compaction worker in one process, on the embedded
- * stores and the in-process queue; the extractive summarizer unless ANTHROPIC_API_KEY is set.
+ * `compactor serve`: the ingest API and the compaction worker in one process, on the in-process
+ * queue; the embedded store unless COMPACTOR_STORE says otherwise (`postgres` with DATABASE_URL is
+ * the simplest production-like set-up); the extractive summarizer unless ANTHROPIC_API_KEY is set.
  */
 export function registerServeCommand(program: Command): void {
   program
     .command('serve')
-    .description('run the ingest API and the compaction worker in one process on embedded defaults')
+    .description(
+      'run the ingest API and the compaction worker in one process (embedded store, or COMPACTOR_STORE=postgres with DATABASE_URL)',
+    )
     .option(
       '--data-dir <dir>',
-      'where events, plans and artifacts live (default: COMPACTOR_DATA_DIR or ./.compactor)',
+      'where artifacts (and, on the embedded store, events and plans) live (default: COMPACTOR_DATA_DIR or ./.compactor)',
     )
     .option('--port <port>', 'port to listen on (0 = any free port)', parsePort, 8080)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
@@ -31,7 +34,6 @@ export function registerServeCommand(program: Command): void {
       if (devKey) environment.COMPACTOR_API_KEYS = `${devKey}=local`;
       const runtimeConfig = loadRuntimeConfig({
         ...environment,
-        COMPACTOR_STORE: 'embedded',
         COMPACTOR_ARTIFACTS: 'embedded',
         COMPACTOR_QUEUE: 'in-process',
         ...(options.dataDir ? { COMPACTOR_DATA_DIR: options.dataDir } : {}),
@@ -48,7 +50,7 @@ export function registerServeCommand(program: Command): void {
       const address = await server.app.listen({ port: ingestConfig.port, host: ingestConfig.host });
       const lines = [
         `Compactor listening on ${address}`,
-        `data directory: ${runtimeConfig.dataDir}; summarizer: ${runtimeConfig.summarizer.kind === 'anthropic' ? 'Anthropic (with extractive fallback)' : 'extractive (set ANTHROPIC_API_KEY for Claude)'}`,
+        `${storeLine(runtimeConfig)}; summarizer: ${runtimeConfig.summarizer.kind === 'anthropic' ? 'Anthropic (with extractive fallback)' : 'extractive (set ANTHROPIC_API_KEY for Claude)'}`,
         devKey
           ? `dev API key (tenant "local"): ${devKey}   — set COMPACTOR_API_KEYS="key=tenant,..." to choose your own`
           : `API keys: from COMPACTOR_API_KEYS (${ingestConfig.apiKeys.size})`,
@@ -71,4 +73,13 @@ export function registerServeCommand(program: Command): void {
         }
       });
     });
+}
+
+/** Where events and plans live, as the start-up lines tell a person (no credentials). */
+function storeLine(config: RuntimeConfig): string {
+  if (config.store.kind === 'postgres')
+    return `store: PostgreSQL (schema ${config.store.schema}); artifacts: ${config.dataDir}`;
+  if (config.store.kind === 'mongo')
+    return `store: MongoDB (database ${config.store.dbName}); artifacts: ${config.dataDir}`;
+  return `data directory: ${config.dataDir}`;
 }

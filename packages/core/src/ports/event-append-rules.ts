@@ -138,3 +138,20 @@ export function checkThreadRules(
 export function messageIdsOf(fresh: readonly FreshEvent[]): string[] {
   return fresh.flatMap(({ input }) => (input.type === 'message.appended' ? [input.message.id] : []));
 }
+
+/**
+ * An append's expected version, checked; -1 and 0 both mean "the thread must not exist yet".
+ *
+ * @param expected the caller's expected version, if any
+ * @returns the version to compare with the stored one (0 for a new thread), or undefined
+ * @throws ValidationError when it is not an integer ≥ -1
+ */
+export function checkExpectedVersion(expected: number | undefined): number | undefined {
+  if (expected === undefined) return undefined;
+  if (!Number.isInteger(expected) || expected < -1) {
+    throw new ValidationError('invalid expectedVersion', [
+      { path: 'expectedVersion', message: 'must be an integer ≥ -1' },
+    ]);
+  }
+  return Math.max(expected, 0);
+}

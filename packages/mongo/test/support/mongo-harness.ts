@@ -1,30 +1,33 @@
 import { randomUUID } from 'node:crypto';
 import { type Clock, systemClock } from '@compactor/core';
 import { MongoClient } from 'mongodb';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, inject, it } from 'vitest';
 import { createMongoStores, type MongoStores } from '../../src/index.js';
 
-/** The MongoDB server under test; the suites run only when it is set (a replica set: transactions). */
-export const mongoUri = process.env.MONGODB_URI;
+/**
+ * The MongoDB under test (a replica set: transactions), found once per run by the global setup:
+ * MONGODB_URI, or a mongodb-memory-server replica set where its binary can be had.
+ */
+const mongo = inject('mongo');
 
 /** The exact command that runs these suites (see README.md for starting a one-node replica set). */
 export const MONGO_TEST_COMMAND =
   'MONGODB_URI=mongodb://127.0.0.1:27017/?replicaSet=rs0 pnpm --filter @compactor/mongo test';
 
 /**
- * A suite against the MongoDB at MONGODB_URI. Without it the suite is reported as skipped under a
- * name that says why and how to run it. Nothing is faked: there is no MongoDB on the build
- * machines, and a mock of the driver would prove nothing about the adapter.
+ * A suite against that MongoDB. Without one the suite is reported as skipped under a name that
+ * says why and how to run it. Nothing is faked: a mock of the driver would prove nothing about
+ * the adapter.
  */
 export function describeWithMongo(suiteName: string, body: (uri: string) => void): void {
-  if (mongoUri === undefined) {
-    describe.skip(`${suiteName} — SKIPPED: MONGODB_URI is not set; run it with: ${MONGO_TEST_COMMAND}`, () => {
+  if (!mongo.available) {
+    describe.skip(`${suiteName} — SKIPPED: MONGODB_URI is not set and ${mongo.reason}; run it with: ${MONGO_TEST_COMMAND}`, () => {
       it(`${suiteName} needs a MongoDB replica set`, () => {});
     });
     return;
   }
-  const uri = mongoUri;
-  describe(suiteName, () => body(uri));
+  const { uri } = mongo;
+  describe(`${suiteName} (${mongo.source})`, () => body(uri));
 }
 
 /**

@@ -14,13 +14,19 @@ export function redactUrl(value: string): string {
   }
 }
 
+function describeStore(config: RuntimeConfig): Record<string, unknown> {
+  const { store } = config;
+  if (store.kind === 'mongo') return { kind: 'mongo', uri: redactUrl(store.uri), dbName: store.dbName };
+  if (store.kind === 'postgres') {
+    return { kind: 'postgres', url: redactUrl(store.url), schema: store.schema, poolSize: store.poolSize };
+  }
+  return { kind: 'embedded', dataDir: config.dataDir, sharing: config.embeddedSharing ?? 'exclusive' };
+}
+
 /** The configuration as it is safe to log at start: modes and locations, no secrets. */
 export function describeRuntimeConfig(config: RuntimeConfig): Record<string, unknown> {
   return {
-    store:
-      config.store.kind === 'mongo'
-        ? { kind: 'mongo', uri: redactUrl(config.store.uri), dbName: config.store.dbName }
-        : { kind: 'embedded', dataDir: config.dataDir, sharing: config.embeddedSharing ?? 'exclusive' },
+    store: describeStore(config),
     artifacts:
       config.artifacts.kind === 's3'
         ? {

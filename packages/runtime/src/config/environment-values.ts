@@ -81,3 +81,15 @@ function protocolOf(value: string): string | undefined {
     return undefined;
   }
 }
+
+/** A PostgreSQL schema name the stores accept: lower-case letters, digits and _, up to 40 characters. */
+export function postgresSchemaName(defaultValue: string) {
+  return z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .trim()
+      .regex(/^[a-z_][a-z0-9_]{0,39}$/, 'must be lower-case letters, digits and _, at most 40 characters')
+      .default(defaultValue),
+  );
+}

@@ -4,6 +4,7 @@ import {
   optionalBoolean,
   optionalText,
   optionalUrl,
+  postgresSchemaName,
   textWithDefault,
   wholeNumber,
 } from './environment-values.js';
@@ -14,11 +15,14 @@ import { LOG_LEVELS, type RuntimeConfig } from './runtime-config.js';
  * variable names, so an error says which variable to fix.
  */
 export const runtimeEnvironmentSchema = z.object({
-  COMPACTOR_STORE: choice(['embedded', 'mongo'], 'embedded'),
+  COMPACTOR_STORE: choice(['embedded', 'mongo', 'postgres'], 'embedded'),
   COMPACTOR_DATA_DIR: textWithDefault('./.compactor'),
   COMPACTOR_EMBEDDED_SHARING: choice(['exclusive', 'shared'], 'exclusive'),
   MONGODB_URI: optionalUrl(['mongodb:', 'mongodb+srv:']),
   MONGODB_DB: textWithDefault('compactor'),
+  DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
+  COMPACTOR_POSTGRES_SCHEMA: postgresSchemaName('compactor'),
+  COMPACTOR_POSTGRES_POOL_SIZE: wholeNumber(10, 1),
 
   COMPACTOR_ARTIFACTS: choice(['embedded', 's3'], 'embedded'),
   S3_BUCKET: optionalText(),
@@ -67,6 +71,12 @@ function checkCombinations(environment: RuntimeEnvironment, report: IssueSink): 
       'is required when COMPACTOR_STORE=mongo (e.g. mongodb://127.0.0.1:27017/?replicaSet=rs0)',
     );
   }
+  if (environment.COMPACTOR_STORE === 'postgres' && !environment.DATABASE_URL) {
+    report(
+      'DATABASE_URL',
+      'is required when COMPACTOR_STORE=postgres (e.g. postgres://compactor@127.0.0.1:5432/compactor)',
+    );
+  }
   if (environment.COMPACTOR_ARTIFACTS === 's3' && !environment.S3_BUCKET) {
     report('S3_BUCKET', 'is required when COMPACTOR_ARTIFACTS=s3');
   }
@@ -87,13 +97,24 @@ function checkCombinations(environment: RuntimeEnvironment, report: IssueSink): 
   }
 }
 
+function storeConfig(env: RuntimeEnvironment): RuntimeConfig['store'] {
+  if (env.COMPACTOR_STORE === 'mongo')
+    return { kind: 'mongo', uri: env.MONGODB_URI!, dbName: env.MONGODB_DB };
+  if (env.COMPACTOR_STORE === 'postgres') {
+    return {
+      kind: 'postgres',
+      url: env.DATABASE_URL!,
+      schema: env.COMPACTOR_POSTGRES_SCHEMA,
+      poolSize: env.COMPACTOR_POSTGRES_POOL_SIZE,
+    };
+  }
+  return { kind: 'embedded' };
+}
+
 function toRuntimeConfig(environment: RuntimeEnvironment): RuntimeConfig {
   const env = environment;
   return {
-    store:
-      env.COMPACTOR_STORE === 'mongo'
-        ? { kind: 'mongo', uri: env.MONGODB_URI!, dbName: env.MONGODB_DB }
-        : { kind: 'embedded' },
+    store: storeConfig(env),
     dataDir: env.COMPACTOR_DATA_DIR,
     embeddedSharing: env.COMPACTOR_EMBEDDED_SHARING,
     artifacts:
@@ -144,7 +165,8 @@ function toRuntimeConfig(environment: RuntimeEnvironment): RuntimeConfig {
 
 /**
  * The environment (`process.env` or any record of strings) to a `RuntimeConfig`: each variable
- * parsed on its own, then the rules between them (mongo needs MONGODB_URI, s3 needs S3_BUCKET,
+ * parsed on its own, then the rules between them (mongo needs MONGODB_URI, postgres needs
+ * DATABASE_URL, s3 needs S3_BUCKET,
  * bullmq needs REDIS_URL, ...), then the structured config.
  */
 export const runtimeConfigSchema = runtimeEnvironmentSchema

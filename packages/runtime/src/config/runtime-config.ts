@@ -9,6 +9,15 @@ export type StoreConfig =
       kind: 'mongo';
       uri: string;
       dbName: string;
+    }
+  | {
+      kind: 'postgres';
+      /** `DATABASE_URL`: a `postgres://` connection string. */
+      url: string;
+      /** The schema holding the tables, migrated at start (`COMPACTOR_POSTGRES_SCHEMA`). */
+      schema: string;
+      /** Connections in this process's pool (`COMPACTOR_POSTGRES_POOL_SIZE`). */
+      poolSize: number;
     };
 
 /** Where externalized content lives. */

@@ -15,7 +15,8 @@ export interface RecordStores {
 /**
  * The event, plan, summary-cache and lifecycle stores. Embedded: one local directory, locked to
  * this process or shared with other processes (`COMPACTOR_EMBEDDED_SHARING`).
- * Mongo: the adapter is loaded only when configured, and its indexes are ensured before use.
+ * Mongo and PostgreSQL: the adapter is loaded only when configured, and its indexes (Mongo) or its
+ * shipped migrations (PostgreSQL) are applied before use.
  */
 export async function openRecordStores(
   config: RuntimeConfig,
@@ -40,6 +41,7 @@ export async function openRecordStores(
       close: () => embedded.close(),
     };
   }
+  if (config.store.kind === 'postgres') return openPostgresStores(config.store, clock, logger);
   const { createMongoStores } = await import('@compactor/mongo');
   const mongo = createMongoStores({ uri: config.store.uri, dbName: config.store.dbName, clock, logger });
   try {
@@ -57,5 +59,36 @@ export async function openRecordStores(
       embedded: undefined,
     },
     close: () => mongo.close(),
+  };
+}
+
+async function openPostgresStores(
+  store: Extract<RuntimeConfig['store'], { kind: 'postgres' }>,
+  clock: Clock,
+  logger: Logger,
+): Promise<OpenedResource<RecordStores>> {
+  const { createPostgresStores } = await import('@compactor/postgres');
+  const postgres = createPostgresStores({
+    connectionString: store.url,
+    schema: store.schema,
+    poolSize: store.poolSize,
+    clock,
+    logger,
+  });
+  try {
+    await postgres.migrate();
+  } catch (error) {
+    await postgres.close().catch(() => {});
+    throw error;
+  }
+  return {
+    value: {
+      events: postgres.events,
+      plans: postgres.plans,
+      summaries: postgres.summaries,
+      lifecycle: postgres.lifecycle,
+      embedded: undefined,
+    },
+    close: () => postgres.close(),
   };
 }

@@ -1,0 +1,11 @@
+export { readNewestSql, readPageSql } from './event-queries.js';
+export type { LifecycleSubscription } from './lifecycle-subscription.js';
+export { MIGRATIONS, type Migration } from './migrations/index.js';
+export type { MigrationOutcome } from './migrations/migrate.js';
+export { isUniqueViolation, mapPostgresError, UNIQUE_VIOLATION } from './postgres-error-mapping.js';
+export { PostgresEventStore, type PostgresEventStoreOptions } from './postgres-event-store.js';
+export { PostgresLifecycleEventLog } from './postgres-lifecycle-log.js';
+export { PostgresPlanStore, type PostgresPlanStoreOptions } from './postgres-plan-store.js';
+export { createPostgresStores, type PostgresStores, type PostgresStoresOptions } from './postgres-stores.js';
+export { PostgresSummaryCache } from './postgres-summary-cache.js';
+export { type SqlNames, sqlNames } from './sql-names.js';
