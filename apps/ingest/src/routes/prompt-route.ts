@@ -58,7 +58,7 @@ export function registerPromptRoute(app: FastifyInstance, context: IngestContext
           tenantId: caller.tenantId,
           permissions: caller.permissions,
         },
-        cache: context.renderCacheFor(caller.tenantId),
+        cache: context.renderCache,
         logger: context.logger,
       });
       return { request: result.request, tokens: result.tokens, report: result.report };

@@ -6,6 +6,7 @@ import {
   type Thread,
   ValidationError,
 } from '@compactor/core';
+import type { RenderCache } from '../cache/render-cache.js';
 import type { ToolExchange, ToolExchangeIndex } from './tool-exchanges.js';
 
 export type EffectiveActionName = 'drop' | 'summarize' | 'externalize' | 'pointer' | 'clear' | 'exclude';
@@ -38,6 +39,8 @@ export interface PlanResolution {
   plannedIdsSeen: number;
   size: number;
   lastMessageId: string | undefined;
+  /** Whether each externalization record covers only tool results (decided once per record). */
+  toolOnlyRecords: Map<CompactionRecord, boolean>;
 }
 
 const EXCLUDED: EffectiveAction = { action: 'exclude', record: undefined };
@@ -54,10 +57,12 @@ function hides(action: EffectiveAction | undefined): boolean {
   return action !== undefined && action.action !== 'clear' && action.action !== 'pointer';
 }
 
-const toolOnlyRecords = new WeakMap<CompactionRecord, boolean>();
-
 /** An externalization whose span holds only tool results (the planner's externalize rung makes these). */
-function coversOnlyToolResults(record: CompactionRecord, thread: Thread): boolean {
+function coversOnlyToolResults(
+  record: CompactionRecord,
+  thread: Thread,
+  toolOnlyRecords: Map<CompactionRecord, boolean>,
+): boolean {
   let known = toolOnlyRecords.get(record);
   if (known === undefined) {
     const ids = new Set(record.span.messageIds);
@@ -74,11 +79,12 @@ function effectiveAction(
     | undefined,
   message: Thread['messages'][number],
   thread: Thread,
+  toolOnlyRecords: Map<CompactionRecord, boolean>,
 ): EffectiveAction | undefined {
   if (
     action?.action === 'externalize' &&
     message.role === 'tool' &&
-    coversOnlyToolResults(action.record, thread)
+    coversOnlyToolResults(action.record, thread, toolOnlyRecords)
   ) {
     return { action: 'pointer', record: action.record };
   }
@@ -97,7 +103,7 @@ export function resolutionWarnings(resolution: PlanResolution): string[] {
 export function normalizedPlanFor(
   thread: Thread,
   plan: CompactionPlan | null,
-  normalizedPlans: WeakMap<CompactionPlan, NormalizedPlan>,
+  cache: RenderCache,
 ): NormalizedPlan | undefined {
   if (!plan) return undefined;
   if (plan.threadId !== thread.id) {
@@ -105,12 +111,7 @@ export function normalizedPlanFor(
       { path: 'plan.threadId', message: `must be ${thread.id}` },
     ]);
   }
-  let normalized = normalizedPlans.get(plan);
-  if (!normalized) {
-    normalized = normalizePlan(plan);
-    normalizedPlans.set(plan, normalized);
-  }
-  return normalized;
+  return cache.normalizedPlan(plan, normalizePlan);
 }
 
 /**
@@ -144,6 +145,7 @@ export function resolvePlan(
       plannedIdsSeen: 0,
       size: 0,
       lastMessageId: undefined,
+      toolOnlyRecords: new Map(),
     };
   }
   const from = resolution.size;
@@ -152,7 +154,10 @@ export function resolvePlan(
     const message = messages[position]!;
     const action = normalized?.actions.get(message.id);
     if (action) resolution.plannedIdsSeen += 1;
-    planned[position] = message.subagentId !== agent ? EXCLUDED : effectiveAction(action, message, thread);
+    planned[position] =
+      message.subagentId !== agent
+        ? EXCLUDED
+        : effectiveAction(action, message, thread, resolution.toolOnlyRecords);
     actions[position] = planned[position];
   }
   const visited = new Set<number>();
