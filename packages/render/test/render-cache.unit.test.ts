@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRenderCache, renderPromptSync } from '../src/index.js';
 import { deploySession, edgeCaseThread, TOOLS } from './support/fixtures.js';
+import { externalize, planOf } from './support/plans.js';
 import { renderInput } from './support/render-helpers.js';
 import { tokenizerFor } from './support/tokenizers.js';
 
@@ -106,6 +107,29 @@ describe('RenderCache', () => {
     );
     expect(JSON.stringify(anthropic)).not.toBe(JSON.stringify(chat));
     expect(cache.threadCount).toBe(2);
+  });
+});
+
+describe('no memo outside the cache', () => {
+  it('renders a thread the same whatever was rendered before it in the process', () => {
+    const { thread } = deploySession();
+    const [tool, next] = [thread.messages[3]!, thread.messages[4]!];
+    expect([tool.role, next.role]).toEqual(['tool', 'assistant']);
+    // An externalization over a tool result and the assistant message after it: on the full thread
+    // it is an ordinary externalization; while the thread ends at the tool result, it covers only
+    // tool results and is shown in the result's slot.
+    const makePlan = () => planOf(thread, [externalize(thread, [tool.id, next.id], 'art_span', {})]);
+    const seenShort = makePlan();
+    const short = { ...thread, messages: thread.messages.slice(0, 4) };
+    renderPromptSync(renderInput('anthropic', short, seenShort));
+    const afterShort = JSON.stringify(renderPromptSync(renderInput('anthropic', thread, seenShort)));
+    const fresh = JSON.stringify(renderPromptSync(renderInput('anthropic', thread, makePlan())));
+    expect(afterShort).toBe(fresh);
+    // The same through one cache as the thread grows.
+    const cache = createRenderCache();
+    const grown = makePlan();
+    renderPromptSync(renderInput('anthropic', short, grown, { cache }));
+    expect(JSON.stringify(renderPromptSync(renderInput('anthropic', thread, grown, { cache })))).toBe(fresh);
   });
 });
 

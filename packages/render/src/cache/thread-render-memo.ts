@@ -25,6 +25,18 @@ const EXCHANGE_BYTES_PER_MESSAGE = 160;
 /** Stands for "no plan" as a resolution key. */
 const NO_PLAN: object = Object.freeze({});
 
+/** Kinds of piece kept by content key, each in its own map (no key prefixes to build on a hit). */
+export type PieceSpace = 'message' | 'raw-result' | 'text-result' | 'synthetic' | 'system' | 'truncated';
+/** The order a thread over budget gives up its pieces in: the cheapest to make again first. */
+const SHED_ORDER: readonly PieceSpace[] = [
+  'truncated',
+  'system',
+  'synthetic',
+  'text-result',
+  'raw-result',
+  'message',
+];
+
 interface Remembered {
   value: unknown;
   bytes: number;
@@ -43,7 +55,9 @@ interface RememberedResolution {
  */
 export class ThreadRenderMemo {
   /** Insertion order is age: the oldest entries go first when this thread alone is over budget. */
-  readonly #entries = new Map<string, Remembered>();
+  readonly #spaces = new Map<PieceSpace, Map<string, Remembered>>(
+    SHED_ORDER.map((space) => [space, new Map()]),
+  );
   readonly #owner: MemoOwner;
   #objects = new Map<ObjectSpace, WeakMap<object, unknown>>();
   #cleared = new WeakMap<object, WeakMap<object, unknown>>();
@@ -73,12 +87,13 @@ export class ThreadRenderMemo {
   }
 
   /**
-   * The value remembered under `key` if there is one and `reusable` accepts it (a hit), else
-   * `make()`'s, remembered (a miss).
+   * The value remembered under `key` in `space` if there is one and `reusable` accepts it (a hit),
+   * else `make()`'s, remembered (a miss).
    */
-  remember<T>(key: string, make: () => T, reusable: (cached: T) => boolean = () => true): T {
-    const known = this.#entries.get(key);
-    if (known !== undefined && reusable(known.value as T)) {
+  remember<T>(space: PieceSpace, key: string, make: () => T, reusable?: (cached: T) => boolean): T {
+    const entries = this.#spaces.get(space)!;
+    const known = entries.get(key);
+    if (known !== undefined && (reusable === undefined || reusable(known.value as T))) {
       this.#owner.hit();
       return known.value as T;
     }
@@ -87,8 +102,8 @@ export class ThreadRenderMemo {
     const bytes = approximateBytes(key) + approximateBytes(value);
     const previous = known?.bytes ?? 0;
     // Re-inserted: the entry is now the youngest.
-    this.#entries.delete(key);
-    this.#entries.set(key, { value, bytes });
+    entries.delete(key);
+    entries.set(key, { value, bytes });
     this.#entryBytes += bytes - previous;
     this.#owner.grew(this, bytes - previous);
     return value;
@@ -165,16 +180,18 @@ export class ThreadRenderMemo {
   }
 
   /**
-   * Drop the oldest pieces, then, if that is not enough, every shortcut, resolution and the
+   * Drop pieces (the cheapest to make again first, oldest first within each kind), then, if that is not enough, every shortcut, resolution and the
    * exchange index, until at least `bytes` are freed. Returns the bytes freed.
    */
   shed(bytes: number): number {
     let freed = 0;
-    for (const [key, entry] of this.#entries) {
-      if (freed >= bytes) break;
-      this.#entries.delete(key);
-      this.#entryBytes -= entry.bytes;
-      freed += entry.bytes;
+    for (const entries of this.#spaces.values()) {
+      for (const [key, entry] of entries) {
+        if (freed >= bytes) break;
+        entries.delete(key);
+        this.#entryBytes -= entry.bytes;
+        freed += entry.bytes;
+      }
     }
     if (freed < bytes && this.#structureBytes > 0) {
       freed += this.#structureBytes;

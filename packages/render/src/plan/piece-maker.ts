@@ -55,7 +55,8 @@ export class PieceMaker {
   /** A user, assistant or system message from the log; null when it sends nothing. */
   message(message: ThreadMessage, calls: readonly ToolExchange[] | undefined): Piece | null {
     return this.#memo.remember<Piece | null>(
-      `message\u0000${message.id}`,
+      'message',
+      message.id,
       () => {
         const prepared = prepareMessage(message, calls, this.#format);
         return prepared === null ? null : this.#piece(prepared, message.seq);
@@ -67,7 +68,8 @@ export class PieceMaker {
   /** A tool result as logged. */
   rawResult(message: ThreadMessage, partIndex: number, part: ToolResultPart, exchange: ToolExchange): Piece {
     return this.#memo.remember(
-      `raw-result\u0000${message.id}\u0000${partIndex}`,
+      'raw-result',
+      `${message.id}\u0000${partIndex}`,
       () => this.#resultPiece(part, exchange, part.content, message.seq),
       (cached) => cached.seq === message.seq,
     );
@@ -135,7 +137,7 @@ export class PieceMaker {
 
   /** Artifact content cut to `cap` tokens (artifacts are content-addressed: the id fixes the content). */
   truncated(artifactId: string, content: string, cap: number): Truncated {
-    return this.#memo.remember(`truncated\u0000${artifactId}\u0000${cap}\u0000${content.length}`, () =>
+    return this.#memo.remember('truncated', `${artifactId}\u0000${cap}\u0000${content.length}`, () =>
       truncateToTokens(content, cap, this.#tokenizer),
     );
   }
@@ -143,7 +145,7 @@ export class PieceMaker {
   /** The caller's system prompt, counted as a system message (0 when empty). */
   systemPrompt(text: string): number {
     if (text === '') return 0;
-    return this.#memo.remember(`system\u0000${text}`, () =>
+    return this.#memo.remember('system', text, () =>
       this.#tokenizer.countMessage(
         { id: 'system', role: 'system', content: [{ type: 'text', text }] },
         this.#provider,
@@ -153,13 +155,13 @@ export class PieceMaker {
 
   /** Any synthetic text message. */
   text(text: string, role: 'user' | 'assistant'): Piece {
-    return this.#memo.remember(`synthetic\u0000${role}\u0000${text}`, () =>
+    return this.#memo.remember('synthetic', `${role}\u0000${text}`, () =>
       this.#piece({ id: 'synthetic', role, content: [{ type: 'text', text }] }, 0),
     );
   }
 
   #textResult(key: string, part: ToolResultPart, exchange: ToolExchange, text: string): Piece {
-    return this.#memo.remember(`text-result\u0000${key}`, () => this.#resultPiece(part, exchange, text, 0));
+    return this.#memo.remember('text-result', key, () => this.#resultPiece(part, exchange, text, 0));
   }
 
   #resultPiece(

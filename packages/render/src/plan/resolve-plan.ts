@@ -39,8 +39,14 @@ export interface PlanResolution {
   plannedIdsSeen: number;
   size: number;
   lastMessageId: string | undefined;
-  /** Whether each externalization record covers only tool results (decided once per record). */
+  /** Whether each externalization record covers only tool results, as far as the thread shows. */
   toolOnlyRecords: Map<CompactionRecord, boolean>;
+  /**
+   * A record's span reaches past the thread's end (the plan names messages not here yet), so what
+   * it covers may change as messages arrive: the next render resolves from scratch, as a cold
+   * render would.
+   */
+  provisional: boolean;
 }
 
 const EXCLUDED: EffectiveAction = { action: 'exclude', record: undefined };
@@ -61,14 +67,15 @@ function hides(action: EffectiveAction | undefined): boolean {
 function coversOnlyToolResults(
   record: CompactionRecord,
   thread: Thread,
-  toolOnlyRecords: Map<CompactionRecord, boolean>,
+  resolution: PlanResolution,
 ): boolean {
-  let known = toolOnlyRecords.get(record);
+  let known = resolution.toolOnlyRecords.get(record);
   if (known === undefined) {
     const ids = new Set(record.span.messageIds);
     const covered = thread.messages.filter((message) => ids.has(message.id));
     known = covered.length > 0 && covered.every((message) => message.role === 'tool');
-    toolOnlyRecords.set(record, known);
+    if (covered.length < ids.size) resolution.provisional = true;
+    resolution.toolOnlyRecords.set(record, known);
   }
   return known;
 }
@@ -79,12 +86,12 @@ function effectiveAction(
     | undefined,
   message: Thread['messages'][number],
   thread: Thread,
-  toolOnlyRecords: Map<CompactionRecord, boolean>,
+  resolution: PlanResolution,
 ): EffectiveAction | undefined {
   if (
     action?.action === 'externalize' &&
     message.role === 'tool' &&
-    coversOnlyToolResults(action.record, thread, toolOnlyRecords)
+    coversOnlyToolResults(action.record, thread, resolution)
   ) {
     return { action: 'pointer', record: action.record };
   }
@@ -133,6 +140,7 @@ export function resolvePlan(
   let resolution = previous;
   const reusable =
     resolution !== undefined &&
+    !resolution.provisional &&
     resolution.normalized === normalized &&
     resolution.size <= messages.length &&
     (resolution.size === 0 || messages[resolution.size - 1]?.id === resolution.lastMessageId);
@@ -146,6 +154,7 @@ export function resolvePlan(
       size: 0,
       lastMessageId: undefined,
       toolOnlyRecords: new Map(),
+      provisional: false,
     };
   }
   const from = resolution.size;
@@ -155,9 +164,7 @@ export function resolvePlan(
     const action = normalized?.actions.get(message.id);
     if (action) resolution.plannedIdsSeen += 1;
     planned[position] =
-      message.subagentId !== agent
-        ? EXCLUDED
-        : effectiveAction(action, message, thread, resolution.toolOnlyRecords);
+      message.subagentId !== agent ? EXCLUDED : effectiveAction(action, message, thread, resolution);
     actions[position] = planned[position];
   }
   const visited = new Set<number>();
