@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -147,6 +147,26 @@ describe('the data directory lease', () => {
     } finally {
       await stores.close();
     }
+  });
+
+  it('stops serving from the directory once another process has taken its lease over', async () => {
+    const stores = await createEmbeddedStores({ dataDir, leaseMs: SHORT_LEASE_MS, logger: noopLogger });
+    try {
+      await stores.events.append(TENANT, THREAD, [
+        { eventId: 'created', type: 'thread.created', model: 'm', contextWindow: 10_000 },
+      ]);
+      // What a process that found this one stalled for a whole lease writes when it takes over.
+      await writeFile(join(dataDir, 'LOCK'), otherHostLease(new Date(), { leaseId: 'the-new-owner' }));
+      // The next renewal (every quarter lease) finds the lease gone and closes the stores.
+      await new Promise((resolve) => setTimeout(resolve, SHORT_LEASE_MS));
+      await expect(stores.events.getThread(TENANT, THREAD)).rejects.toMatchObject({ code: 'unavailable' });
+    } finally {
+      await stores.close();
+    }
+    // The new owner's lease is left in place.
+    expect(JSON.parse(await readFile(join(dataDir, 'LOCK'), 'utf8'))).toMatchObject({
+      leaseId: 'the-new-owner',
+    });
   });
 
   it('never takes over a live holder, which keeps writing throughout', async () => {
