@@ -54,8 +54,8 @@ export function parseLeaseRecord(bytes: Buffer): LeaseRecord | null {
  * a record of this very process (left by stores it never closed: not alive); a holder on this
  * host whose process is gone or a zombie (dead); a lease last renewed more than two leases ago by
  * the clock (dead, even allowing a lease of clock skew between hosts). Otherwise watch the file
- * for up to one lease (`leaseMs`, or the record's own if longer): a renewal means alive; a release
- * or a lease without change means dead.
+ * for up to one lease (`leaseMs`, or the record's own if longer): a renewal means alive; a
+ * release, a lease without change, or (this host) the holder's process ending meanwhile means dead.
  */
 export async function isLeaseLive(
   path: string,
@@ -71,11 +71,22 @@ export async function isLeaseLive(
   const lease = Math.max(leaseMs, holder.leaseMs ?? 0);
   const renewedAt = holder.renewedAt === undefined ? Number.NaN : Date.parse(holder.renewedAt);
   if (Date.now() - renewedAt > 2 * lease) return { live: false, holder };
-  return { live: await changesWithin(path, bytes!, lease), holder };
+  // A process of this host killed a moment ago may not have died yet: look again on every poll.
+  const gone =
+    holder.hostname === hostname() ? async () => !(await processIsRunning(holder.pid)) : async () => false;
+  return { live: await renewedWithin(path, bytes!, lease, gone), holder };
 }
 
-/** Whether the file's content changes within `ms` (it disappearing counts as a release, not a change). */
-async function changesWithin(path: string, seen: Buffer, ms: number): Promise<boolean> {
+/**
+ * Whether the lease file changes within `ms`: it disappearing (a release) or `gone()` saying the
+ * holder's process has ended both answer no at once.
+ */
+async function renewedWithin(
+  path: string,
+  seen: Buffer,
+  ms: number,
+  gone: () => Promise<boolean>,
+): Promise<boolean> {
   const deadline = Date.now() + ms;
   const pollMs = Math.max(20, Math.min(100, Math.floor(ms / 20)));
   while (Date.now() < deadline) {
@@ -83,6 +94,7 @@ async function changesWithin(path: string, seen: Buffer, ms: number): Promise<bo
     const now = await readFileIfPresent(path);
     if (now === null) return false;
     if (!now.equals(seen)) return true;
+    if (await gone()) return false;
   }
   return false;
 }
