@@ -34,10 +34,17 @@ export interface EmbeddedStores {
 export async function createEmbeddedStores(options: EmbeddedStoreOptions = {}): Promise<EmbeddedStores> {
   const resolved = resolveStoreOptions(options);
   const layout = new DataLayout(resolved.dataDir);
+  let closeAfterLostLease = (): void => undefined;
   const lock = await DataDirectoryLock.acquire(
     resolved.dataDir,
     { lockFile: layout.lockFile(), sharersDirectory: layout.sharersDirectory() },
-    resolved.sharing,
+    {
+      sharing: resolved.sharing,
+      leaseMs: resolved.leaseMs,
+      logger: resolved.logger,
+      // Another process owns the directory now: stop serving from it rather than fork its data.
+      onLost: () => closeAfterLostLease(),
+    },
   );
   try {
     await checkFormat(layout);
@@ -53,18 +60,19 @@ export async function createEmbeddedStores(options: EmbeddedStoreOptions = {}): 
     lifecycle: new EmbeddedLifecycleEventLog(resolved),
   };
   let closing: Promise<void> | undefined;
-  return {
-    ...stores,
-    dataDir: resolved.dataDir,
-    sharing: resolved.sharing,
-    close() {
-      closing ??= (async () => {
-        await Promise.all(Object.values(stores).map((store) => store.close()));
-        await lock.release();
-      })();
-      return closing;
-    },
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      await Promise.all(Object.values(stores).map((store) => store.close()));
+      await lock.release();
+    })();
+    return closing;
   };
+  closeAfterLostLease = () => {
+    close().catch((error: unknown) => {
+      resolved.logger.error({ err: error }, 'closing the stores after losing the lease failed');
+    });
+  };
+  return { ...stores, dataDir: resolved.dataDir, sharing: resolved.sharing, close };
 }
 
 async function checkFormat(layout: DataLayout): Promise<void> {

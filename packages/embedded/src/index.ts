@@ -14,7 +14,9 @@ export { DataLayout } from './paths/data-layout.js';
 export { encodePathSegment } from './paths/path-segment.js';
 export { EmbeddedPlanStore } from './plan-store/embedded-plan-store.js';
 export {
+  DEFAULT_CACHE_BYTES,
   DEFAULT_DATA_DIR,
+  DEFAULT_LEASE_MS,
   DEFAULT_LOCK_STALE_MS,
   EMBEDDED_SHARING_MODES,
   type EmbeddedSharing,

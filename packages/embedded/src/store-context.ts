@@ -11,6 +11,8 @@ export interface StoreContext {
   /** Several processes use the directory (shared mode): reads catch up, writes lock across processes. */
   shared: boolean;
   locks: StoreLocks;
+  /** The most bytes of idle per-thread state the store keeps in memory. */
+  cacheBytes: number;
 }
 
 export function createStoreContext(options: EmbeddedStoreOptions): StoreContext {
@@ -20,6 +22,7 @@ export function createStoreContext(options: EmbeddedStoreOptions): StoreContext 
     clock: resolved.clock,
     logger: resolved.logger,
     shared: resolved.sharing === 'shared',
+    cacheBytes: resolved.cacheBytes,
     locks: new StoreLocks({
       root: resolved.dataDir,
       sharing: resolved.sharing,

@@ -7,6 +7,7 @@ import {
   systemClock,
   ValidationError,
 } from '@compactor/core';
+import { MIN_LEASE_MS } from './files/directory-lease.js';
 
 /**
  * `exclusive`: one process owns the directory (the `LOCK` file) and trusts its in-memory indexes.
@@ -27,12 +28,29 @@ export interface EmbeddedStoreOptions {
    * over (its process is presumed dead). At least 2,000 ms; 10,000 when not given.
    */
   lockStaleMs?: number;
+  /**
+   * The data directory lease: every opener renews its lease file every quarter of this; a holder
+   * that has not renewed for this long is presumed dead (killed, or its container gone) and its
+   * lease is taken over. A process of this host that is gone is taken over at once. At least
+   * 1,000 ms; 10,000 when not given.
+   */
+  leaseMs?: number;
+  /**
+   * Bytes of in-memory state each store may keep for threads it is not using right now (event
+   * indexes, plan histories, open logs): least recently used threads are dropped past it and
+   * rebuilt from disk when asked for again. The absence of a thread is never kept. 32 MiB per store
+   * when not given; at least 64 KiB.
+   */
+  cacheBytes?: number;
   clock?: Clock;
   logger?: Logger;
 }
 
 export const DEFAULT_DATA_DIR = './.compactor';
 export const DEFAULT_LOCK_STALE_MS = 10_000;
+export const DEFAULT_LEASE_MS = 10_000;
+export const DEFAULT_CACHE_BYTES = 32 * 1024 * 1024;
+const MIN_CACHE_BYTES = 64 * 1024;
 
 export function resolveStoreOptions(options: EmbeddedStoreOptions): Required<EmbeddedStoreOptions> {
   const sharing = options.sharing ?? 'exclusive';
@@ -45,6 +63,8 @@ export function resolveStoreOptions(options: EmbeddedStoreOptions): Required<Emb
     dataDir: resolve(options.dataDir ?? DEFAULT_DATA_DIR),
     sharing,
     lockStaleMs: Math.max(options.lockStaleMs ?? DEFAULT_LOCK_STALE_MS, 2_000),
+    leaseMs: Math.max(options.leaseMs ?? DEFAULT_LEASE_MS, MIN_LEASE_MS),
+    cacheBytes: Math.max(options.cacheBytes ?? DEFAULT_CACHE_BYTES, MIN_CACHE_BYTES),
     clock: options.clock ?? systemClock,
     logger: options.logger ?? noopLogger,
   };

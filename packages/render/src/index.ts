@@ -2,6 +2,7 @@ export { conversationTokens, type EmergencyDrop, type EmergencyFitReport } from 
 export { renderCeiling } from './budget/render-ceiling.js';
 export {
   createRenderCache,
+  DEFAULT_RENDER_CACHE_BYTES,
   RenderCache,
   type RenderCacheOptions,
   type RenderCacheStats,

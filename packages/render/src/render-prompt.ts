@@ -2,14 +2,8 @@ import { IntegrityError, type ProviderName } from '@compactor/core';
 import { assembleMessages } from './assemble-messages.js';
 import { fitConversation } from './budget/fit-conversation.js';
 import { renderCeiling } from './budget/render-ceiling.js';
-import { NO_PLAN } from './cache/render-cache.js';
 import { RENDER_FORMAT_VERSION } from './format-version.js';
-import {
-  normalizedPlanFor,
-  type PlanResolution,
-  resolutionWarnings,
-  resolvePlan,
-} from './plan/resolve-plan.js';
+import { normalizedPlanFor, resolutionWarnings, resolvePlan } from './plan/resolve-plan.js';
 import { buildSlots } from './plan/slots.js';
 import type { RequestByProvider } from './providers/request-types.js';
 import { fitRehydration } from './rehydration/fit-rehydration.js';
@@ -56,12 +50,10 @@ function render<P extends ProviderName>(
 ): RenderResult<P> {
   const { thread, plan, tokenizer, provider } = input;
   const { maker, format } = context;
-  const normalized = normalizedPlanFor(thread, plan, context.cache.normalizedPlans);
-  const byAgent = context.threadCache.resolutions.get(plan ?? NO_PLAN) ?? new Map<string, PlanResolution>();
-  context.threadCache.resolutions.set(plan ?? NO_PLAN, byAgent);
-  const agentKey = context.agent ?? '';
-  const resolution = resolvePlan(thread, normalized, context.exchanges, context.agent, byAgent.get(agentKey));
-  byAgent.set(agentKey, resolution);
+  const normalized = normalizedPlanFor(thread, plan, context.cache);
+  const resolution = context.memo.resolution(plan, context.agent ?? '', (previous) =>
+    resolvePlan(thread, normalized, context.exchanges, context.agent, previous),
+  );
   const built = buildSlots(thread, resolution, context.exchanges, maker);
   const { slots } = built;
   const warnings = [...resolutionWarnings(resolution), ...built.warnings];
@@ -73,7 +65,7 @@ function render<P extends ProviderName>(
   const needsReadArtifact =
     input.addReadArtifactTool !== false &&
     (normalized?.records.some((record) => record.kind === 'externalize') ?? false);
-  const tools = effectiveTools(input.tools, needsReadArtifact);
+  const tools = effectiveTools(context, input.tools, needsReadArtifact);
   const toolsAdded = tools === input.tools ? [] : [tools.at(-1)!.name];
   const toolPart = toolsPart(context, tools, tokenizer, provider);
   const systemTokens = maker.systemPrompt(input.system);

@@ -1,7 +1,9 @@
 import type { Message, ProviderName, Tokenizer, ToolDefinition } from '@compactor/core';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRenderCache, renderPromptSync } from '../src/index.js';
 import { deploySession, edgeCaseThread, TOOLS } from './support/fixtures.js';
+import { externalize, planOf } from './support/plans.js';
 import { renderInput } from './support/render-helpers.js';
 import { tokenizerFor } from './support/tokenizers.js';
 
@@ -46,24 +48,54 @@ describe('RenderCache', () => {
     expect(calls.tools).toBe(1);
   });
 
-  it('keeps at most maxThreads threads, least recently rendered out first', () => {
-    const cache = createRenderCache({ maxThreads: 1 });
+  it('stays within maxBytes, dropping the least recently rendered thread first', () => {
+    const measure = (render: (cache: ReturnType<typeof createRenderCache>) => void) => {
+      const cache = createRenderCache();
+      render(cache);
+      return cache.stats.bytes;
+    };
+    const deployBytes = measure((cache) =>
+      renderPromptSync(renderInput('anthropic', thread, null, { cache })),
+    );
+    const edgeBytes = measure((cache) =>
+      renderPromptSync(renderInput('anthropic', edgeCaseThread(), null, { cache })),
+    );
+    // Room for either thread, not for both.
+    const cache = createRenderCache({ maxBytes: Math.max(deployBytes, edgeBytes) + 1_000 });
     renderPromptSync(renderInput('anthropic', thread, null, { cache }));
     renderPromptSync(renderInput('anthropic', edgeCaseThread(), null, { cache }));
     expect(cache.threadCount).toBe(1);
+    expect(cache.stats.bytes).toBeLessThanOrEqual(cache.stats.maxBytes);
+    expect(cache.stats.evictions).toBeGreaterThan(0);
     const { tokenizer, calls } = spyTokenizer('anthropic');
     renderPromptSync(renderInput('anthropic', thread, null, { cache, tokenizer }));
     expect(calls.messages).toBeGreaterThan(10);
   });
 
-  it('resets a thread whose memo outgrows maxEntriesPerThread, and renders the same bytes', () => {
-    const small = createRenderCache({ maxEntriesPerThread: 5 });
+  it('renders the same bytes with a budget smaller than one thread, and keeps within it', () => {
     const cold = JSON.stringify(renderPromptSync(renderInput('anthropic', thread, null)));
-    for (let call = 0; call < 3; call += 1) {
-      expect(JSON.stringify(renderPromptSync(renderInput('anthropic', thread, null, { cache: small })))).toBe(
-        cold,
-      );
+    for (const maxBytes of [0, 2_000, 20_000]) {
+      const small = createRenderCache({ maxBytes });
+      for (let call = 0; call < 3; call += 1) {
+        expect(
+          JSON.stringify(renderPromptSync(renderInput('anthropic', thread, null, { cache: small }))),
+        ).toBe(cold);
+        expect(small.stats.bytes).toBeLessThanOrEqual(maxBytes);
+      }
     }
+  });
+
+  it('counts hits and misses itself and hands out only a snapshot of them', () => {
+    const cache = createRenderCache();
+    renderPromptSync(renderInput('anthropic', thread, null, { cache }));
+    const cold = cache.stats;
+    expect(cold.misses).toBeGreaterThan(10);
+    (cache.stats as { hits: number }).hits = 1_000_000;
+    renderPromptSync(renderInput('anthropic', thread, null, { cache }));
+    const warm = cache.stats;
+    expect(warm.misses).toBe(cold.misses);
+    expect(warm.hits).toBeGreaterThan(cold.hits);
+    expect(warm.hits).toBeLessThan(1_000_000);
   });
 
   it('keeps providers and tokenizers apart', () => {
@@ -75,6 +107,29 @@ describe('RenderCache', () => {
     );
     expect(JSON.stringify(anthropic)).not.toBe(JSON.stringify(chat));
     expect(cache.threadCount).toBe(2);
+  });
+});
+
+describe('no memo outside the cache', () => {
+  it('renders a thread the same whatever was rendered before it in the process', () => {
+    const { thread } = deploySession();
+    const [tool, next] = [thread.messages[3]!, thread.messages[4]!];
+    expect([tool.role, next.role]).toEqual(['tool', 'assistant']);
+    // An externalization over a tool result and the assistant message after it: on the full thread
+    // it is an ordinary externalization; while the thread ends at the tool result, it covers only
+    // tool results and is shown in the result's slot.
+    const makePlan = () => planOf(thread, [externalize(thread, [tool.id, next.id], 'art_span', {})]);
+    const seenShort = makePlan();
+    const short = { ...thread, messages: thread.messages.slice(0, 4) };
+    renderPromptSync(renderInput('anthropic', short, seenShort));
+    const afterShort = JSON.stringify(renderPromptSync(renderInput('anthropic', thread, seenShort)));
+    const fresh = JSON.stringify(renderPromptSync(renderInput('anthropic', thread, makePlan())));
+    expect(afterShort).toBe(fresh);
+    // The same through one cache as the thread grows.
+    const cache = createRenderCache();
+    const grown = makePlan();
+    renderPromptSync(renderInput('anthropic', short, grown, { cache }));
+    expect(JSON.stringify(renderPromptSync(renderInput('anthropic', thread, grown, { cache })))).toBe(fresh);
   });
 });
 
@@ -96,4 +151,34 @@ describe('RenderCache tenant isolation', () => {
     expect(second).toContain('bob secret');
     expect(second).not.toContain('alice secret');
   });
+});
+
+describe('RenderCache byte budget (fast-check)', () => {
+  it('renders what an uncached render renders, whatever the budget, and never holds more than it', async () => {
+    const { arbitraryCompactionPlan, arbitraryThread } = await import('@compactor/testkit/arbitraries');
+    const { foldThread } = await import('@compactor/core');
+    const scenario = arbitraryThread({ maxTurns: 4 }).chain(({ events }) =>
+      fc.record({
+        events: fc.constant(events),
+        plan: fc.option(arbitraryCompactionPlan(foldThread(events), { maxRecords: 4 }), { nil: null }),
+        provider: fc.constantFrom<ProviderName>('anthropic', 'openai-chat', 'openai-responses', 'ai-sdk'),
+        maxBytes: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 200_000 })),
+      }),
+    );
+    fc.assert(
+      fc.property(scenario, ({ events, plan, provider, maxBytes }) => {
+        const cache = createRenderCache({ maxBytes });
+        // The thread as it grows, event by event: the cache extends, evicts and reuses along the way.
+        for (let length = Math.max(1, events.length - 4); length <= events.length; length += 1) {
+          const thread = foldThread(events.slice(0, length));
+          const usable = plan !== null && length === events.length ? plan : null;
+          const cached = renderPromptSync(renderInput(provider, thread, usable, { cache }));
+          const uncached = renderPromptSync(renderInput(provider, thread, usable));
+          expect(JSON.stringify(cached)).toBe(JSON.stringify(uncached));
+          expect(cache.stats.bytes).toBeLessThanOrEqual(maxBytes);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  }, 60_000);
 });

@@ -23,6 +23,8 @@ describe('loadRuntimeConfig', () => {
       store: { kind: 'embedded' },
       dataDir: './.compactor',
       embeddedSharing: 'exclusive',
+      embeddedLeaseMs: 10_000,
+      embeddedCacheBytes: 32 * 1024 * 1024,
       artifacts: { kind: 'embedded' },
       queue: { kind: 'in-process' },
       summarizer: { kind: 'extractive' },
@@ -43,6 +45,17 @@ describe('loadRuntimeConfig', () => {
   it('opens the embedded data directory shared when COMPACTOR_EMBEDDED_SHARING=shared', () => {
     expect(loadRuntimeConfig({ COMPACTOR_EMBEDDED_SHARING: 'shared' }).embeddedSharing).toBe('shared');
     expect(loadRuntimeConfig({ COMPACTOR_EMBEDDED_SHARING: 'exclusive' }).embeddedSharing).toBe('exclusive');
+  });
+
+  it('reads the embedded lease and memory budget, refusing values below their minimum', () => {
+    const config = loadRuntimeConfig({
+      COMPACTOR_EMBEDDED_LEASE_MS: '2500',
+      COMPACTOR_EMBEDDED_CACHE_BYTES: '1048576',
+    });
+    expect(config.embeddedLeaseMs).toBe(2_500);
+    expect(config.embeddedCacheBytes).toBe(1_048_576);
+    expect(() => loadRuntimeConfig({ COMPACTOR_EMBEDDED_LEASE_MS: '10' })).toThrow();
+    expect(() => loadRuntimeConfig({ COMPACTOR_EMBEDDED_CACHE_BYTES: '1000' })).toThrow();
   });
 
   it('treats empty values as unset, as .env files write them', () => {

@@ -15,16 +15,16 @@ export interface IngestContext {
   tokenizers: ThreadTokenizers;
   enqueue: EnqueueCheckContext;
   /**
-   * Render memo per tenant: the render cache is keyed by thread id alone, so one cache shared by
-   * tenants could serve one tenant's rendered message to another with the same ids.
+   * The render memo of every `/prompt`, bounded by bytes (least recently rendered threads go first).
+   * One cache serves every tenant: a thread's memo is keyed by tenant and thread id (with the
+   * provider, tokenizer and render format), so two tenants using the same ids never share a piece.
    */
-  renderCacheFor(tenantId: string): RenderCache;
+  renderCache: RenderCache;
 }
 
 export function createIngestContext(dependencies: IngestDependencies): IngestContext {
   const metrics = createIngestMetrics(dependencies.metrics);
   const logger = dependencies.logger;
-  const renderCaches = new Map<string, RenderCache>();
   return {
     dependencies,
     logger,
@@ -38,16 +38,6 @@ export function createIngestContext(dependencies: IngestDependencies): IngestCon
       metrics,
       debounceMs: dependencies.compactionDebounceMs ?? defaultCompactionDebounceMs,
     },
-    renderCacheFor(tenantId) {
-      let cache = renderCaches.get(tenantId);
-      if (cache) {
-        renderCaches.delete(tenantId);
-      } else {
-        cache = createRenderCache({ maxThreads: 32 });
-      }
-      renderCaches.set(tenantId, cache);
-      while (renderCaches.size > 64) renderCaches.delete(renderCaches.keys().next().value as string);
-      return cache;
-    },
+    renderCache: createRenderCache(),
   };
 }

@@ -101,7 +101,7 @@ async function render(
       tenantId: caller.tenantId,
       permissions: caller.permissions,
     },
-    cache: context.renderCacheFor(caller.tenantId),
+    cache: context.renderCache,
     logger: context.logger,
   });
   return { request: result.request, tokens: result.tokens, report: result.report };

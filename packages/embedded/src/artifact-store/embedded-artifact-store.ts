@@ -16,7 +16,7 @@ import {
 } from '@compactor/core';
 import type { StoreLocks } from '../concurrency/store-locks.js';
 import { isMissingFileError, readFileIfPresent, writeFileAtomically } from '../files/durable-files.js';
-import { RecordLogFile } from '../files/record-log.js';
+import { OpenLogs } from '../memory/open-logs.js';
 import type { DataLayout } from '../paths/data-layout.js';
 import { createStoreContext } from '../store-context.js';
 import { type EmbeddedStoreOptions, storeClosedError } from '../store-options.js';
@@ -36,7 +36,7 @@ export class EmbeddedArtifactStore implements ArtifactStore {
   private readonly logger: Logger;
   private readonly locks: StoreLocks;
   private readonly shared: boolean;
-  private readonly auditLogs = new Map<string, Promise<RecordLogFile>>();
+  private readonly auditLogs: OpenLogs;
   private closed = false;
 
   constructor(options: EmbeddedStoreOptions = {}) {
@@ -46,6 +46,11 @@ export class EmbeddedArtifactStore implements ArtifactStore {
     this.logger = context.logger;
     this.shared = context.shared;
     this.locks = context.locks;
+    this.auditLogs = new OpenLogs({
+      maxBytes: context.cacheBytes,
+      logger: context.logger,
+      shared: context.shared,
+    });
   }
 
   async put(content: string, metadataInput: ArtifactMetadataInput): Promise<ArtifactMetadata> {
@@ -126,8 +131,8 @@ export class EmbeddedArtifactStore implements ArtifactStore {
 
   async listAudit(tenantId: string, artifactId?: string): Promise<ArtifactAuditEvent[]> {
     this.ensureOpen();
-    const log = await this.auditLog(this.layout.tenantSegment(tenantId));
-    const events = (await log.readAll()) as ArtifactAuditEvent[];
+    const path = this.layout.auditLog(this.layout.tenantSegment(tenantId));
+    const events = (await this.auditLogs.use(path, (log) => log.readAll())) as ArtifactAuditEvent[];
     return events.filter(
       (event) => event.tenantId === tenantId && (artifactId === undefined || event.artifactId === artifactId),
     );
@@ -179,22 +184,12 @@ export class EmbeddedArtifactStore implements ArtifactStore {
       ...(reason === undefined ? {} : { reason }),
     };
     const tenantSegment = this.layout.tenantSegment(metadata.tenantId);
-    await this.locks.run(`audit/${tenantSegment}`, async () => {
-      const log = await this.auditLog(tenantSegment);
-      if (this.shared) await log.catchUp(true);
-      await log.append([event]);
-    });
-  }
-
-  private auditLog(tenantSegment: string): Promise<RecordLogFile> {
-    const cached = this.auditLogs.get(tenantSegment);
-    if (cached) return cached;
-    const opening = RecordLogFile.open(this.layout.auditLog(tenantSegment), () => undefined, this.logger, {
-      shared: this.shared,
-    });
-    this.auditLogs.set(tenantSegment, opening);
-    opening.catch(() => this.auditLogs.delete(tenantSegment));
-    return opening;
+    await this.locks.run(`audit/${tenantSegment}`, () =>
+      this.auditLogs.use(this.layout.auditLog(tenantSegment), async (log) => {
+        if (this.shared) await log.catchUp(true);
+        await log.append([event]);
+      }),
+    );
   }
 }
 

@@ -30,6 +30,7 @@ import {
   writeFileAtomically,
 } from '../files/durable-files.js';
 import { RecordLogFile } from '../files/record-log.js';
+import { ResidentCache, type ResidentCacheStats } from '../memory/resident-cache.js';
 import type { DataLayout } from '../paths/data-layout.js';
 import { createStoreContext } from '../store-context.js';
 import { type EmbeddedStoreOptions, storeClosedError } from '../store-options.js';
@@ -61,7 +62,8 @@ export class EmbeddedEventStore implements EventStore {
   private readonly logger: Logger;
   private readonly locks: StoreLocks;
   private readonly shared: boolean;
-  private readonly threads = new Map<string, Promise<ThreadIndex>>();
+  /** Indexes of existing threads, least recently used dropped past the budget; absence is never kept. */
+  private readonly threads: ResidentCache<ThreadIndex>;
   private closed = false;
 
   constructor(options: EmbeddedStoreOptions = {}) {
@@ -71,6 +73,16 @@ export class EmbeddedEventStore implements EventStore {
     this.logger = context.logger;
     this.shared = context.shared;
     this.locks = context.locks;
+    this.threads = new ResidentCache({
+      maxBytes: context.cacheBytes,
+      sizeOf: (index) => index.approximateBytes,
+      worthKeeping: (index) => index.version > 0,
+    });
+  }
+
+  /** How much of its memory budget the thread index cache uses. */
+  get cacheStats(): ResidentCacheStats {
+    return this.threads.stats;
   }
 
   async append(
@@ -88,67 +100,63 @@ export class EmbeddedEventStore implements EventStore {
         { path: 'expectedVersion', message: 'invalid' },
       ]);
     }
-    return this.locks.run(`events/${location.key}`, async () => {
-      const thread = await this.loadThread(location, tenantId, threadId);
-      // Shared: another process may have appended (or crashed mid-append) since; we hold the lock.
-      if (this.shared) await thread.log.catchUp(true);
-      const version = thread.version;
-      const storedSeqs = batch.map((event) => thread.seqByEventId.get(event.eventId));
-      const duplicates = await this.readDuplicates(thread, batch, storedSeqs);
-      if (duplicates.size === batch.length) {
-        return {
-          version,
-          events: storedSeqs.map((seq) => duplicates.get(seq!)!),
-          duplicates: duplicates.size,
-        };
-      }
-      if (expectedVersion !== undefined && Math.max(expectedVersion, 0) !== version) {
-        throw new ConcurrencyError(`thread ${threadId}`, expectedVersion, version);
-      }
-      const fresh: FreshEvent[] = [];
-      batch.forEach((input, position) => {
-        if (storedSeqs[position] === undefined) fresh.push({ input, position });
-      });
-      checkThreadRules(thread.version > 0, fresh, thread.messageIds);
-      const timestamp = this.clock.now().toISOString();
-      const toStore: StoredEvent[] = fresh.map(({ input: event }, index) => ({
-        ...event,
-        tenantId,
-        threadId,
-        seq: version + 1 + index,
-        timestamp: event.timestamp ?? timestamp,
-      }));
-      // The log folds the batch into the thread's index once it is fsynced.
-      await thread.log.append(toStore);
-      let freshIndex = 0;
-      const result = storedSeqs.map((seq) =>
-        seq === undefined ? toStore[freshIndex++]! : duplicates.get(seq)!,
-      );
-      return { version: thread.version, events: result, duplicates: duplicates.size };
+    return this.locks.run(`events/${location.key}`, () =>
+      this.withThread(location, tenantId, threadId, (thread) =>
+        this.appendLocked(thread, tenantId, threadId, batch, expectedVersion),
+      ),
+    );
+  }
+
+  /** Under the thread's lock: idempotency, `expectedVersion` and the thread rules, then one fsynced batch. */
+  private async appendLocked(
+    thread: ThreadIndex,
+    tenantId: string,
+    threadId: string,
+    batch: EventInput[],
+    expectedVersion: number | undefined,
+  ): Promise<AppendResult> {
+    // Shared: another process may have appended (or crashed mid-append) since; we hold the lock.
+    if (this.shared) await thread.log.catchUp(true);
+    const version = thread.version;
+    const storedSeqs = batch.map((event) => thread.seqByEventId.get(event.eventId));
+    const duplicates = await this.readDuplicates(thread, batch, storedSeqs);
+    if (duplicates.size === batch.length) {
+      return {
+        version,
+        events: storedSeqs.map((seq) => duplicates.get(seq!)!),
+        duplicates: duplicates.size,
+      };
+    }
+    if (expectedVersion !== undefined && Math.max(expectedVersion, 0) !== version) {
+      throw new ConcurrencyError(`thread ${threadId}`, expectedVersion, version);
+    }
+    const fresh: FreshEvent[] = [];
+    batch.forEach((input, position) => {
+      if (storedSeqs[position] === undefined) fresh.push({ input, position });
     });
+    checkThreadRules(thread.version > 0, fresh, thread.messageIds);
+    const timestamp = this.clock.now().toISOString();
+    const toStore: StoredEvent[] = fresh.map(({ input: event }, index) => ({
+      ...event,
+      tenantId,
+      threadId,
+      seq: version + 1 + index,
+      timestamp: event.timestamp ?? timestamp,
+    }));
+    // The log folds the batch into the thread's index once it is fsynced.
+    await thread.log.append(toStore);
+    let freshIndex = 0;
+    const result = storedSeqs.map((seq) =>
+      seq === undefined ? toStore[freshIndex++]! : duplicates.get(seq)!,
+    );
+    return { version: thread.version, events: result, duplicates: duplicates.size };
   }
 
   async read(tenantId: string, threadId: string, options: ReadOptions = {}): Promise<ReadResult> {
     this.ensureOpen();
     requirePositiveInteger(options.fromSeq, 'fromSeq');
     requirePositiveInteger(options.limit, 'limit');
-    const thread = await this.existingThread(tenantId, threadId);
-    const fromSeq = options.fromSeq ?? 1;
-    const limit = Math.min(options.limit ?? DEFAULT_PAGE_EVENTS, DEFAULT_PAGE_EVENTS);
-    // A snapshot: appends after this line only add bytes past what we read.
-    const version = thread.version;
-    if (fromSeq > version) return { events: [], nextSeq: null };
-    let toSeq = fromSeq;
-    let bytes = thread.recordLength(fromSeq);
-    while (toSeq < version && toSeq - fromSeq + 1 < limit) {
-      const next = thread.recordLength(toSeq + 1);
-      if (bytes + next > MAX_PAGE_BYTES) break;
-      bytes += next;
-      toSeq += 1;
-    }
-    const range = thread.byteRange(fromSeq, toSeq);
-    const events = (await thread.log.read(range.offset, range.length)) as StoredEvent[];
-    return { events, nextSeq: toSeq < version ? toSeq + 1 : null };
+    return this.withExistingThread(tenantId, threadId, (thread) => readPage(thread, options));
   }
 
   async readAll(tenantId: string, threadId: string): Promise<StoredEvent[]> {
@@ -165,9 +173,10 @@ export class EmbeddedEventStore implements EventStore {
   async getThread(tenantId: string, threadId: string): Promise<ThreadMetadata | null> {
     this.ensureOpen();
     const location = this.locate(tenantId, threadId);
-    const thread = await this.loadThread(location, tenantId, threadId);
-    if (this.shared) await this.catchUpForRead(thread, location);
-    return thread.version === 0 ? null : thread.metadata();
+    return this.withThread(location, tenantId, threadId, async (thread) => {
+      if (this.shared) await this.catchUpForRead(thread, location);
+      return thread.version === 0 ? null : thread.metadata();
+    });
   }
 
   async listThreads(
@@ -190,9 +199,11 @@ export class EmbeddedEventStore implements EventStore {
       if (!name.endsWith('.log')) continue;
       const threadSegment = name.slice(0, -'.log'.length);
       const location = { tenantSegment, threadSegment, key: `${tenantSegment}/${threadSegment}` };
-      const thread = await this.loadThread(location, tenantId);
-      if (this.shared) await this.catchUpForRead(thread, location);
-      if (thread.version > 0) threads.push(thread.metadata());
+      const metadata = await this.withThread(location, tenantId, undefined, async (thread) => {
+        if (this.shared) await this.catchUpForRead(thread, location);
+        return thread.version > 0 ? thread.metadata() : null;
+      });
+      if (metadata) threads.push(metadata);
     }
     threads.sort((left, right) => compareStrings(left.threadId, right.threadId));
     const remaining = after === undefined ? threads : threads.filter((thread) => thread.threadId > after);
@@ -208,15 +219,16 @@ export class EmbeddedEventStore implements EventStore {
   async setCompactionPending(tenantId: string, threadId: string, pending: boolean): Promise<void> {
     this.ensureOpen();
     const location = this.locate(tenantId, threadId);
-    await this.locks.run(`events/${location.key}`, async () => {
-      const thread = await this.loadThread(location, tenantId, threadId);
-      if (this.shared) await thread.log.catchUp(true);
-      if (thread.version === 0) throw new NotFoundError('thread', threadId);
-      const marker = this.layout.pendingMarker(location.tenantSegment, location.threadSegment);
-      if (pending) await writeFileAtomically(marker, JSON.stringify({ tenantId, threadId }));
-      else await removeFileDurably(marker);
-      thread.compactionPending = pending;
-    });
+    await this.locks.run(`events/${location.key}`, () =>
+      this.withThread(location, tenantId, threadId, async (thread) => {
+        if (this.shared) await thread.log.catchUp(true);
+        if (thread.version === 0) throw new NotFoundError('thread', threadId);
+        const marker = this.layout.pendingMarker(location.tenantSegment, location.threadSegment);
+        if (pending) await writeFileAtomically(marker, JSON.stringify({ tenantId, threadId }));
+        else await removeFileDurably(marker);
+        thread.compactionPending = pending;
+      }),
+    );
   }
 
   async listCompactionPending(
@@ -253,37 +265,44 @@ export class EmbeddedEventStore implements EventStore {
     return { tenantSegment, threadSegment, key: `${tenantSegment}/${threadSegment}` };
   }
 
-  private async existingThread(tenantId: string, threadId: string): Promise<ThreadIndex> {
-    const location = this.locate(tenantId, threadId);
-    const thread = await this.loadThread(location, tenantId, threadId);
-    if (this.shared) await thread.log.catchUp(false);
-    if (thread.version === 0) throw new NotFoundError('thread', threadId);
-    return thread;
+  private withExistingThread<T>(
+    tenantId: string,
+    threadId: string,
+    task: (thread: ThreadIndex) => Promise<T>,
+  ): Promise<T> {
+    return this.withThread(this.locate(tenantId, threadId), tenantId, threadId, async (thread) => {
+      if (this.shared) await thread.log.catchUp(false);
+      if (thread.version === 0) throw new NotFoundError('thread', threadId);
+      return task(thread);
+    });
   }
 
-  /** The thread's index, built once from its log (cutting a crash-torn tail) and then kept. */
-  private async loadThread(
+  /**
+   * Run `task` with the thread's index, built from its log (cutting a crash-torn tail) when it is
+   * not resident. The index cannot be dropped while `task` runs, so there is never a second one.
+   */
+  private withThread<T>(
     location: ThreadLocation,
     tenantId: string,
-    threadId?: string,
-  ): Promise<ThreadIndex> {
-    let loading = this.threads.get(location.key);
-    if (!loading) {
-      loading = this.buildIndex(location);
-      this.threads.set(location.key, loading);
-      loading.catch(() => this.threads.delete(location.key));
-    }
-    const thread = await loading;
-    // Only a SHA-256 collision of two long ids could trip this; never serve the wrong thread.
-    const sameTenant = thread.tenantId === undefined || thread.tenantId === tenantId;
-    const sameThread =
-      thread.threadId === undefined || threadId === undefined || thread.threadId === threadId;
-    if (!sameTenant || !sameThread) {
-      throw new IntegrityError(
-        `log ${location.key} belongs to another thread than ${tenantId}/${threadId ?? '?'}`,
-      );
-    }
-    return thread;
+    threadId: string | undefined,
+    task: (thread: ThreadIndex) => Promise<T>,
+  ): Promise<T> {
+    return this.threads.use(
+      location.key,
+      () => this.buildIndex(location),
+      (thread) => {
+        // Only a SHA-256 collision of two long ids could trip this; never serve the wrong thread.
+        const sameTenant = thread.tenantId === undefined || thread.tenantId === tenantId;
+        const sameThread =
+          thread.threadId === undefined || threadId === undefined || thread.threadId === threadId;
+        if (!sameTenant || !sameThread) {
+          throw new IntegrityError(
+            `log ${location.key} belongs to another thread than ${tenantId}/${threadId ?? '?'}`,
+          );
+        }
+        return task(thread);
+      },
+    );
   }
 
   private async buildIndex(location: ThreadLocation): Promise<ThreadIndex> {
@@ -340,6 +359,26 @@ export class EmbeddedEventStore implements EventStore {
     }
     return duplicates;
   }
+}
+
+/** Up to `limit` events from `fromSeq`, stopping before a page would pass MAX_PAGE_BYTES. */
+async function readPage(thread: ThreadIndex, options: ReadOptions): Promise<ReadResult> {
+  const fromSeq = options.fromSeq ?? 1;
+  const limit = Math.min(options.limit ?? DEFAULT_PAGE_EVENTS, DEFAULT_PAGE_EVENTS);
+  // A snapshot: appends after this line only add bytes past what we read.
+  const version = thread.version;
+  if (fromSeq > version) return { events: [], nextSeq: null };
+  let toSeq = fromSeq;
+  let bytes = thread.recordLength(fromSeq);
+  while (toSeq < version && toSeq - fromSeq + 1 < limit) {
+    const next = thread.recordLength(toSeq + 1);
+    if (bytes + next > MAX_PAGE_BYTES) break;
+    bytes += next;
+    toSeq += 1;
+  }
+  const range = thread.byteRange(fromSeq, toSeq);
+  const events = (await thread.log.read(range.offset, range.length)) as StoredEvent[];
+  return { events, nextSeq: toSeq < version ? toSeq + 1 : null };
 }
 
 function compareStrings(left: string, right: string): number {

@@ -1,5 +1,11 @@
 import { IntegrityError, type StoredEvent, type ThreadMetadata } from '@compactor/core';
 import type { RecordLocation, RecordLogFile } from '../files/record-log.js';
+import { stringBytes } from '../memory/resident-cache.js';
+
+/** The index's own objects, its log handle and its metadata strings. */
+const BASE_BYTES = 1_024;
+/** One slot of `recordOffsets` plus a Map or Set entry's own overhead. */
+const PER_ENTRY_BYTES = 40;
 
 /**
  * What the store keeps in memory per thread: where each event's record starts in the log, the
@@ -24,6 +30,8 @@ export class ThreadIndex {
   messageCount = 0;
   messageTokens = 0;
   compactionPending = false;
+  /** What the index holds in memory, roughly: the event cache's budget is counted in these. */
+  approximateBytes = BASE_BYTES;
 
   private attachedLog: RecordLogFile | undefined;
 
@@ -69,6 +77,7 @@ export class ThreadIndex {
     this.recordOffsets.push(location.offset);
     this.indexedEnd = location.offset + location.length;
     this.seqByEventId.set(event.eventId, event.seq);
+    this.approximateBytes += PER_ENTRY_BYTES + stringBytes(event.eventId);
     this.updatedAt = event.timestamp;
     if (event.type === 'thread.created') {
       this.model = event.model;
@@ -76,6 +85,7 @@ export class ThreadIndex {
       this.createdAt = event.timestamp;
     } else if (event.type === 'message.appended') {
       this.messageIds.add(event.message.id);
+      this.approximateBytes += PER_ENTRY_BYTES + stringBytes(event.message.id);
       this.messageCount += 1;
       this.messageTokens += event.tokens ?? 0;
     }

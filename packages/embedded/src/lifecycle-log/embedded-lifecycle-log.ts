@@ -1,11 +1,7 @@
-import {
-  type LifecycleEvent,
-  type LifecycleEventLog,
-  type Logger,
-  lifecycleEventSchema,
-} from '@compactor/core';
+import { type LifecycleEvent, type LifecycleEventLog, lifecycleEventSchema } from '@compactor/core';
 import type { StoreLocks } from '../concurrency/store-locks.js';
-import { RecordLogFile } from '../files/record-log.js';
+import { OpenLogs } from '../memory/open-logs.js';
+import type { ResidentCacheStats } from '../memory/resident-cache.js';
 import type { DataLayout } from '../paths/data-layout.js';
 import { createStoreContext } from '../store-context.js';
 import { type EmbeddedStoreOptions, storeClosedError } from '../store-options.js';
@@ -18,18 +14,26 @@ import { parseOrThrow, requirePositiveInteger } from '../validation.js';
  */
 export class EmbeddedLifecycleEventLog implements LifecycleEventLog {
   private readonly layout: DataLayout;
-  private readonly logger: Logger;
   private readonly locks: StoreLocks;
   private readonly shared: boolean;
-  private readonly logs = new Map<string, Promise<RecordLogFile>>();
+  private readonly logs: OpenLogs;
   private closed = false;
 
   constructor(options: EmbeddedStoreOptions = {}) {
     const context = createStoreContext(options);
     this.layout = context.layout;
-    this.logger = context.logger;
     this.shared = context.shared;
     this.locks = context.locks;
+    this.logs = new OpenLogs({
+      maxBytes: context.cacheBytes,
+      logger: context.logger,
+      shared: context.shared,
+    });
+  }
+
+  /** How much of its memory budget the open-log cache uses. */
+  get cacheStats(): ResidentCacheStats {
+    return this.logs.stats;
   }
 
   async append(event: LifecycleEvent): Promise<void> {
@@ -38,11 +42,12 @@ export class EmbeddedLifecycleEventLog implements LifecycleEventLog {
     const tenantSegment = this.layout.tenantSegment(parsed.tenantId);
     const threadSegment = this.layout.threadSegment(parsed.threadId);
     const path = this.layout.lifecycleLog(tenantSegment, threadSegment);
-    await this.locks.run(`lifecycle/${tenantSegment}/${threadSegment}`, async () => {
-      const log = await this.open(path);
-      if (this.shared) await log.catchUp(true);
-      await log.append([parsed]);
-    });
+    await this.locks.run(`lifecycle/${tenantSegment}/${threadSegment}`, () =>
+      this.logs.use(path, async (log) => {
+        if (this.shared) await log.catchUp(true);
+        await log.append([parsed]);
+      }),
+    );
   }
 
   async list(
@@ -52,8 +57,9 @@ export class EmbeddedLifecycleEventLog implements LifecycleEventLog {
   ): Promise<LifecycleEvent[]> {
     this.ensureOpen();
     requirePositiveInteger(options.limit, 'limit');
-    const log = await this.open(this.pathFor(tenantId, threadId));
-    const events = (await log.readAll()) as LifecycleEvent[];
+    const events = (await this.logs.use(this.pathFor(tenantId, threadId), (log) =>
+      log.readAll(),
+    )) as LifecycleEvent[];
     return options.limit === undefined ? events : events.slice(-options.limit);
   }
 
@@ -68,14 +74,5 @@ export class EmbeddedLifecycleEventLog implements LifecycleEventLog {
 
   private pathFor(tenantId: string, threadId: string): string {
     return this.layout.lifecycleLog(this.layout.tenantSegment(tenantId), this.layout.threadSegment(threadId));
-  }
-
-  private open(path: string): Promise<RecordLogFile> {
-    const cached = this.logs.get(path);
-    if (cached) return cached;
-    const opening = RecordLogFile.open(path, () => undefined, this.logger, { shared: this.shared });
-    this.logs.set(path, opening);
-    opening.catch(() => this.logs.delete(path));
-    return opening;
   }
 }

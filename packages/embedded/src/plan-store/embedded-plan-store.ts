@@ -19,6 +19,7 @@ import {
   readFileIfPresent,
   writeFileAtomically,
 } from '../files/durable-files.js';
+import { ResidentCache, type ResidentCacheStats, stringBytes } from '../memory/resident-cache.js';
 import type { DataLayout } from '../paths/data-layout.js';
 import { createStoreContext } from '../store-context.js';
 import { type EmbeddedStoreOptions, storeClosedError } from '../store-options.js';
@@ -40,11 +41,30 @@ interface ThreadPlans {
   directory: string;
   versions: PlanVersionSummary[];
   current: CompactionPlan | null;
+  /** Rough bytes the current plan holds in memory (its JSON size, as UTF-16). */
+  currentBytes: number;
   /** Shared mode: catch-ups of this thread run one at a time, so no version is added twice. */
   catchingUp: Promise<void>;
 }
 
 const VERSION_FILE = /^(\d{10})\.json$/;
+/** A version summary's share of memory, and the rest of a thread's record. */
+const VERSION_SUMMARY_BYTES = 160;
+const THREAD_PLANS_BYTES = 512;
+
+function setCurrent(plans: ThreadPlans, plan: CompactionPlan, bytes: number | undefined): void {
+  plans.current = plan;
+  plans.currentBytes = bytes ?? stringBytes(JSON.stringify(plan));
+}
+
+function threadPlansBytes(plans: ThreadPlans): number {
+  return (
+    THREAD_PLANS_BYTES +
+    stringBytes(plans.directory) +
+    plans.versions.length * VERSION_SUMMARY_BYTES +
+    plans.currentBytes
+  );
+}
 
 function versionFileName(version: number): string {
   return `${String(version).padStart(10, '0')}.json`;
@@ -62,7 +82,8 @@ export class EmbeddedPlanStore implements PlanStore {
   private readonly clock: Clock;
   private readonly locks: StoreLocks;
   private readonly shared: boolean;
-  private readonly threads = new Map<string, Promise<ThreadPlans>>();
+  /** Threads with plans, least recently used dropped past the budget; a thread without any is never kept. */
+  private readonly threads: ResidentCache<ThreadPlans>;
   private closed = false;
 
   constructor(options: EmbeddedStoreOptions = {}) {
@@ -71,15 +92,24 @@ export class EmbeddedPlanStore implements PlanStore {
     this.clock = context.clock;
     this.shared = context.shared;
     this.locks = context.locks;
+    this.threads = new ResidentCache({
+      maxBytes: context.cacheBytes,
+      sizeOf: threadPlansBytes,
+      worthKeeping: (plans) => plans.versions.length > 0,
+    });
+  }
+
+  /** How much of its memory budget the plan cache uses. */
+  get cacheStats(): ResidentCacheStats {
+    return this.threads.stats;
   }
 
   async getCurrent(tenantId: string, threadId: string): Promise<CurrentPlan> {
     this.ensureOpen();
-    const plans = await this.load(tenantId, threadId);
-    return {
+    return this.withPlans(tenantId, threadId, async (plans) => ({
       plan: plans.current === null ? null : structuredClone(plans.current),
       version: plans.versions.length,
-    };
+    }));
   }
 
   async commit(
@@ -96,25 +126,29 @@ export class EmbeddedPlanStore implements PlanStore {
       ]);
     }
     requireVersion(expectedVersion, 'expectedVersion');
-    return this.locks.run(this.lockKey(tenantId, threadId), async () => {
-      const plans = await this.loadForWrite(tenantId, threadId);
-      if (plans.versions.length !== expectedVersion)
-        return { committed: false, currentVersion: plans.versions.length };
-      return this.write(tenantId, threadId, plans, parsed, undefined);
-    });
+    return this.locks.run(this.lockKey(tenantId, threadId), () =>
+      this.withPlansForWrite(tenantId, threadId, async (plans) => {
+        if (plans.versions.length !== expectedVersion)
+          return { committed: false, currentVersion: plans.versions.length };
+        return this.write(tenantId, threadId, plans, parsed, undefined);
+      }),
+    );
   }
 
   async getVersion(tenantId: string, threadId: string, version: number): Promise<CompactionPlan | null> {
     this.ensureOpen();
     requireVersion(version, 'version');
-    const plans = await this.load(tenantId, threadId);
-    if (version < 1 || version > plans.versions.length) return null;
-    return (await this.readVersionFile(plans.directory, version, tenantId, threadId)).plan;
+    return this.withPlans(tenantId, threadId, async (plans) => {
+      if (version < 1 || version > plans.versions.length) return null;
+      return (await this.readVersionFile(plans.directory, version, tenantId, threadId)).plan;
+    });
   }
 
   async listVersions(tenantId: string, threadId: string): Promise<PlanVersionSummary[]> {
     this.ensureOpen();
-    return (await this.load(tenantId, threadId)).versions.map((summary) => ({ ...summary }));
+    return this.withPlans(tenantId, threadId, async (plans) =>
+      plans.versions.map((summary) => ({ ...summary })),
+    );
   }
 
   async revertTo(
@@ -126,16 +160,17 @@ export class EmbeddedPlanStore implements PlanStore {
     this.ensureOpen();
     requireVersion(version, 'version');
     requireVersion(expectedVersion, 'expectedVersion');
-    return this.locks.run(this.lockKey(tenantId, threadId), async () => {
-      const plans = await this.loadForWrite(tenantId, threadId);
-      if (version < 1 || version > plans.versions.length) {
-        throw new NotFoundError('plan version', `${threadId}@${version}`);
-      }
-      if (plans.versions.length !== expectedVersion)
-        return { committed: false, currentVersion: plans.versions.length };
-      const earlier = await this.readVersionFile(plans.directory, version, tenantId, threadId);
-      return this.write(tenantId, threadId, plans, earlier.plan, version);
-    });
+    return this.locks.run(this.lockKey(tenantId, threadId), () =>
+      this.withPlansForWrite(tenantId, threadId, async (plans) => {
+        if (version < 1 || version > plans.versions.length) {
+          throw new NotFoundError('plan version', `${threadId}@${version}`);
+        }
+        if (plans.versions.length !== expectedVersion)
+          return { committed: false, currentVersion: plans.versions.length };
+        const earlier = await this.readVersionFile(plans.directory, version, tenantId, threadId);
+        return this.write(tenantId, threadId, plans, earlier.plan, version);
+      }),
+    );
   }
 
   async close(): Promise<void> {
@@ -168,7 +203,7 @@ export class EmbeddedPlanStore implements PlanStore {
       return { committed: true, version };
     }
     plans.versions.push({ version, basedOnSeq: stored.basedOnSeq, createdAt: committedAt, revertedFrom });
-    plans.current = stored;
+    setCurrent(plans, stored, undefined);
     return { committed: true, version };
   }
 
@@ -184,28 +219,35 @@ export class EmbeddedPlanStore implements PlanStore {
     return `plans/${this.key(tenantId, threadId)}`;
   }
 
-  /** The thread's plans; shared mode: caught up with versions other processes committed. */
-  private async load(tenantId: string, threadId: string): Promise<ThreadPlans> {
-    const plans = await this.loadCached(tenantId, threadId);
-    if (this.shared) await this.catchUp(plans);
-    return plans;
+  /**
+   * Run `task` with the thread's plans (read from disk when not resident; shared mode: caught up
+   * with versions other processes committed). They cannot be dropped while `task` runs.
+   */
+  private withPlans<T>(
+    tenantId: string,
+    threadId: string,
+    task: (plans: ThreadPlans) => Promise<T>,
+  ): Promise<T> {
+    return this.threads.use(
+      this.key(tenantId, threadId),
+      () => this.readThreadPlans(tenantId, threadId),
+      async (plans) => {
+        if (this.shared) await this.catchUp(plans);
+        return task(plans);
+      },
+    );
   }
 
   /** Under the thread's lock: shared mode may also remove temp files, nobody else writes them now. */
-  private async loadForWrite(tenantId: string, threadId: string): Promise<ThreadPlans> {
-    const plans = await this.load(tenantId, threadId);
-    if (this.shared) await removeTemporaryFiles(plans.directory);
-    return plans;
-  }
-
-  private loadCached(tenantId: string, threadId: string): Promise<ThreadPlans> {
-    const key = this.key(tenantId, threadId);
-    const cached = this.threads.get(key);
-    if (cached) return cached;
-    const loading = this.readThreadPlans(tenantId, threadId);
-    this.threads.set(key, loading);
-    loading.catch(() => this.threads.delete(key));
-    return loading;
+  private withPlansForWrite<T>(
+    tenantId: string,
+    threadId: string,
+    task: (plans: ThreadPlans) => Promise<T>,
+  ): Promise<T> {
+    return this.withPlans(tenantId, threadId, async (plans) => {
+      if (this.shared) await removeTemporaryFiles(plans.directory);
+      return task(plans);
+    });
   }
 
   /** Shared mode: add the versions committed since we last looked (one missing-file check when none). */
@@ -223,7 +265,7 @@ export class EmbeddedPlanStore implements PlanStore {
           createdAt: file.committedAt,
           revertedFrom: file.revertedFrom,
         });
-        plans.current = file.plan;
+        setCurrent(plans, file.plan, 2 * bytes.length);
       }
     });
     plans.catchingUp = next.catch(() => undefined);
@@ -253,18 +295,18 @@ export class EmbeddedPlanStore implements PlanStore {
     }
     versionNumbers.sort((left, right) => left - right);
     const versions: PlanVersionSummary[] = [];
-    let current: CompactionPlan | null = null;
+    let current: { plan: CompactionPlan; bytes: number } | null = null;
     for (const [index, version] of versionNumbers.entries()) {
       if (version !== index + 1)
         throw new IntegrityError(`plan versions of ${directory} skip from ${index} to ${version}`);
-      const file = await this.readVersionFile(directory, version, tenantId, threadId);
+      const { file, bytes } = await this.readVersionFileWithSize(directory, version, tenantId, threadId);
       versions.push({
         version,
         basedOnSeq: file.plan.basedOnSeq,
         createdAt: file.committedAt,
         revertedFrom: file.revertedFrom,
       });
-      current = file.plan;
+      current = { plan: file.plan, bytes: 2 * bytes };
     }
     return this.threadPlans(tenantId, threadId, directory, versions, current);
   }
@@ -274,9 +316,17 @@ export class EmbeddedPlanStore implements PlanStore {
     threadId: string,
     directory: string,
     versions: PlanVersionSummary[],
-    current: CompactionPlan | null,
+    current: { plan: CompactionPlan; bytes: number } | null,
   ): ThreadPlans {
-    return { tenantId, threadId, directory, versions, current, catchingUp: Promise.resolve() };
+    return {
+      tenantId,
+      threadId,
+      directory,
+      versions,
+      current: current?.plan ?? null,
+      currentBytes: current?.bytes ?? 0,
+      catchingUp: Promise.resolve(),
+    };
   }
 
   private async readVersionFile(
@@ -285,12 +335,21 @@ export class EmbeddedPlanStore implements PlanStore {
     tenantId: string,
     threadId: string,
   ): Promise<PlanVersionFile> {
+    return (await this.readVersionFileWithSize(directory, version, tenantId, threadId)).file;
+  }
+
+  private async readVersionFileWithSize(
+    directory: string,
+    version: number,
+    tenantId: string,
+    threadId: string,
+  ): Promise<{ file: PlanVersionFile; bytes: number }> {
     const path = join(directory, versionFileName(version));
     const bytes = await readFileIfPresent(path);
     if (bytes === null) throw new IntegrityError(`plan version file ${path} is missing`);
     const file = parseVersionFile(bytes, path);
     checkVersionFile(file, version, tenantId, threadId, path);
-    return file;
+    return { file, bytes: bytes.length };
   }
 }
 

@@ -1,6 +1,6 @@
 import type { CompactionPlan, CompactionRecord, NormalizedPlan, ToolDefinition } from '@compactor/core';
-import type { PlanResolution } from '../plan/resolve-plan.js';
-import type { ToolExchangeIndex } from '../plan/tool-exchanges.js';
+import { approximateBytes } from './approximate-bytes.js';
+import { type MemoOwner, ThreadRenderMemo } from './thread-render-memo.js';
 
 /** A countable piece of the request: its wire form (shared, never mutated) and its token count. */
 export interface Piece {
@@ -13,111 +13,229 @@ export interface Piece {
   seq: number;
 }
 
-/** Everything memoized for one (thread, provider, tokenizer, render format) combination. */
-export interface ThreadRenderCache {
-  /** Prepared user/assistant/system messages by message id; null = the message sends nothing. */
-  messages: Map<string, Piece | null>;
-  /** Tool results by `messageId \0 partIndex` (raw) or by provider call id and placeholder text. */
-  results: Map<string, Piece>;
-  /** Synthetic messages (summaries, pointers, notes) by role and text. */
-  synthetic: Map<string, Piece>;
-  /** Placeholders by the object that determines them (a clear record's entry, or the result part). */
-  placeholders: WeakMap<object, Piece>;
-  /** Plan-cleared results by clear record, then by result part. */
-  clearedByRecord: WeakMap<object, WeakMap<object, Piece>>;
-  /** Synthetic record messages by record object and role. */
-  records: WeakMap<object, Partial<Record<'user' | 'assistant', Piece>>>;
-  /** Rehydrated artifact content truncated to a token cap, by artifact id and cap. */
-  truncations: Map<string, { text: string; tokens: number; truncated: boolean }>;
-  exchanges: ToolExchangeIndex | undefined;
-  /** Plan resolutions by plan object (or NO_PLAN) and agent. */
-  resolutions: WeakMap<object, Map<string, PlanResolution>>;
+/** The tools as sent and what they cost. */
+export interface ToolsPart {
+  wire: unknown[];
+  tokens: number;
 }
 
-/** Stands for "no plan" as a resolution cache key. */
-export const NO_PLAN: object = Object.freeze({});
-
 export interface RenderCacheOptions {
-  /** Threads kept (least recently rendered evicted first). Default 256. */
-  maxThreads?: number;
-  /** Entries per thread before its memo is reset. Default 100,000. */
-  maxEntriesPerThread?: number;
+  /**
+   * The most memory (estimated) the cache keeps, in bytes: least recently rendered threads are
+   * dropped first, then a thread's oldest pieces. Default 64 MiB. 0 keeps nothing between calls
+   * (every render formats and counts everything again, with the same result).
+   */
+  maxBytes?: number;
 }
 
 export interface RenderCacheStats {
+  /** Pieces served from memory. */
   hits: number;
+  /** Pieces formatted and counted anew. */
   misses: number;
+  /** Bytes held now (estimated). */
+  bytes: number;
+  maxBytes: number;
+  /** Threads with a memo now. */
+  threads: number;
+  /** Threads dropped, and threads that had to drop some of their own pieces, to stay within maxBytes. */
+  evictions: number;
+}
+
+export const DEFAULT_RENDER_CACHE_BYTES = 64 * 1024 * 1024;
+/** Tools memoized by content: a runtime rarely has more distinct tool sets than this. */
+const MAX_TOOL_SETS_BY_CONTENT = 64;
+
+interface RememberedTools {
+  part: ToolsPart;
+  bytes: number;
 }
 
 /**
- * Memo a runtime keeps between render calls. Correct because the log is append-only: a message
- * id's content never changes, so its rendered form and token count can be reused until the render
- * format version, the provider or the tokenizer changes (all part of the key). Bounded.
+ * The memo a runtime keeps between render calls: one object, owned by whoever owns the render
+ * context (the ingest app, an engine, an agent runtime). Correct because the log is append-only: a
+ * message id's content never changes, so its rendered form and token count can be reused until the
+ * render format version, the provider or the tokenizer changes (all part of a thread's key, with
+ * the tenant). Bounded by bytes (`maxBytes`), least recently rendered threads evicted first.
+ *
+ * Memos keyed by the caller's own objects (its plan, records, tools array) are WeakMaps: they live
+ * exactly as long as the caller keeps those objects, and hold only what those objects determine.
  */
 export class RenderCache {
-  readonly #threads = new Map<string, ThreadRenderCache>();
-  readonly #maxThreads: number;
-  readonly #maxEntriesPerThread: number;
-  /** Normalized plans by plan object: a runtime holding its current plan normalizes it once. */
-  readonly normalizedPlans = new WeakMap<CompactionPlan, NormalizedPlan>();
-  /** Synthetic texts by record object. */
-  readonly recordTexts = new WeakMap<CompactionRecord, string>();
-  /** Formatted tools and their count by tools array, then by provider and tokenizer. */
-  readonly tools = new WeakMap<readonly ToolDefinition[], Map<string, { wire: unknown[]; tokens: number }>>();
-  /** The same by content, for runtimes that build a new tools array per call (bounded). */
-  readonly toolsByContent = new Map<string, { wire: unknown[]; tokens: number }>();
-  /** Request-level formatting overhead by provider and tokenizer. */
-  readonly requestOverhead = new Map<string, number>();
-  readonly stats: RenderCacheStats = { hits: 0, misses: 0 };
+  /** Insertion order is recency: the least recently rendered thread first. */
+  readonly #threads = new Map<string, ThreadRenderMemo>();
+  readonly #maxBytes: number;
+  readonly #owner: MemoOwner;
+  #bytes = 0;
+  #hits = 0;
+  #misses = 0;
+  #evictions = 0;
+  readonly #normalizedPlans = new WeakMap<CompactionPlan, NormalizedPlan>();
+  readonly #recordTexts = new WeakMap<CompactionRecord, string>();
+  readonly #toolsByArray = new WeakMap<readonly ToolDefinition[], Map<string, ToolsPart>>();
+  readonly #toolsByContent = new Map<string, RememberedTools>();
+  readonly #requestOverhead = new Map<string, number>();
+  readonly #withReadArtifact = new WeakMap<readonly ToolDefinition[], readonly ToolDefinition[]>();
 
   constructor(options: RenderCacheOptions = {}) {
-    this.#maxThreads = options.maxThreads ?? 256;
-    this.#maxEntriesPerThread = options.maxEntriesPerThread ?? 100_000;
-  }
-
-  thread(key: string): ThreadRenderCache {
-    let entry = this.#threads.get(key);
-    if (entry) {
-      // Re-insert so the map's order is least recently used first.
-      this.#threads.delete(key);
-      if (entry.messages.size + entry.results.size + entry.synthetic.size > this.#maxEntriesPerThread) {
-        entry = undefined;
-      }
-    }
-    entry ??= {
-      messages: new Map(),
-      results: new Map(),
-      synthetic: new Map(),
-      placeholders: new WeakMap(),
-      clearedByRecord: new WeakMap(),
-      records: new WeakMap(),
-      truncations: new Map(),
-      exchanges: undefined,
-      resolutions: new WeakMap(),
+    const maxBytes = options.maxBytes ?? DEFAULT_RENDER_CACHE_BYTES;
+    this.#maxBytes = Number.isFinite(maxBytes) && maxBytes > 0 ? maxBytes : 0;
+    this.#owner = {
+      grew: (memo, bytes) => this.#charge(memo, bytes),
+      hit: () => {
+        this.#hits += 1;
+      },
+      miss: () => {
+        this.#misses += 1;
+      },
     };
-    this.#threads.set(key, entry);
-    while (this.#threads.size > this.#maxThreads) {
-      const oldest = this.#threads.keys().next().value as string;
-      this.#threads.delete(oldest);
-    }
-    return entry;
   }
 
-  rememberTools(key: string, part: { wire: unknown[]; tokens: number }): void {
-    this.toolsByContent.set(key, part);
-    if (this.toolsByContent.size > 64)
-      this.toolsByContent.delete(this.toolsByContent.keys().next().value as string);
+  /** The memo of one thread rendering (`key` names tenant, thread, provider, tokenizer and format). */
+  thread(key: string): ThreadRenderMemo {
+    let memo = this.#threads.get(key);
+    if (memo) {
+      // Re-inserted: the most recently rendered.
+      this.#threads.delete(key);
+    } else {
+      memo = new ThreadRenderMemo(this.#owner);
+    }
+    this.#threads.set(key, memo);
+    return memo;
+  }
+
+  /** The plan normalized once per plan object. */
+  normalizedPlan(plan: CompactionPlan, normalize: (plan: CompactionPlan) => NormalizedPlan): NormalizedPlan {
+    let normalized = this.#normalizedPlans.get(plan);
+    if (!normalized) {
+      normalized = normalize(plan);
+      this.#normalizedPlans.set(plan, normalized);
+    }
+    return normalized;
+  }
+
+  /** A record's synthetic text, built once per record object. */
+  recordText(record: CompactionRecord, make: (record: CompactionRecord) => string): string {
+    let text = this.#recordTexts.get(record);
+    if (text === undefined) {
+      text = make(record);
+      this.#recordTexts.set(record, text);
+    }
+    return text;
+  }
+
+  /**
+   * Formatted tools and their count, once per tools array and `key` (provider and tokenizer); a
+   * runtime that builds an equal tools array for every call is served by content.
+   */
+  toolsPart(tools: readonly ToolDefinition[], key: string, make: () => ToolsPart): ToolsPart {
+    let byKey = this.#toolsByArray.get(tools);
+    if (!byKey) {
+      byKey = new Map();
+      this.#toolsByArray.set(tools, byKey);
+    }
+    let part = byKey.get(key);
+    if (part) return part;
+    const contentKey = `${key}\u0000${JSON.stringify(tools)}`;
+    part = this.#toolsByContent.get(contentKey)?.part;
+    if (!part) {
+      part = make();
+      const bytes = approximateBytes(contentKey) + approximateBytes(part);
+      this.#toolsByContent.set(contentKey, { part, bytes });
+      this.#charge(undefined, bytes);
+      if (this.#toolsByContent.size > MAX_TOOL_SETS_BY_CONTENT) this.#dropOldestToolSet();
+    }
+    byKey.set(key, part);
+    return part;
+  }
+
+  /** Request-level formatting overhead by provider and tokenizer (`key`). */
+  requestOverhead(key: string, compute: () => number): number {
+    let overhead = this.#requestOverhead.get(key);
+    if (overhead === undefined) {
+      overhead = compute();
+      this.#requestOverhead.set(key, overhead);
+      this.#charge(undefined, overheadEntryBytes(key));
+    }
+    return overhead;
+  }
+
+  /** The caller's tools with read_artifact added, the same array for the same tools array. */
+  toolsWithReadArtifact(
+    tools: readonly ToolDefinition[],
+    augment: (tools: readonly ToolDefinition[]) => readonly ToolDefinition[],
+  ): readonly ToolDefinition[] {
+    let augmented = this.#withReadArtifact.get(tools);
+    if (!augmented) {
+      augmented = augment(tools);
+      this.#withReadArtifact.set(tools, augmented);
+    }
+    return augmented;
+  }
+
+  /** A snapshot of the counters and of the memory held. */
+  get stats(): RenderCacheStats {
+    return {
+      hits: this.#hits,
+      misses: this.#misses,
+      bytes: this.#bytes,
+      maxBytes: this.#maxBytes,
+      threads: this.#threads.size,
+      evictions: this.#evictions,
+    };
   }
 
   get threadCount(): number {
     return this.#threads.size;
   }
 
+  /** Forget every thread and every memo by content (object-keyed memos go with their objects). */
   clear(): void {
+    for (const memo of this.#threads.values()) memo.detach();
     this.#threads.clear();
-    this.requestOverhead.clear();
-    this.toolsByContent.clear();
+    this.#toolsByContent.clear();
+    this.#requestOverhead.clear();
+    this.#bytes = 0;
   }
+
+  /**
+   * Account for `bytes` more (fewer, when negative) held by `memo` (or by the cache itself), then
+   * get back within budget: drop the least recently rendered other threads, then the oldest tool
+   * sets, then the oldest pieces of `memo` itself (a thread larger than the whole budget).
+   */
+  #charge(memo: ThreadRenderMemo | undefined, bytes: number): void {
+    if (memo?.detached) return;
+    this.#bytes += bytes;
+    if (this.#bytes <= this.#maxBytes) return;
+    for (const [key, other] of this.#threads) {
+      if (this.#bytes <= this.#maxBytes) return;
+      if (other === memo) continue;
+      this.#threads.delete(key);
+      other.detach();
+      this.#bytes -= other.bytes;
+      this.#evictions += 1;
+    }
+    while (this.#bytes > this.#maxBytes && this.#toolsByContent.size > 0) this.#dropOldestToolSet();
+    for (const key of this.#requestOverhead.keys()) {
+      if (this.#bytes <= this.#maxBytes) break;
+      this.#requestOverhead.delete(key);
+      this.#bytes -= overheadEntryBytes(key);
+    }
+    if (memo && this.#bytes > this.#maxBytes) {
+      this.#bytes -= memo.shed(this.#bytes - this.#maxBytes);
+      this.#evictions += 1;
+    }
+  }
+
+  #dropOldestToolSet(): void {
+    const [key, oldest] = this.#toolsByContent.entries().next().value as [string, RememberedTools];
+    this.#toolsByContent.delete(key);
+    this.#bytes -= oldest.bytes;
+  }
+}
+
+function overheadEntryBytes(key: string): number {
+  return approximateBytes(key) + approximateBytes(0);
 }
 
 export function createRenderCache(options: RenderCacheOptions = {}): RenderCache {

@@ -7,7 +7,8 @@ import type {
   Tokenizer,
   ToolResultPart,
 } from '@compactor/core';
-import type { Piece, RenderCache, ThreadRenderCache } from '../cache/render-cache.js';
+import type { Piece, RenderCache } from '../cache/render-cache.js';
+import type { ThreadRenderMemo } from '../cache/thread-render-memo.js';
 import type { ProviderFormat } from '../providers/provider-format.js';
 import { type Truncated, truncateToTokens } from '../rehydration/truncate-to-tokens.js';
 import {
@@ -19,23 +20,32 @@ import {
 import { prepareMessage, prepareResult } from './prepare-message.js';
 import type { ToolExchange } from './tool-exchanges.js';
 
+/** Keys standing for a role in the (record, role) memo of synthetic record messages. */
+const USER_ROLE: object = Object.freeze({ role: 'user' });
+const ASSISTANT_ROLE: object = Object.freeze({ role: 'assistant' });
+
 /**
  * Makes the request's pieces, each formatted and counted once and then served from the cache:
  * nothing unchanged is formatted or tokenized twice.
  */
 export class PieceMaker {
-  readonly #thread: ThreadRenderCache;
+  readonly #memo: ThreadRenderMemo;
   readonly #cache: RenderCache;
   readonly #format: ProviderFormat;
   readonly #tokenizer: Tokenizer;
   readonly #provider: ProviderName;
 
-  constructor(cache: RenderCache, thread: ThreadRenderCache, format: ProviderFormat, tokenizer: Tokenizer) {
+  constructor(cache: RenderCache, memo: ThreadRenderMemo, format: ProviderFormat, tokenizer: Tokenizer) {
     this.#cache = cache;
-    this.#thread = thread;
+    this.#memo = memo;
     this.#format = format;
     this.#tokenizer = tokenizer;
     this.#provider = format.provider;
+  }
+
+  /** The thread's memo, for the other memoized facts of a render (e.g. a clear record's entries). */
+  get memo(): ThreadRenderMemo {
+    return this.#memo;
   }
 
   get format(): ProviderFormat {
@@ -44,30 +54,25 @@ export class PieceMaker {
 
   /** A user, assistant or system message from the log; null when it sends nothing. */
   message(message: ThreadMessage, calls: readonly ToolExchange[] | undefined): Piece | null {
-    const cached = this.#thread.messages.get(message.id);
-    if (cached !== undefined && (cached === null || cached.seq === message.seq)) {
-      this.#cache.stats.hits += 1;
-      return cached;
-    }
-    this.#cache.stats.misses += 1;
-    const prepared = prepareMessage(message, calls, this.#format);
-    const piece = prepared === null ? null : this.#piece(prepared, message.seq);
-    this.#thread.messages.set(message.id, piece);
-    return piece;
+    return this.#memo.remember<Piece | null>(
+      'message',
+      message.id,
+      () => {
+        const prepared = prepareMessage(message, calls, this.#format);
+        return prepared === null ? null : this.#piece(prepared, message.seq);
+      },
+      (cached) => cached === null || cached.seq === message.seq,
+    );
   }
 
   /** A tool result as logged. */
   rawResult(message: ThreadMessage, partIndex: number, part: ToolResultPart, exchange: ToolExchange): Piece {
-    const key = `${message.id}\u0000${partIndex}`;
-    const cached = this.#thread.results.get(key);
-    if (cached !== undefined && cached.seq === message.seq) {
-      this.#cache.stats.hits += 1;
-      return cached;
-    }
-    this.#cache.stats.misses += 1;
-    const piece = this.#resultPiece(part, exchange, part.content, message.seq);
-    this.#thread.results.set(key, piece);
-    return piece;
+    return this.#memo.remember(
+      'raw-result',
+      `${message.id}\u0000${partIndex}`,
+      () => this.#resultPiece(part, exchange, part.content, message.seq),
+      (cached) => cached.seq === message.seq,
+    );
   }
 
   /**
@@ -80,25 +85,16 @@ export class PieceMaker {
     exchange: ToolExchange,
     fields: () => { toolName: string; outcome: string; keyFields: Record<string, unknown> },
   ): Piece {
-    const known = this.#thread.placeholders.get(owner);
-    if (known) {
-      this.#cache.stats.hits += 1;
-      return known;
-    }
-    const { toolName, outcome, keyFields } = fields();
-    const text = clearedPlaceholderText(toolName, outcome, keyFields);
-    const piece = this.#textResult(`c\u0000${exchange.providerId}\u0000${text}`, part, exchange, text);
-    this.#thread.placeholders.set(owner, piece);
-    return piece;
+    return this.#memo.rememberByObject('placeholder', owner, () => {
+      const { toolName, outcome, keyFields } = fields();
+      const text = clearedPlaceholderText(toolName, outcome, keyFields);
+      return this.#textResult(`c\u0000${exchange.providerId}\u0000${text}`, part, exchange, text);
+    });
   }
 
   /** A tool result externalized in place: the pointer text in the result's slot. */
   externalizedResult(record: ExternalizationRecord, part: ToolResultPart, exchange: ToolExchange): Piece {
-    let text = this.#cache.recordTexts.get(record);
-    if (text === undefined) {
-      text = externalizationText(record);
-      this.#cache.recordTexts.set(record, text);
-    }
+    const text = this.#cache.recordText(record, () => externalizationText(record));
     return this.#textResult(`x\u0000${exchange.providerId}\u0000${text}`, part, exchange, text);
   }
 
@@ -113,19 +109,7 @@ export class PieceMaker {
 
   /** A result cleared (or externalized in place) by a plan's record: memoized by (record, result part) objects. */
   clearedByRecord(record: object, part: ToolResultPart, make: () => Piece): Piece {
-    let byPart = this.#thread.clearedByRecord.get(record);
-    if (!byPart) {
-      byPart = new WeakMap();
-      this.#thread.clearedByRecord.set(record, byPart);
-    }
-    const known = byPart.get(part);
-    if (known) {
-      this.#cache.stats.hits += 1;
-      return known;
-    }
-    const piece = make();
-    byPart.set(part, piece);
-    return piece;
+    return this.#memo.rememberByObjects(record, part, make);
   }
 
   /** The answer to a call that has no result in the log. */
@@ -143,74 +127,41 @@ export class PieceMaker {
 
   /** A summary or externalization pointer, as an assistant message (or user, when it opens the conversation). */
   record(record: SummarizationRecord | ExternalizationRecord, role: 'user' | 'assistant'): Piece {
-    let byRole = this.#thread.records.get(record);
-    const known = byRole?.[role];
-    if (known) {
-      this.#cache.stats.hits += 1;
-      return known;
-    }
-    let text = this.#cache.recordTexts.get(record);
-    if (text === undefined) {
-      text = record.kind === 'summarize' ? summaryText(record) : externalizationText(record);
-      this.#cache.recordTexts.set(record, text);
-    }
-    const piece = this.text(text, role);
-    if (!byRole) {
-      byRole = {};
-      this.#thread.records.set(record, byRole);
-    }
-    byRole[role] = piece;
-    return piece;
+    return this.#memo.rememberByObjects(record, role === 'user' ? USER_ROLE : ASSISTANT_ROLE, () => {
+      const text = this.#cache.recordText(record, () =>
+        record.kind === 'summarize' ? summaryText(record) : externalizationText(record),
+      );
+      return this.text(text, role);
+    });
   }
 
   /** Artifact content cut to `cap` tokens (artifacts are content-addressed: the id fixes the content). */
   truncated(artifactId: string, content: string, cap: number): Truncated {
-    const key = `${artifactId}\u0000${cap}\u0000${content.length}`;
-    const cached = this.#thread.truncations.get(key);
-    if (cached) return cached;
-    const result = truncateToTokens(content, cap, this.#tokenizer);
-    this.#thread.truncations.set(key, result);
-    return result;
+    return this.#memo.remember('truncated', `${artifactId}\u0000${cap}\u0000${content.length}`, () =>
+      truncateToTokens(content, cap, this.#tokenizer),
+    );
   }
 
   /** The caller's system prompt, counted as a system message (0 when empty). */
   systemPrompt(text: string): number {
     if (text === '') return 0;
-    const key = `system\u0000${text}`;
-    const cached = this.#thread.synthetic.get(key);
-    if (cached) return cached.tokens;
-    const tokens = this.#tokenizer.countMessage(
-      { id: 'system', role: 'system', content: [{ type: 'text', text }] },
-      this.#provider,
+    return this.#memo.remember('system', text, () =>
+      this.#tokenizer.countMessage(
+        { id: 'system', role: 'system', content: [{ type: 'text', text }] },
+        this.#provider,
+      ),
     );
-    this.#thread.synthetic.set(key, { tokens, wire: [], role: 'system', seq: 0 });
-    return tokens;
   }
 
   /** Any synthetic text message. */
   text(text: string, role: 'user' | 'assistant'): Piece {
-    const key = `${role}\u0000${text}`;
-    const cached = this.#thread.synthetic.get(key);
-    if (cached) {
-      this.#cache.stats.hits += 1;
-      return cached;
-    }
-    this.#cache.stats.misses += 1;
-    const piece = this.#piece({ id: 'synthetic', role, content: [{ type: 'text', text }] }, 0);
-    this.#thread.synthetic.set(key, piece);
-    return piece;
+    return this.#memo.remember('synthetic', `${role}\u0000${text}`, () =>
+      this.#piece({ id: 'synthetic', role, content: [{ type: 'text', text }] }, 0),
+    );
   }
 
   #textResult(key: string, part: ToolResultPart, exchange: ToolExchange, text: string): Piece {
-    const cached = this.#thread.results.get(key);
-    if (cached) {
-      this.#cache.stats.hits += 1;
-      return cached;
-    }
-    this.#cache.stats.misses += 1;
-    const piece = this.#resultPiece(part, exchange, text, 0);
-    this.#thread.results.set(key, piece);
-    return piece;
+    return this.#memo.remember('text-result', key, () => this.#resultPiece(part, exchange, text, 0));
   }
 
   #resultPiece(

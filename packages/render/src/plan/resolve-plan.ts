@@ -8,6 +8,7 @@ import {
   type Thread,
   ValidationError,
 } from '@compactor/core';
+import type { RenderCache } from '../cache/render-cache.js';
 import type { ToolExchange, ToolExchangeIndex } from './tool-exchanges.js';
 
 export type EffectiveActionName = 'drop' | 'summarize' | 'externalize' | 'pointer' | 'clear' | 'exclude';
@@ -40,6 +41,14 @@ export interface PlanResolution {
   plannedIdsSeen: number;
   size: number;
   lastMessageId: string | undefined;
+  /** Whether each externalization record covers only tool results, as far as the thread shows. */
+  toolOnlyRecords: Map<CompactionRecord, boolean>;
+  /**
+   * A record's span reaches past the thread's end (the plan names messages not here yet), so what
+   * it covers may change as messages arrive: the next render resolves from scratch, as a cold
+   * render would.
+   */
+  provisional: boolean;
 }
 
 const EXCLUDED: EffectiveAction = { action: 'exclude', record: undefined };
@@ -56,14 +65,20 @@ function hides(action: EffectiveAction | undefined): boolean {
   return action !== undefined && action.action !== 'clear' && action.action !== 'pointer';
 }
 
-const toolOnlyRecords = new WeakMap<CompactionRecord, boolean>();
-
 /** An externalization whose span holds only tool results (the planner's externalize rung makes these). */
-function coversOnlyToolResults(record: CompactionRecord, thread: Thread): boolean {
-  let known = toolOnlyRecords.get(record);
+function coversOnlyToolResults(
+  record: CompactionRecord,
+  thread: Thread,
+  resolution: PlanResolution,
+): boolean {
+  let known = resolution.toolOnlyRecords.get(record);
   if (known === undefined) {
     known = externalizesInPlace(record, thread);
-    toolOnlyRecords.set(record, known);
+    const ids = new Set(record.span.messageIds);
+    let present = 0;
+    for (const message of thread.messages) if (ids.has(message.id)) present += 1;
+    if (present < ids.size) resolution.provisional = true;
+    resolution.toolOnlyRecords.set(record, known);
   }
   return known;
 }
@@ -74,11 +89,12 @@ function effectiveAction(
     | undefined,
   message: Thread['messages'][number],
   thread: Thread,
+  resolution: PlanResolution,
 ): EffectiveAction | undefined {
   if (
     action?.action === 'externalize' &&
     message.role === 'tool' &&
-    coversOnlyToolResults(action.record, thread)
+    coversOnlyToolResults(action.record, thread, resolution)
   ) {
     return { action: 'pointer', record: action.record };
   }
@@ -97,7 +113,7 @@ export function resolutionWarnings(resolution: PlanResolution): string[] {
 export function normalizedPlanFor(
   thread: Thread,
   plan: CompactionPlan | null,
-  normalizedPlans: WeakMap<CompactionPlan, NormalizedPlan>,
+  cache: RenderCache,
 ): NormalizedPlan | undefined {
   if (!plan) return undefined;
   if (plan.threadId !== thread.id) {
@@ -105,12 +121,7 @@ export function normalizedPlanFor(
       { path: 'plan.threadId', message: `must be ${thread.id}` },
     ]);
   }
-  let normalized = normalizedPlans.get(plan);
-  if (!normalized) {
-    normalized = normalizePlan(plan);
-    normalizedPlans.set(plan, normalized);
-  }
-  return normalized;
+  return cache.normalizedPlan(plan, normalizePlan);
 }
 
 /**
@@ -132,6 +143,7 @@ export function resolvePlan(
   let resolution = previous;
   const reusable =
     resolution !== undefined &&
+    !resolution.provisional &&
     resolution.normalized === normalized &&
     resolution.size <= messages.length &&
     (resolution.size === 0 || messages[resolution.size - 1]?.id === resolution.lastMessageId);
@@ -144,6 +156,8 @@ export function resolvePlan(
       plannedIdsSeen: 0,
       size: 0,
       lastMessageId: undefined,
+      toolOnlyRecords: new Map(),
+      provisional: false,
     };
   }
   const from = resolution.size;
@@ -152,7 +166,8 @@ export function resolvePlan(
     const message = messages[position]!;
     const action = normalized?.actions.get(message.id);
     if (action) resolution.plannedIdsSeen += 1;
-    planned[position] = message.subagentId !== agent ? EXCLUDED : effectiveAction(action, message, thread);
+    planned[position] =
+      message.subagentId !== agent ? EXCLUDED : effectiveAction(action, message, thread, resolution);
     actions[position] = planned[position];
   }
   const visited = new Set<number>();

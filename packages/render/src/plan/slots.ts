@@ -65,8 +65,6 @@ export interface SlotBuild {
   warnings: string[];
 }
 
-const clearEntries = new WeakMap<ClearRecord, Map<string, ClearedToolResult>>();
-
 export function buildSlots(
   thread: Thread,
   resolution: PlanResolution,
@@ -205,7 +203,7 @@ function resultEntry(
   if (action?.action === 'clear') {
     const record = action.record as ClearRecord;
     const piece = maker.clearedByRecord(record, part, () => {
-      const preserved = preservedEntry(record, message.id, part.toolCallId);
+      const preserved = preservedEntry(maker, record, message.id, part.toolCallId);
       return preserved
         ? maker.placeholder(preserved, part, exchange, () => preserved)
         : envelopePlaceholder(maker, part, exchange, policy);
@@ -232,18 +230,18 @@ export function envelopePlaceholder(
 }
 
 function preservedEntry(
+  maker: PieceMaker,
   record: ClearRecord,
   messageId: string,
   toolCallId: string,
 ): ClearedToolResult | undefined {
-  let entries = clearEntries.get(record);
-  if (!entries) {
-    entries = new Map();
+  const entries = maker.memo.rememberByObject('clear-entries', record, () => {
+    const byKey = new Map<string, ClearedToolResult>();
     for (const entry of record.preserved) {
       const key = `${entry.messageId}\u0000${entry.toolCallId}`;
-      if (!entries.has(key)) entries.set(key, entry);
+      if (!byKey.has(key)) byKey.set(key, entry);
     }
-    clearEntries.set(record, entries);
-  }
+    return byKey;
+  });
   return entries.get(`${messageId}\u0000${toolCallId}`);
 }

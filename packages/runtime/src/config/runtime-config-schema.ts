@@ -18,6 +18,8 @@ export const runtimeEnvironmentSchema = z.object({
   COMPACTOR_STORE: choice(['embedded', 'mongo', 'postgres'], 'embedded'),
   COMPACTOR_DATA_DIR: textWithDefault('./.compactor'),
   COMPACTOR_EMBEDDED_SHARING: choice(['exclusive', 'shared'], 'exclusive'),
+  COMPACTOR_EMBEDDED_LEASE_MS: wholeNumber(10_000, 1_000),
+  COMPACTOR_EMBEDDED_CACHE_BYTES: wholeNumber(32 * 1024 * 1024, 64 * 1024),
   MONGODB_URI: optionalUrl(['mongodb:', 'mongodb+srv:']),
   MONGODB_DB: textWithDefault('compactor'),
   DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
@@ -117,6 +119,8 @@ function toRuntimeConfig(environment: RuntimeEnvironment): RuntimeConfig {
     store: storeConfig(env),
     dataDir: env.COMPACTOR_DATA_DIR,
     embeddedSharing: env.COMPACTOR_EMBEDDED_SHARING,
+    embeddedLeaseMs: env.COMPACTOR_EMBEDDED_LEASE_MS,
+    embeddedCacheBytes: env.COMPACTOR_EMBEDDED_CACHE_BYTES,
     artifacts:
       env.COMPACTOR_ARTIFACTS === 's3'
         ? {

@@ -79,6 +79,10 @@ export interface RuntimeConfig {
    * workers on one host). Unset = `exclusive`.
    */
   embeddedSharing?: 'exclusive' | 'shared';
+  /** Embedded stores: the data directory lease in ms (a dead holder is taken over after it). Unset = 10,000. */
+  embeddedLeaseMs?: number;
+  /** Embedded stores: bytes of per-thread state each store keeps in memory. Unset = 32 MiB. */
+  embeddedCacheBytes?: number;
   artifacts: ArtifactsConfig;
   queue: QueueConfig;
   summarizer: SummarizerConfig;

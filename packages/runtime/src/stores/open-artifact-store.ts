@@ -19,6 +19,8 @@ export async function openArtifactStore(
   const local = await createEmbeddedStores({
     dataDir: config.dataDir,
     sharing: config.embeddedSharing ?? 'exclusive',
+    ...(config.embeddedLeaseMs === undefined ? {} : { leaseMs: config.embeddedLeaseMs }),
+    ...(config.embeddedCacheBytes === undefined ? {} : { cacheBytes: config.embeddedCacheBytes }),
     clock,
     logger,
   });

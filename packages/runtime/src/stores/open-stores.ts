@@ -27,6 +27,8 @@ export async function openRecordStores(
     const embedded = await createEmbeddedStores({
       dataDir: config.dataDir,
       sharing: config.embeddedSharing ?? 'exclusive',
+      ...(config.embeddedLeaseMs === undefined ? {} : { leaseMs: config.embeddedLeaseMs }),
+      ...(config.embeddedCacheBytes === undefined ? {} : { cacheBytes: config.embeddedCacheBytes }),
       clock,
       logger,
     });

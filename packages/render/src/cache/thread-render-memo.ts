@@ -1,0 +1,211 @@
+import type { CompactionPlan, ThreadMessage } from '@compactor/core';
+import type { PlanResolution } from '../plan/resolve-plan.js';
+import { indexToolExchanges, type ToolExchangeIndex } from '../plan/tool-exchanges.js';
+import { approximateBytes } from './approximate-bytes.js';
+
+/** What a memo reports to the cache that owns it. */
+export interface MemoOwner {
+  /** The memo grew by `bytes`; the owner may evict (other threads first, then this one's oldest). */
+  grew(memo: ThreadRenderMemo, bytes: number): void;
+  hit(): void;
+  miss(): void;
+}
+
+/**
+ * Object-keyed memos: `placeholder` is a shortcut to pieces kept under their content key (a hit
+ * counts as a piece served); `clear-entries` indexes a clear record's entries (not a piece, not
+ * counted). Either is charged a slot per entry, not the piece again.
+ */
+export type ObjectSpace = 'placeholder' | 'clear-entries';
+const COUNTED_SPACES: ReadonlySet<ObjectSpace> = new Set(['placeholder']);
+const OBJECT_ENTRY_BYTES = 64;
+/** Per message: a resolution's two action slots, and the exchange index's maps and exchange objects. */
+const RESOLUTION_BYTES_PER_MESSAGE = 32;
+const EXCHANGE_BYTES_PER_MESSAGE = 160;
+/** Stands for "no plan" as a resolution key. */
+const NO_PLAN: object = Object.freeze({});
+
+/** Kinds of piece kept by content key, each in its own map (no key prefixes to build on a hit). */
+export type PieceSpace = 'message' | 'raw-result' | 'text-result' | 'synthetic' | 'system' | 'truncated';
+/** The order a thread over budget gives up its pieces in: the cheapest to make again first. */
+const SHED_ORDER: readonly PieceSpace[] = [
+  'truncated',
+  'system',
+  'synthetic',
+  'text-result',
+  'raw-result',
+  'message',
+];
+
+interface Remembered {
+  value: unknown;
+  bytes: number;
+}
+
+interface RememberedResolution {
+  resolution: PlanResolution;
+  bytes: number;
+}
+
+/**
+ * Everything memoized for one (tenant, thread, provider, tokenizer, render format): formatted and
+ * counted pieces by content key, object-keyed shortcuts to them, the thread's tool-exchange index
+ * and its plan resolutions. Correct because the log is append-only: a message id's content never
+ * changes. Its size is charged to the owning RenderCache, which may drop its oldest entries.
+ */
+export class ThreadRenderMemo {
+  /** Insertion order is age: the oldest entries go first when this thread alone is over budget. */
+  readonly #spaces = new Map<PieceSpace, Map<string, Remembered>>(
+    SHED_ORDER.map((space) => [space, new Map()]),
+  );
+  readonly #owner: MemoOwner;
+  #objects = new Map<ObjectSpace, WeakMap<object, unknown>>();
+  #cleared = new WeakMap<object, WeakMap<object, unknown>>();
+  #resolutions = new WeakMap<object, Map<string, RememberedResolution>>();
+  #exchanges: ToolExchangeIndex | undefined;
+  #entryBytes = 0;
+  #detached = false;
+  /** Object shortcuts, resolutions and the exchange index: dropped together, never one by one. */
+  #structureBytes = 0;
+
+  constructor(owner: MemoOwner) {
+    this.#owner = owner;
+  }
+
+  /** Bytes this memo holds, as charged to its cache. */
+  get bytes(): number {
+    return this.#entryBytes + this.#structureBytes;
+  }
+
+  /** Dropped from its cache: a render still using it finishes, but its growth is charged to nobody. */
+  get detached(): boolean {
+    return this.#detached;
+  }
+
+  detach(): void {
+    this.#detached = true;
+  }
+
+  /**
+   * The value remembered under `key` in `space` if there is one and `reusable` accepts it (a hit),
+   * else `make()`'s, remembered (a miss).
+   */
+  remember<T>(space: PieceSpace, key: string, make: () => T, reusable?: (cached: T) => boolean): T {
+    const entries = this.#spaces.get(space)!;
+    const known = entries.get(key);
+    if (known !== undefined && (reusable === undefined || reusable(known.value as T))) {
+      this.#owner.hit();
+      return known.value as T;
+    }
+    this.#owner.miss();
+    const value = make();
+    const bytes = approximateBytes(key) + approximateBytes(value);
+    const previous = known?.bytes ?? 0;
+    // Re-inserted: the entry is now the youngest.
+    entries.delete(key);
+    entries.set(key, { value, bytes });
+    this.#entryBytes += bytes - previous;
+    this.#owner.grew(this, bytes - previous);
+    return value;
+  }
+
+  /**
+   * A memo by object identity (a plan record, a result part). A piece shortcut's hit counts; a
+   * miss does not, since `make` falls through to `remember`, which counts it.
+   */
+  rememberByObject<T>(space: ObjectSpace, owner: object, make: () => T): T {
+    let byOwner = this.#objects.get(space);
+    if (!byOwner) {
+      byOwner = new WeakMap();
+      this.#objects.set(space, byOwner);
+    }
+    if (byOwner.has(owner)) {
+      if (COUNTED_SPACES.has(space)) this.#owner.hit();
+      return byOwner.get(owner) as T;
+    }
+    const value = make();
+    byOwner.set(owner, value);
+    this.#growStructure(OBJECT_ENTRY_BYTES);
+    return value;
+  }
+
+  /**
+   * A piece shortcut by a pair of objects (a clear record and one result part it covers; a
+   * summary record and the role it is shown in). Hits count, as above.
+   */
+  rememberByObjects<T>(first: object, second: object, make: () => T): T {
+    let bySecond = this.#cleared.get(first);
+    if (!bySecond) {
+      bySecond = new WeakMap();
+      this.#cleared.set(first, bySecond);
+    }
+    if (bySecond.has(second)) {
+      this.#owner.hit();
+      return bySecond.get(second) as T;
+    }
+    const value = make();
+    bySecond.set(second, value);
+    this.#growStructure(OBJECT_ENTRY_BYTES);
+    return value;
+  }
+
+  /** The plan's resolution for `agent`, extended from the one remembered for the same plan object. */
+  resolution(
+    plan: CompactionPlan | null,
+    agent: string,
+    resolve: (previous: PlanResolution | undefined) => PlanResolution,
+  ): PlanResolution {
+    const key = plan ?? NO_PLAN;
+    let byAgent = this.#resolutions.get(key);
+    if (!byAgent) {
+      byAgent = new Map();
+      this.#resolutions.set(key, byAgent);
+    }
+    const previous = byAgent.get(agent);
+    const resolution = resolve(previous?.resolution);
+    const bytes = RESOLUTION_BYTES_PER_MESSAGE * resolution.size;
+    byAgent.set(agent, { resolution, bytes });
+    this.#growStructure(bytes - (previous?.bytes ?? 0));
+    return resolution;
+  }
+
+  /** The thread's tool-exchange index, extended by the messages appended since the last render. */
+  toolExchanges(messages: readonly ThreadMessage[]): ToolExchangeIndex {
+    const before = this.#exchanges?.size ?? 0;
+    const index = indexToolExchanges(messages, this.#exchanges);
+    this.#exchanges = index;
+    // A rebuilt index (another thread version) starts from 0, so the charge can be negative.
+    this.#growStructure(EXCHANGE_BYTES_PER_MESSAGE * (index.size - before));
+    return index;
+  }
+
+  /**
+   * Drop pieces (the cheapest to make again first, oldest first within each kind), then, if that is not enough, every shortcut, resolution and the
+   * exchange index, until at least `bytes` are freed. Returns the bytes freed.
+   */
+  shed(bytes: number): number {
+    let freed = 0;
+    for (const entries of this.#spaces.values()) {
+      for (const [key, entry] of entries) {
+        if (freed >= bytes) break;
+        entries.delete(key);
+        this.#entryBytes -= entry.bytes;
+        freed += entry.bytes;
+      }
+    }
+    if (freed < bytes && this.#structureBytes > 0) {
+      freed += this.#structureBytes;
+      this.#structureBytes = 0;
+      this.#objects = new Map();
+      this.#cleared = new WeakMap();
+      this.#resolutions = new WeakMap();
+      this.#exchanges = undefined;
+    }
+    return freed;
+  }
+
+  #growStructure(bytes: number): void {
+    this.#structureBytes += bytes;
+    this.#owner.grew(this, bytes);
+  }
+}
