@@ -27,7 +27,9 @@ describe('loadRuntimeConfig', () => {
       queue: { kind: 'in-process' },
       summarizer: { kind: 'extractive' },
       debounceMs: 2000,
+      debounceMaxWaitMs: 10_000,
       enqueueTimeoutMs: 2000,
+      queueProbe: { initialDelayMs: 500, maxDelayMs: 30_000 },
       worker: {
         concurrency: 4,
         sweepIntervalMs: 30_000,

@@ -35,6 +35,8 @@ export const runtimeEnvironmentSchema = z.object({
   REDIS_URL: optionalUrl(['redis:', 'rediss:']),
   COMPACTOR_QUEUE_PREFIX: optionalText(),
   COMPACTOR_ENQUEUE_TIMEOUT_MS: wholeNumber(2_000, 1),
+  COMPACTOR_QUEUE_PROBE_INITIAL_MS: wholeNumber(500, 1),
+  COMPACTOR_QUEUE_PROBE_MAX_MS: wholeNumber(30_000, 1),
 
   ANTHROPIC_API_KEY: optionalText(),
   ANTHROPIC_BASE_URL: optionalUrl(['http:', 'https:']),
@@ -42,6 +44,7 @@ export const runtimeEnvironmentSchema = z.object({
 
   COMPACTOR_WORKER_CONCURRENCY: wholeNumber(4, 1),
   COMPACTOR_DEBOUNCE_MS: wholeNumber(2_000, 0),
+  COMPACTOR_DEBOUNCE_MAX_WAIT_MS: wholeNumber(10_000, 1),
   COMPACTOR_SWEEP_INTERVAL_MS: wholeNumber(30_000, 0),
   COMPACTOR_LOCK_DURATION_MS: wholeNumber(30_000, 100),
   COMPACTOR_STALLED_INTERVAL_MS: wholeNumber(15_000, 100),
@@ -78,6 +81,9 @@ function checkCombinations(environment: RuntimeEnvironment, report: IssueSink): 
       ? (['AWS_SECRET_ACCESS_KEY', 'AWS_ACCESS_KEY_ID'] as const)
       : (['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] as const);
     report(missing, `is required when ${present} is set (leave both unset for the AWS SDK's default chain)`);
+  }
+  if (environment.COMPACTOR_QUEUE_PROBE_MAX_MS < environment.COMPACTOR_QUEUE_PROBE_INITIAL_MS) {
+    report('COMPACTOR_QUEUE_PROBE_MAX_MS', 'must be at least COMPACTOR_QUEUE_PROBE_INITIAL_MS');
   }
   if (environment.COMPACTOR_LOCK_DURATION_MS < environment.COMPACTOR_STALLED_INTERVAL_MS) {
     report(
@@ -130,7 +136,12 @@ function toRuntimeConfig(environment: RuntimeEnvironment): RuntimeConfig {
         }
       : { kind: 'extractive' },
     debounceMs: env.COMPACTOR_DEBOUNCE_MS,
+    debounceMaxWaitMs: env.COMPACTOR_DEBOUNCE_MAX_WAIT_MS,
     enqueueTimeoutMs: env.COMPACTOR_ENQUEUE_TIMEOUT_MS,
+    queueProbe: {
+      initialDelayMs: env.COMPACTOR_QUEUE_PROBE_INITIAL_MS,
+      maxDelayMs: env.COMPACTOR_QUEUE_PROBE_MAX_MS,
+    },
     worker: {
       concurrency: env.COMPACTOR_WORKER_CONCURRENCY,
       sweepIntervalMs: env.COMPACTOR_SWEEP_INTERVAL_MS,

@@ -75,8 +75,15 @@ export interface RuntimeConfig {
   summarizer: SummarizerConfig;
   /** Debounce of automatic compaction checks. */
   debounceMs: number;
+  /** A thread that keeps receiving events is still checked at least this often (debounce maximum wait). */
+  debounceMaxWaitMs: number;
   /** How long an enqueue may take before it counts as failed (the thread is then marked pending). */
   enqueueTimeoutMs: number;
+  /**
+   * After a failed enqueue the producer's circuit opens (enqueues fail at once) and Redis is probed
+   * after `initialDelayMs`, doubling up to `maxDelayMs`, until it answers (ADR-0055).
+   */
+  queueProbe: { initialDelayMs: number; maxDelayMs: number };
   worker: WorkerSettings;
   logLevel: LogLevel;
 }
