@@ -17,6 +17,7 @@ import {
 import { summarizeFailure } from '../failure-classification.js';
 import { deduplicationKey, newJobId, windowStartOfJobId } from '../job-keys.js';
 import { type RetryPolicy, resolveRetryPolicy } from '../retry-policy.js';
+import { connectionCloseAllowanceMs, settleWithin } from '../settle-within.js';
 import {
   type BullmqQueueLocation,
   compactionCheckJobName,
@@ -95,7 +96,10 @@ export class BullmqJobQueue implements JobQueue {
    * request will replace the check, and must not push it past the maximum wait). Two reads; a race
    * with the check's promotion only makes this request's delay shorter, never the wait longer.
    */
-  private async openWindowStart(payload: CompactionCheckJob, requestedDelay: number): Promise<number | undefined> {
+  private async openWindowStart(
+    payload: CompactionCheckJob,
+    requestedDelay: number,
+  ): Promise<number | undefined> {
     const key = deduplicationKey(payload);
     if (key === undefined || requestedDelay === 0) return undefined;
     const holderId = await this.queue.getDeduplicationJobId(key);
@@ -122,8 +126,26 @@ export class BullmqJobQueue implements JobQueue {
     };
   }
 
+  /** Whether the producer's connection is up (not waiting for a Redis it cannot reach). */
+  private async redisAnswers(): Promise<boolean> {
+    const client = this.queue.backend.client;
+    client.catch(() => {});
+    if (!(await settleWithin(client, connectionCloseAllowanceMs))) return false;
+    const status = await client.then(
+      (connected) => connected.status,
+      () => 'end',
+    );
+    return status !== 'connecting' && status !== 'reconnecting' && status !== 'wait';
+  }
+
+  /** Closes the connection; drops it instead when Redis does not answer, so a shutdown never hangs. */
   async close(): Promise<void> {
-    await this.queue.close();
+    const closed = this.queue.close();
+    closed.catch(() => {});
+    if (await settleWithin(closed, connectionCloseAllowanceMs)) return closed;
+    if (await this.redisAnswers()) return closed;
+    this.logger.warn({}, 'Redis did not answer while closing; dropping the producer connection');
+    await settleWithin(this.queue.disconnect(), connectionCloseAllowanceMs);
   }
 }
 
