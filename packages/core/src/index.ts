@@ -1,6 +1,7 @@
 export * from './budget/token-budget.js';
 export * from './durability/durability.js';
 export * from './durability/policy.js';
+export * from './durability/tool-sensitivity.js';
 export * from './errors.js';
 export * from './plan/normalize.js';
 export * from './plan/plan.js';

@@ -24,6 +24,7 @@ describe('loadRuntimeConfig', () => {
       dataDir: './.compactor',
       embeddedSharing: 'exclusive',
       artifacts: { kind: 'embedded' },
+      artifactDefaults: { sensitivity: 'internal' },
       queue: { kind: 'in-process' },
       summarizer: { kind: 'extractive' },
       debounceMs: 2000,

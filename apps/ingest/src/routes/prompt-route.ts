@@ -6,6 +6,7 @@ import { callerOf } from '../auth/authenticate.js';
 import { parseInput } from '../http/parse-input.js';
 import { inputJsonSchema, objectResponse, securedByApiKey, withErrors } from '../schemas/openapi-schemas.js';
 import { promptQuerySchema, threadParamsSchema } from '../schemas/request-schemas.js';
+import { toolOutputAccess, visibleMessages } from '../threads/tool-output-access.js';
 
 export function registerPromptRoute(app: FastifyInstance, context: IngestContext): void {
   const { events, plans, artifacts } = context.dependencies.stores;
@@ -43,7 +44,14 @@ export function registerPromptRoute(app: FastifyInstance, context: IngestContext
         events.readAll(caller.tenantId, id),
         plans.getCurrent(caller.tenantId, id),
       ]);
-      const thread = foldThread(log);
+      const folded = foldThread(log);
+      // Tool output this key may not read is rendered as a stand-in (ADR-0059). Such a render is
+      // not cached: the tenant's cache holds what keys with every permission see.
+      const visible = visibleMessages(
+        folded.messages,
+        toolOutputAccess(created, caller, context.dependencies),
+      );
+      const thread = visible.withheld ? { ...folded, messages: visible.messages } : folded;
       const result = await renderPrompt({
         thread,
         plan: current.plan,
@@ -58,7 +66,7 @@ export function registerPromptRoute(app: FastifyInstance, context: IngestContext
           tenantId: caller.tenantId,
           permissions: caller.permissions,
         },
-        cache: context.renderCacheFor(caller.tenantId),
+        ...(visible.withheld ? {} : { cache: context.renderCacheFor(caller.tenantId) }),
         logger: context.logger,
       });
       return { request: result.request, tokens: result.tokens, report: result.report };

@@ -4,6 +4,7 @@ import {
   optionalBoolean,
   optionalText,
   optionalUrl,
+  optionalWholeNumber,
   textWithDefault,
   wholeNumber,
 } from './environment-values.js';
@@ -30,6 +31,8 @@ export const runtimeEnvironmentSchema = z.object({
   AWS_SECRET_ACCESS_KEY: optionalText(),
   AWS_SESSION_TOKEN: optionalText(),
   COMPACTOR_KMS_KEY_ID: optionalText(),
+  COMPACTOR_ARTIFACT_SENSITIVITY: choice(['public', 'internal', 'confidential', 'restricted'], 'internal'),
+  COMPACTOR_ARTIFACT_TTL_SECONDS: optionalWholeNumber(1),
 
   COMPACTOR_QUEUE: choice(['in-process', 'bullmq'], 'in-process'),
   REDIS_URL: optionalUrl(['redis:', 'rediss:']),
@@ -123,6 +126,12 @@ function toRuntimeConfig(environment: RuntimeEnvironment): RuntimeConfig {
             kmsKeyId: env.COMPACTOR_KMS_KEY_ID,
           }
         : { kind: 'embedded' },
+    artifactDefaults: {
+      sensitivity: env.COMPACTOR_ARTIFACT_SENSITIVITY,
+      ...(env.COMPACTOR_ARTIFACT_TTL_SECONDS === undefined
+        ? {}
+        : { ttlSeconds: env.COMPACTOR_ARTIFACT_TTL_SECONDS }),
+    },
     queue:
       env.COMPACTOR_QUEUE === 'bullmq'
         ? { kind: 'bullmq', redisUrl: env.REDIS_URL!, prefix: env.COMPACTOR_QUEUE_PREFIX }

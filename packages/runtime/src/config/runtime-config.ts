@@ -1,3 +1,4 @@
+import type { ArtifactSensitivity } from '@compactor/core';
 /** Log levels pino understands; `silent` turns logging off. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -71,6 +72,11 @@ export interface RuntimeConfig {
    */
   embeddedSharing?: 'exclusive' | 'shared';
   artifacts: ArtifactsConfig;
+  /**
+   * What every externalized artifact gets unless its tool's policy is stricter (ADR-0059): the
+   * sensitivity is a floor, the TTL a maximum (the shorter of it and the tool's wins).
+   */
+  artifactDefaults: { sensitivity: ArtifactSensitivity; ttlSeconds?: number };
   queue: QueueConfig;
   summarizer: SummarizerConfig;
   /** Debounce of automatic compaction checks. */
