@@ -80,7 +80,9 @@ describe.skipIf(!available)(suiteName, () => {
     const threadIds = Array.from({ length: THREADS }, (_, index) => `outage-${index}`);
     for (const threadId of threadIds) {
       await createThread(app, KEY_A, { threadId, model: 'gpt-4o' });
-      expect((await appendEvents(app, KEY_A, threadId, [messageEvent('user', 'before')])).statusCode).toBe(201);
+      expect((await appendEvents(app, KEY_A, threadId, [messageEvent('user', 'before')])).statusCode).toBe(
+        201,
+      );
     }
 
     await redis.takeDown();
@@ -97,12 +99,13 @@ describe.skipIf(!available)(suiteName, () => {
     // one is answered without asking Redis.
     expect(latencies[0]).toBeLessThan(ENQUEUE_TIMEOUT_MS + 1_000);
     const afterFirst = latencies.slice(1);
-    expect(Math.max(...afterFirst), `append latencies: ${afterFirst.map(Math.round).join(', ')} ms`).toBeLessThan(
-      FAST_APPEND_MS,
-    );
     expect(
-      (await runtimeEvents().listCompactionPending()).map((entry) => entry.threadId).sort(),
-    ).toEqual([...threadIds].sort());
+      Math.max(...afterFirst),
+      `append latencies: ${afterFirst.map(Math.round).join(', ')} ms`,
+    ).toBeLessThan(FAST_APPEND_MS);
+    expect((await runtimeEvents().listCompactionPending()).map((entry) => entry.threadId).sort()).toEqual(
+      [...threadIds].sort(),
+    );
 
     await redis.restart();
     // thread.created, the append before the outage, and those during it.
@@ -136,7 +139,9 @@ describe.skipIf(!available)(suiteName, () => {
     }
     // Closed again: the next append is enqueued, not marked pending.
     const started = performance.now();
-    expect((await appendEvents(app, KEY_A, threadIds[0]!, [messageEvent('user', 'after')])).statusCode).toBe(201);
+    expect((await appendEvents(app, KEY_A, threadIds[0]!, [messageEvent('user', 'after')])).statusCode).toBe(
+      201,
+    );
     expect(performance.now() - started).toBeLessThan(FAST_APPEND_MS);
     expect((await runtimeEvents().getThread(TENANT_A, threadIds[0]!))?.compactionPending).toBe(false);
   }, 90_000);

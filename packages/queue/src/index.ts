@@ -15,8 +15,8 @@ export {
   createBullmqJobQueue,
 } from './bullmq/bullmq-job-queue.js';
 export {
-  type CircuitBreakingJobQueueOptions,
   CircuitBreakingJobQueue,
+  type CircuitBreakingJobQueueOptions,
   type CircuitState,
 } from './circuit-breaker/circuit-breaking-job-queue.js';
 export { defaultProbeBackoff, type ProbeBackoff } from './circuit-breaker/probe-backoff.js';

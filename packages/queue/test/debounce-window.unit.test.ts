@@ -24,10 +24,15 @@ describe('debounce window with a maximum wait', () => {
 
   it('reads the window start back from any job id it wrote', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), fc.nat(2 ** 45), (tenantId, threadId, at) => {
-        const id = newJobId({ tenantId, threadId, version: 1, reason: 'append' }, at);
-        expect(windowStartOfJobId(id)).toBe(at);
-      }),
+      fc.property(
+        fc.string({ minLength: 1 }),
+        fc.string({ minLength: 1 }),
+        fc.nat(2 ** 45),
+        (tenantId, threadId, at) => {
+          const id = newJobId({ tenantId, threadId, version: 1, reason: 'append' }, at);
+          expect(windowStartOfJobId(id)).toBe(at);
+        },
+      ),
     );
     expect(windowStartOfJobId('some-foreign-id')).toBeUndefined();
   });

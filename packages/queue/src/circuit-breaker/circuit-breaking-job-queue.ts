@@ -50,10 +50,14 @@ export class CircuitBreakingJobQueue implements JobQueue {
 
   async enqueueCompactionCheck(job: CompactionCheckJob, options?: EnqueueOptions): Promise<void> {
     if (this.current !== 'closed') {
-      throw new CompactorError('unavailable', `the compaction queue is unavailable (circuit ${this.current})`, {
-        isRetryable: true,
-        details: { tenantId: job.tenantId, threadId: job.threadId, circuit: this.current },
-      });
+      throw new CompactorError(
+        'unavailable',
+        `the compaction queue is unavailable (circuit ${this.current})`,
+        {
+          isRetryable: true,
+          details: { tenantId: job.tenantId, threadId: job.threadId, circuit: this.current },
+        },
+      );
     }
     try {
       await this.inner.enqueueCompactionCheck(job, options);
@@ -74,7 +78,10 @@ export class CircuitBreakingJobQueue implements JobQueue {
     if (this.current !== 'closed' || this.closed) return;
     this.failedProbes = 0;
     this.transition('open');
-    this.logger.warn({ err: cause }, 'compaction queue unavailable: circuit open, appends mark threads pending');
+    this.logger.warn(
+      { err: cause },
+      'compaction queue unavailable: circuit open, appends mark threads pending',
+    );
     this.scheduleProbe();
   }
 

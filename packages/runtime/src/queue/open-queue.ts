@@ -1,9 +1,9 @@
 import { CompactorError, type JobQueue, type Logger } from '@compactor/core';
 import {
+  CircuitBreakingJobQueue,
   type CompactionJobFinishedEvent,
   type CompactionJobHandler,
   type CompactionWorker,
-  CircuitBreakingJobQueue,
   createBullmqJobQueue,
   createInProcessCompactionQueue,
   startBullmqCompactionWorker,
