@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ARTIFACT_PERMISSION_CONFIDENTIAL } from '@compactor/core';
 import { createRuntime, loadRuntimeConfig } from '@compactor/runtime';
+import { SUMMARY_TOOL_NAME } from '@compactor/summarizer';
+import { startFakeMessagesApi, toolUseResponse } from '@compactor/testkit/fake-messages-api';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type IngestServer, loadIngestConfig, startIngestServer } from '../src/index.js';
@@ -189,5 +191,79 @@ describe('sensitivity of tool output (ADR-0059)', () => {
     });
     expect(metadata).toMatchObject({ sensitivity: 'restricted', ttlSeconds: 600 });
     expect(plan.body).not.toContain('compiled module');
+  });
+
+  it('never shows a summarizer a confidential tool’s output that was not externalized', async () => {
+    // A model summarizer that copies what it was sent into the summary: whatever it sees, the plan shows.
+    const api = await startFakeMessagesApi();
+    try {
+      api.setFallback((request) =>
+        toolUseResponse(SUMMARY_TOOL_NAME, {
+          currentTask: 'Check the account',
+          facts: [JSON.stringify(request.body).slice(0, 20_000)],
+          decisions: [],
+          openItems: [],
+          currentPlan: null,
+          filesRead: [],
+          filesModified: [],
+          toolOutcomes: [],
+        }),
+      );
+      const { app } = await startIngest({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url });
+      await createThread(app, PLAIN_KEY, {
+        threadId: 'summarized',
+        model: 'claude-sonnet-4-5',
+        policy: {
+          keepRecentTurns: 1,
+          keepRecentTokens: 0,
+          clearAtLeastTokens: 10,
+          // Never externalized: the summarize rung covers the result instead.
+          externalizeThresholdTokens: 100_000,
+          toolDurability: {
+            defaultDurability: 'anchoring',
+            overrides: { lookup_account: { durability: 'anchoring', artifactSensitivity: 'confidential' } },
+          },
+        },
+      });
+      const output = Array.from({ length: 40 }, (_, row) => `Account row ${row}: ${SECRET} owes 1200.`).join(
+        '\n',
+      );
+      const turns = [];
+      for (let turn = 0; turn < 4; turn += 1) {
+        turns.push(
+          messageEvent(
+            'user',
+            `Question ${turn}: what is on the account? ${'please check carefully. '.repeat(10)}`,
+          ),
+          ...toolExchange(`call-${turn}`, 'lookup_account', output),
+          messageEvent(
+            'assistant',
+            `Answer ${turn}: the account was checked. ${'all is in order. '.repeat(10)}`,
+          ),
+        );
+      }
+      expect((await appendEvents(app, PLAIN_KEY, 'summarized', turns)).statusCode).toBe(201);
+      const compacted = await app.inject({
+        method: 'POST',
+        url: '/v1/threads/summarized/compact',
+        headers: bearer(PLAIN_KEY),
+        payload: { force: true },
+      });
+      expect(compacted.statusCode, compacted.body).toBe(200);
+      const plan = await app.inject({
+        method: 'GET',
+        url: '/v1/threads/summarized/plan',
+        headers: bearer(PLAIN_KEY),
+      });
+      expect(plan.json().current.plan.summarizations.length).toBeGreaterThan(0);
+      expect(api.requests.length).toBeGreaterThan(0);
+      expect(JSON.stringify(api.requests.map((request) => request.body))).not.toContain(SECRET);
+      for (const response of [compacted, plan]) {
+        expect(response.body).not.toContain(SECRET);
+        expect(response.body).not.toContain('owes 1200');
+      }
+    } finally {
+      await api.close();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { withholdToolOutputs } from '../../durability/tool-sensitivity.js';
 import { normalizePlan } from '../../plan/normalize.js';
 import type { CompactionRecord, SummarizationRecord } from '../../plan/records.js';
 import { spanOf } from '../../plan/span.js';
@@ -58,6 +59,21 @@ function asRendered(message: ThreadMessage, record: CompactionRecord | undefined
 }
 
 /**
+ * A plan is readable by every key of its tenant, so a summary is made only of what every key may
+ * read: tool output whose sensitivity needs a permission reaches the summarizer as a stand-in
+ * (ADR-0059). Externalized output is replaced by its pointer afterwards, as before.
+ */
+function tenantVisible(message: ThreadMessage, context: RungContext): ThreadMessage {
+  const content = withholdToolOutputs(message.content, {
+    policy: context.policy.toolDurability,
+    floor: context.input.artifactDefaults?.sensitivity ?? 'internal',
+    tenantId: context.input.thread.tenantId,
+    permissions: [],
+  });
+  return content === message.content ? message : { ...message, content: [...content] };
+}
+
+/**
  * Older turns become one structured summary. Chained rounds fold every earlier summary in
  * (its pinned facts and key fields survive by construction of `mergeSummaries`), and
  * externalized results inside the span stay reachable through the summary's artifact list.
@@ -112,7 +128,9 @@ export const summarizeRung: Rung = {
       tenantId: context.input.thread.tenantId,
       threadId: context.input.thread.id,
       span: proposal.span,
-      messages: messages.map((message) => asRendered(message, normalized.actions.get(message.id)?.record)),
+      messages: messages.map((message) =>
+        asRendered(tenantVisible(message, context), normalized.actions.get(message.id)?.record),
+      ),
       ...(previousSummary ? { previousSummary } : {}),
       ...(context.input.manual?.instructions ? { instructions: context.input.manual.instructions } : {}),
       toolDurability: context.policy.toolDurability,
