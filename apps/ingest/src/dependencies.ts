@@ -1,4 +1,5 @@
 import type {
+  ArtifactSensitivity,
   ArtifactStore,
   Clock,
   EventStore,
@@ -81,6 +82,11 @@ export interface IngestDependencies {
   clock: Clock;
   /** Debounce of the compaction check enqueued after an append. Default 1000 ms. */
   compactionDebounceMs?: number;
+  /**
+   * The deployment's artifact sensitivity (`COMPACTOR_ARTIFACT_SENSITIVITY`): every tool's output
+   * is at least this sensitive. Default `internal` (ADR-0059).
+   */
+  artifactSensitivityFloor?: ArtifactSensitivity;
 }
 
 export const defaultCompactionDebounceMs = 1_000;

@@ -24,6 +24,12 @@ try {
 const logger = pino({ level: config.logLevel, name: 'compactor-worker' });
 logger.info({ config: describeRuntimeConfig(config) }, 'starting compaction worker');
 
+/**
+ * Past the grace period plus this, the process exits (1) whatever is still closing: every close
+ * step is bounded already (ADR-0057); this is the last guarantee that a SIGTERM ends the process.
+ */
+const SHUTDOWN_HARD_DEADLINE_AFTER_GRACE_MS = 5_000;
+
 let stopping = false;
 let stop: () => Promise<void> = async () => {};
 // In-process mode holds no socket or timer of its own: this keeps the process up until a signal.
@@ -36,6 +42,11 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     }
     stopping = true;
     clearInterval(keepAlive);
+    const deadlineMs = config.worker.shutdownTimeoutMs + SHUTDOWN_HARD_DEADLINE_AFTER_GRACE_MS;
+    setTimeout(() => {
+      logger.error({ deadlineMs }, 'shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, deadlineMs).unref();
     logger.info({ signal }, 'shutting down: no new checks; running ones finish or go back to the queue');
     stop().then(
       () => {

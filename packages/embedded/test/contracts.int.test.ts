@@ -39,8 +39,8 @@ for (const sharing of EMBEDDED_SHARING_MODES) {
     return {
       store: stores.artifacts,
       cleanup,
-      corruptContent: async (artifactId) => {
-        const path = layout.artifactContent(artifactId);
+      corruptContent: async (artifactId, tenantId) => {
+        const path = layout.artifactContent(layout.tenantSegment(tenantId), artifactId);
         const bytes = await readFile(path);
         bytes[0] = bytes[0]! ^ 0xff; // flip one byte, same length
         await writeFile(path, bytes);

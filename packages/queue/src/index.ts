@@ -14,6 +14,12 @@ export {
   type BullmqJobQueueOptions,
   createBullmqJobQueue,
 } from './bullmq/bullmq-job-queue.js';
+export {
+  CircuitBreakingJobQueue,
+  type CircuitBreakingJobQueueOptions,
+  type CircuitState,
+} from './circuit-breaker/circuit-breaking-job-queue.js';
+export { defaultProbeBackoff, type ProbeBackoff } from './circuit-breaker/probe-backoff.js';
 export { compactionCheckJobSchema, parseCompactionCheckJob } from './compaction-check-job-schema.js';
 export type {
   CompactionCheckStatus,
@@ -25,7 +31,7 @@ export type {
   CompactionWorker,
   CompactionWorkerOptions,
 } from './compaction-worker-types.js';
-export { defaultDebounceMs } from './debounce.js';
+export { defaultDebounceMs, defaultMaxWaitMs } from './debounce.js';
 export { type FailureSummary, isPermanentFailure } from './failure-classification.js';
 export {
   createInProcessCompactionQueue,

@@ -19,8 +19,18 @@ export function deduplicationKey(job: CompactionCheckJob): string | undefined {
   return job.reason === 'manual' ? undefined : `check/${threadKey(job.tenantId, job.threadId)}`;
 }
 
-/** Unique per enqueued job (deduplication replaces jobs, so ids must not repeat); readable in tools. */
-export function newJobId(job: CompactionCheckJob): string {
+/**
+ * Unique per enqueued job (deduplication replaces jobs, so ids must not repeat); readable in tools.
+ * The last segment starts with the time its debounce window opened (`<ms>.<uuid>`), so a producer
+ * replacing a delayed check learns the window's start from the id alone.
+ */
+export function newJobId(job: CompactionCheckJob, windowStartedAt: number = Date.now()): string {
   const kind = job.reason === 'manual' ? 'manual' : 'check';
-  return `${kind}/${threadKey(job.tenantId, job.threadId)}/${randomUUID()}`;
+  return `${kind}/${threadKey(job.tenantId, job.threadId)}/${Math.floor(windowStartedAt)}.${randomUUID()}`;
+}
+
+/** The window start written by `newJobId`, or undefined for an id of another shape. */
+export function windowStartOfJobId(jobId: string): number | undefined {
+  const match = /\/(\d+)\.[^/]+$/.exec(jobId);
+  return match ? Number(match[1]) : undefined;
 }

@@ -197,7 +197,7 @@ describe.skipIf(!available)(suiteName, () => {
       expect(stored.filter((job) => job.id?.startsWith('manual/'))).toHaveLength(1);
       expect(
         stored.find((job) => job.data.threadId === 'chat:{42}' && job.data.reason === 'append')?.id,
-      ).toMatch(/^check\/org%3Aacme\/chat%3A%7B42%7D\/[0-9a-f-]{36}$/);
+      ).toMatch(/^check\/org%3Aacme\/chat%3A%7B42%7D\/\d+\.[0-9a-f-]{36}$/);
     });
 
     it('keeps every Redis key under the configured prefix', async () => {

@@ -122,6 +122,34 @@ export function testCompactionQueue(
       expect(recorder.calls[0]!.startedAt - lastEnqueuedAt).toBeGreaterThanOrEqual(debounceMs - 30);
     });
 
+    it('checks a thread that never goes quiet at least once per maximum wait, with the latest payload', async () => {
+      const { producer, recorder, startWorker } = await setUp();
+      await startWorker();
+      const first = check();
+      // A request every 100 ms with a 300 ms debounce: without a maximum wait the timer restarts
+      // forever and the thread is never checked while events keep coming.
+      const debounceMs = 300;
+      const maxWaitMs = 700;
+      const startedAt = Date.now();
+      let version = 0;
+      while (Date.now() - startedAt < 2_300) {
+        version += 1;
+        await producer.enqueueCompactionCheck({ ...first, version }, { debounceMs, maxWaitMs });
+        await sleep(100);
+      }
+      const requestsStoppedAt = Date.now();
+
+      const duringBurst = recorder.calls.filter((call) => call.startedAt < requestsStoppedAt);
+      // 2.3 s of requests with a 0.7 s maximum wait: checks at about 0.7, 1.4 and 2.1 s.
+      expect(duringBurst.length).toBeGreaterThanOrEqual(2);
+      expect(duringBurst[0]!.startedAt - startedAt).toBeLessThan(maxWaitMs + 400);
+      for (const [index, call] of duringBurst.entries()) {
+        expect(call.job.version).toBeGreaterThan(index === 0 ? 1 : duringBurst[index - 1]!.job.version);
+      }
+      // The last requests still get their trailing check, of the newest version.
+      await waitUntil(() => recorder.calls.at(-1)?.job.version === version, 'the trailing check');
+    });
+
     it('runs different threads independently, at most `concurrency` at once', async () => {
       const { producer, recorder, startWorker } = await setUp({ concurrency: 3 });
       const release = gate();

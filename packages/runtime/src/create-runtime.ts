@@ -72,7 +72,13 @@ export async function createRuntime(config: RuntimeConfig, options: CreateRuntim
     logger,
     ...(options.summarizer ? { primary: options.summarizer } : {}),
   });
-  const engine = createCompactionEngine({ ...stores, summarizer, clock, logger });
+  const engine = createCompactionEngine({
+    ...stores,
+    summarizer,
+    clock,
+    logger,
+    artifactDefaults: config.artifactDefaults,
+  });
 
   const consumers: CompactionWorker[] = [];
   const startConsumer: StartConsumer = async (handler, consumerOptions) => {

@@ -26,10 +26,13 @@ describe('loadRuntimeConfig', () => {
       embeddedLeaseMs: 10_000,
       embeddedCacheBytes: 32 * 1024 * 1024,
       artifacts: { kind: 'embedded' },
+      artifactDefaults: { sensitivity: 'internal' },
       queue: { kind: 'in-process' },
       summarizer: { kind: 'extractive' },
       debounceMs: 2000,
+      debounceMaxWaitMs: 10_000,
       enqueueTimeoutMs: 2000,
+      queueProbe: { initialDelayMs: 500, maxDelayMs: 30_000 },
       worker: {
         concurrency: 4,
         sweepIntervalMs: 30_000,

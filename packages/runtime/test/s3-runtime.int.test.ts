@@ -51,7 +51,7 @@ describe('createRuntime with S3 artifacts (s3rver on loopback)', () => {
     });
     expect(read).toMatchObject({ status: 'ok', content: 'the full tool output' });
     const keys = await s3.listKeys('compactor-artifacts', 'runtime-test/');
-    expect(keys).toContain(`runtime-test/_records/${stored.artifactId}.json`);
+    expect(keys).toContain(`runtime-test/_records/tenant-a/${stored.artifactId}.json`);
     expect(keys.some((key) => key.startsWith('runtime-test/tenant-a/'))).toBe(true);
   });
 
@@ -64,7 +64,7 @@ describe('createRuntime with S3 artifacts (s3rver on loopback)', () => {
     const { plan } = await runtime.stores.plans.getCurrent('tenant-s3', 'thread-s3');
     const records = await s3.listKeys('compactor-artifacts', 'runtime-test/_records/');
     for (const externalization of plan!.externalizations) {
-      expect(records).toContain(`runtime-test/_records/${externalization.artifactId}.json`);
+      expect(records).toContain(`runtime-test/_records/tenant-s3/${externalization.artifactId}.json`);
     }
     expect(plan!.externalizations.length).toBeGreaterThan(0);
   });

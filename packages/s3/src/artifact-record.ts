@@ -2,9 +2,8 @@ import type { ArtifactMetadata } from '@compactor/core';
 import type { ObjectLocation } from './s3-object-client.js';
 
 /**
- * The metadata record of an artifact, one small JSON object per artifact id. It is what makes an
- * id resolvable without knowing its tenant (so another tenant's attempt can be refused and
- * audited), holds the mutable part of the metadata (sensitivity raised, expiry extended by a
+ * The metadata record of an artifact, one small JSON object per artifact id under its tenant. It
+ * holds the mutable part of the metadata (sensitivity raised, expiry extended by a
  * later put) and points at the content object. Written after the content: it is the commit point.
  */
 export interface ArtifactRecord {

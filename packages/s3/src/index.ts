@@ -1,4 +1,3 @@
-export { artifactIdFor, isArtifactId, sha256Hex } from './artifact-id.js';
 export { type ArtifactRecord, decodeRecord, encodeRecord } from './artifact-record.js';
 export { type AwsS3ObjectClientOptions, createAwsS3ObjectClient } from './aws-s3-object-client.js';
 export { auditPrefix, contentKey, recordKey, tenantSegment } from './object-keys.js';

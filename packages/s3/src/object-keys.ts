@@ -3,7 +3,7 @@ import type { ArtifactAuditEvent } from '@compactor/core';
 /**
  * Key layout under the configured prefix (default `artifacts`):
  *   <prefix>/<tenant>/<sha256>                         content, content-addressed per tenant
- *   <prefix>/_records/<artifactId>.json                the artifact's metadata record
+ *   <prefix>/_records/<tenant>/<artifactId>.json       the artifact's metadata record, under its tenant
  *   <prefix>/_audit/<tenant>/<artifactId>/<order>.json one audit event per object
  * A tenant id becomes one key segment: percent-encoded, dots and underscores included, so it can
  * never contain `/`, be `.`/`..`, or start like the `_records`/`_audit` folders.
@@ -24,8 +24,12 @@ export function contentKey(prefix: string, tenantId: string, sha256: string): st
   return join(prefix, tenantSegment(tenantId), sha256);
 }
 
-export function recordKey(prefix: string, artifactId: string): string {
-  return join(prefix, '_records', `${artifactId}.json`);
+/**
+ * Records are looked up under the asking tenant (ADR-0058): another tenant's artifact id finds no
+ * record there, exactly as an id nobody stored.
+ */
+export function recordKey(prefix: string, tenantId: string, artifactId: string): string {
+  return join(prefix, '_records', tenantSegment(tenantId), `${artifactId}.json`);
 }
 
 export function auditPrefix(prefix: string, tenantId: string, artifactId?: string): string {

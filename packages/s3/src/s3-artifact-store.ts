@@ -6,24 +6,30 @@ import {
   type ArtifactSensitivity,
   type ArtifactStore,
   artifactAccessDecision,
+  artifactContentSha256,
+  artifactExpiry,
+  artifactIdFor,
   artifactMetadataInputSchema,
   type Clock,
   CompactorError,
+  DeniedAuditLimiter,
+  type DeniedAuditLimits,
   fieldIssuesFrom,
   IntegrityError,
+  isArtifactExpired,
+  isArtifactId,
   type Logger,
   noopLogger,
   type SecurityContext,
+  strengthenArtifact,
   systemClock,
   ValidationError,
 } from '@compactor/core';
-import { artifactIdFor, isArtifactId, sha256Hex } from './artifact-id.js';
 import { type ArtifactRecord, decodeRecord, encodeRecord } from './artifact-record.js';
 import { contentKey, recordKey } from './object-keys.js';
 import { OBJECT_METADATA_NAMES, objectMetadata, objectMetadataValue } from './object-metadata.js';
 import { type ArtifactAuditLog, S3AuditLog } from './s3-audit-log.js';
 import type { ObjectLocation, S3ObjectClient } from './s3-object-client.js';
-import { isExpired, laterExpiry, stricterSensitivity } from './sensitivity.js';
 
 export interface S3ArtifactStoreOptions {
   client: S3ObjectClient;
@@ -39,6 +45,8 @@ export interface S3ArtifactStoreOptions {
   encryptionKeyIds?: Partial<Record<ArtifactSensitivity, string>>;
   /** Where reads and refusals are recorded (default: one JSON object per event in the default bucket). */
   auditLog?: ArtifactAuditLog;
+  /** Bounds on recorded refusals per tenant and window (ADR-0058). Default 100 per minute. */
+  deniedAuditLimits?: Partial<DeniedAuditLimits>;
   clock?: Clock;
   logger?: Logger;
 }
@@ -61,8 +69,10 @@ export class S3ArtifactStore implements ArtifactStore {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly auditLog: ArtifactAuditLog;
+  private readonly deniedAudit: DeniedAuditLimiter;
 
   constructor(private readonly options: S3ArtifactStoreOptions) {
+    this.deniedAudit = new DeniedAuditLimiter(options.deniedAuditLimits);
     this.client = options.client;
     this.prefix = options.prefix ?? 'artifacts';
     this.clock = options.clock ?? systemClock;
@@ -96,7 +106,7 @@ export class S3ArtifactStore implements ArtifactStore {
       }
     }
     const body = new TextEncoder().encode(content);
-    const sha256 = sha256Hex(body);
+    const sha256 = artifactContentSha256(body);
     const artifactId = artifactIdFor(parsed.data.tenantId, sha256);
     for (let attempt = 1; ; attempt += 1) {
       try {
@@ -115,20 +125,16 @@ export class S3ArtifactStore implements ArtifactStore {
     input: ArtifactMetadataInput,
   ): Promise<ArtifactMetadata> {
     const now = this.clock.now();
-    const existing = await this.readRecord(artifactId);
-    if (existing !== null && !isExpired(existing.record.metadata.expiresAt, now)) {
+    const existing = await this.readRecord(input.tenantId, artifactId);
+    const requestedExpiry = artifactExpiry(now, input.ttlSeconds);
+    if (existing !== null && !isArtifactExpired(existing.record.metadata.expiresAt, now)) {
       const current = existing.record.metadata;
-      const strengthened = strengthen(current, input, now);
-      if (strengthened.sensitivity === current.sensitivity && strengthened.expiresAt === current.expiresAt) {
-        return current;
-      }
+      const strengthened = strengthenArtifact(current, input.sensitivity, requestedExpiry);
+      if (strengthened === current) return current;
       return this.write(strengthened, body, { etag: existing.etag, content: existing.record.content });
     }
     const createdAt = now.toISOString();
-    const expiresAt =
-      input.ttlSeconds === undefined
-        ? undefined
-        : new Date(now.getTime() + input.ttlSeconds * 1000).toISOString();
+    const expiresAt = requestedExpiry;
     const metadata: ArtifactMetadata = {
       artifactId,
       threadId: input.threadId,
@@ -171,7 +177,7 @@ export class S3ArtifactStore implements ArtifactStore {
     const record: ArtifactRecord = { formatVersion: 1, metadata, content };
     await this.client.putObject({
       bucket: this.options.bucket,
-      key: recordKey(this.prefix, metadata.artifactId),
+      key: recordKey(this.prefix, metadata.tenantId, metadata.artifactId),
       body: encodeRecord(record),
       contentType: 'application/json',
       ...(this.options.encryptionKeyId === undefined ? {} : { kmsKeyId: this.options.encryptionKeyId }),
@@ -192,24 +198,41 @@ export class S3ArtifactStore implements ArtifactStore {
   }
 
   async getMetadata(artifactId: string, context: SecurityContext): Promise<ArtifactMetadata | null> {
-    const record = await this.liveRecord(artifactId);
+    const record = await this.liveRecord(context.tenantId, artifactId);
     if (record === null || record.metadata.tenantId !== context.tenantId) return null;
     return record.metadata;
   }
 
   async retrieve(artifactId: string, context: SecurityContext): Promise<ArtifactReadResult> {
-    const record = await this.liveRecord(artifactId);
+    const record = await this.liveRecord(context.tenantId, artifactId);
     if (record === null) return { status: 'not_found' };
     const { metadata } = record;
     const decision = artifactAccessDecision(metadata, context);
     if (!decision.allowed) {
-      await this.audit(metadata, context, 'denied', decision.reason);
+      // Within the denied-read limits, so refusals cannot grow the log without bound.
+      const verdict = this.deniedAudit.verdict(
+        {
+          tenantId: metadata.tenantId,
+          artifactId,
+          requesterId: context.requesterId,
+          reason: decision.reason,
+        },
+        this.clock.now(),
+      );
+      if (verdict.kind !== 'skip') {
+        await this.audit(
+          metadata,
+          context,
+          'denied',
+          verdict.kind === 'record' ? decision.reason : verdict.reason,
+        );
+      }
       return { status: 'denied', reason: decision.reason };
     }
     const object = await this.client.getObject(record.content);
     // The record outlived its bytes: a lifecycle rule deleted them after expiry.
     if (object === null) return { status: 'not_found' };
-    const actual = sha256Hex(object.body);
+    const actual = artifactContentSha256(object.body);
     const declared = objectMetadataValue(object.metadata, OBJECT_METADATA_NAMES.sha256);
     if (actual !== metadata.sha256 || (declared !== undefined && declared !== metadata.sha256)) {
       throw new IntegrityError(`artifact ${artifactId} does not match its SHA-256`, {
@@ -228,30 +251,35 @@ export class S3ArtifactStore implements ArtifactStore {
     return this.auditLog.list(tenantId, artifactId);
   }
 
-  /** Where an artifact's content lives (for operators and tests), or null when unknown. */
-  async locate(artifactId: string): Promise<ObjectLocation | null> {
+  /** Where a tenant's artifact content lives (for operators and tests), or null when unknown. */
+  async locate(tenantId: string, artifactId: string): Promise<ObjectLocation | null> {
     if (!isArtifactId(artifactId)) return null;
-    return (await this.readRecord(artifactId))?.record.content ?? null;
+    return (await this.readRecord(tenantId, artifactId))?.record.content ?? null;
   }
 
-  private async liveRecord(artifactId: string): Promise<ArtifactRecord | null> {
+  private async liveRecord(tenantId: string, artifactId: string): Promise<ArtifactRecord | null> {
     // Malformed ids never reach S3: no key can be built from untrusted text.
-    if (!isArtifactId(artifactId)) return null;
-    const found = await this.readRecord(artifactId);
-    if (found === null || isExpired(found.record.metadata.expiresAt, this.clock.now())) return null;
+    if (!isArtifactId(artifactId) || LONE_SURROGATE.test(tenantId)) return null;
+    const found = await this.readRecord(tenantId, artifactId);
+    if (found === null || isArtifactExpired(found.record.metadata.expiresAt, this.clock.now())) return null;
     return found.record;
   }
 
   private async readRecord(
+    tenantId: string,
     artifactId: string,
   ): Promise<{ record: ArtifactRecord; etag: string | undefined } | null> {
     const object = await this.client.getObject({
       bucket: this.options.bucket,
-      key: recordKey(this.prefix, artifactId),
+      key: recordKey(this.prefix, tenantId, artifactId),
     });
     if (object === null) return null;
     const record = decodeRecord(object.body);
-    if (record === null || record.metadata.artifactId !== artifactId) {
+    if (
+      record === null ||
+      record.metadata.artifactId !== artifactId ||
+      record.metadata.tenantId !== tenantId
+    ) {
       throw new IntegrityError(`the metadata record of artifact ${artifactId} is unreadable`, { artifactId });
     }
     return { record, etag: object.etag };
@@ -289,28 +317,6 @@ export class S3ArtifactStore implements ArtifactStore {
       this.options.encryptionKeyId
     );
   }
-}
-
-/**
- * A later put never weakens an artifact: the stricter sensitivity and the later expiry win; the
- * id, createdAt, thread, labels and key of the first put stay.
- */
-function strengthen(current: ArtifactMetadata, input: ArtifactMetadataInput, now: Date): ArtifactMetadata {
-  const requestedExpiry =
-    input.ttlSeconds === undefined
-      ? undefined
-      : new Date(now.getTime() + input.ttlSeconds * 1000).toISOString();
-  const expiresAt = laterExpiry(current.expiresAt, requestedExpiry);
-  const { ttlSeconds, ...rest } = current;
-  return {
-    ...rest,
-    sensitivity: stricterSensitivity(current.sensitivity, input.sensitivity),
-    // The TTL stays what it means: from createdAt to the (possibly extended) expiry.
-    ...(expiresAt === undefined
-      ? {}
-      : { ttlSeconds: (Date.parse(expiresAt) - Date.parse(current.createdAt)) / 1000 }),
-    expiresAt,
-  };
 }
 
 /** The tag a bucket lifecycle rule filters on to delete expired bytes: whole days from now, rounded up. */

@@ -34,8 +34,8 @@ function contractStore(options: Omit<S3ArtifactStoreOptions, 'client' | 'bucket'
     });
     return {
       store,
-      async corruptContent(artifactId: string) {
-        const location = await store.locate(artifactId);
+      async corruptContent(artifactId: string, tenantId: string) {
+        const location = await store.locate(tenantId, artifactId);
         if (location === null) throw new Error(`no content object for ${artifactId}`);
         await objects.putObject({ ...location, body: new TextEncoder().encode('tampered bytes') });
       },

@@ -138,3 +138,38 @@ export async function requireRedisForTests(): Promise<RedisForTests> {
   if (!started) throw new Error('redis-server was found (or REDIS_URL set) but Redis did not answer');
   return started;
 }
+
+/** A private redis-server that a test can take down and bring back on the same port (an outage). */
+export interface RestartableRedisForTests extends RedisForTests {
+  /** Stop the server; clients see connection refused until `restart`. */
+  takeDown(): Promise<void>;
+  /** Start a fresh, empty server on the same port. */
+  restart(): Promise<void>;
+}
+
+/** Synchronous, for `describe.skipIf`: outages need a private `redis-server` (not an external REDIS_URL). */
+export function restartableRedisAvailableForTests(): boolean {
+  return findRedisServerBinary() !== undefined;
+}
+
+export async function startRestartableRedisForTests(): Promise<RestartableRedisForTests> {
+  const binary = findRedisServerBinary();
+  if (binary === undefined) throw new Error(`no redis-server on PATH ${redisInstallHint}`);
+  const port = await findFreeLoopbackPort();
+  let current: RedisForTests | undefined = await startPrivateRedis(binary, port);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async takeDown() {
+      await current?.stop();
+      current = undefined;
+    },
+    async restart() {
+      if (current) return;
+      current = await startPrivateRedis(binary, port);
+    },
+    async stop() {
+      await current?.stop();
+      current = undefined;
+    },
+  };
+}

@@ -19,6 +19,7 @@ import {
   readEventsQuerySchema,
   threadParamsSchema,
 } from '../schemas/request-schemas.js';
+import { toolOutputAccess, visibleEvents } from '../threads/tool-output-access.js';
 
 /** Clients append messages; thread, branch, plan and lifecycle events are the service's own. */
 const CLIENT_EVENT_TYPES = new Set(['message.appended']);
@@ -118,11 +119,14 @@ export function registerEventRoutes(app: IngestApp, context: IngestContext): voi
       const caller = callerOf(request);
       const { id } = request.params;
       const { query } = request;
+      const { created } = await context.origins.get(caller.tenantId, id);
       const page = await events.read(caller.tenantId, id, {
         ...(query.fromSeq !== undefined ? { fromSeq: query.fromSeq } : {}),
         limit: query.limit ?? 100,
       });
-      return { events: page.events, nextSeq: page.nextSeq };
+      // Tool output this key may not read is withheld here as in every route (ADR-0059).
+      const access = toolOutputAccess(created, caller, context.dependencies);
+      return { events: visibleEvents(page.events, access), nextSeq: page.nextSeq };
     },
   );
 }

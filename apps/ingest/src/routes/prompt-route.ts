@@ -14,6 +14,7 @@ import type { IngestContext } from '../app/ingest-context.js';
 import { callerOf } from '../auth/authenticate.js';
 import { objectResponse, securedByApiKey, withErrors } from '../schemas/openapi-schemas.js';
 import { promptBodySchema, promptQuerySchema, threadParamsSchema } from '../schemas/request-schemas.js';
+import { toolOutputAccess, visibleMessages } from '../threads/tool-output-access.js';
 
 /** What a prompt is rendered from, whichever way it was asked for. */
 interface PromptRequest {
@@ -86,7 +87,11 @@ async function render(
     events.readAll(caller.tenantId, threadId),
     plans.getCurrent(caller.tenantId, threadId),
   ]);
-  const thread = foldThread(log);
+  const folded = foldThread(log);
+  // Tool output this key may not read is rendered as a stand-in (ADR-0059). Such a render is not
+  // cached: the cache holds what keys with every permission see.
+  const visible = visibleMessages(folded.messages, toolOutputAccess(created, caller, context.dependencies));
+  const thread = visible.withheld ? { ...folded, messages: visible.messages } : folded;
   const result = await renderPrompt({
     thread,
     plan: current.plan,
@@ -101,7 +106,7 @@ async function render(
       tenantId: caller.tenantId,
       permissions: caller.permissions,
     },
-    cache: context.renderCache,
+    ...(visible.withheld ? {} : { cache: context.renderCache }),
     logger: context.logger,
   });
   return { request: result.request, tokens: result.tokens, report: result.report };

@@ -49,6 +49,7 @@ export async function startIngestServer(options: StartIngestServerOptions): Prom
     logger,
     clock: { now: () => new Date() },
     compactionDebounceMs: runtime.config.debounceMs,
+    artifactSensitivityFloor: runtime.config.artifactDefaults.sensitivity,
   });
   const runWorker = options.runWorker ?? runtime.config.queue.kind === 'in-process';
   let worker: CompactionWorkerProcess | undefined;

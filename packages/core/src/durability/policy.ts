@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type ArtifactSensitivity, artifactSensitivitySchema } from '../plan/records.js';
 import type { ToolResultEnvelope } from '../schemas/content.js';
 import { type ToolDurability, toolDurabilitySchema } from './durability.js';
 
@@ -9,6 +10,13 @@ export const toolDurabilityOverrideSchema = z.object({
   /** Results of this tool above this many tokens are externalized rather than kept inline. */
   externalizeThresholdTokens: z.number().int().positive().optional(),
   replayCost: z.enum(['free', 'cheap', 'expensive']).optional(),
+  /**
+   * How sensitive this tool's output is: its artifacts are stored with (at least) this sensitivity,
+   * and confidential/restricted output is withheld from keys without the matching permission.
+   */
+  artifactSensitivity: artifactSensitivitySchema.optional(),
+  /** Seconds this tool's externalized output is kept (the shorter of this and the deployment's wins). */
+  artifactTtlSeconds: z.number().int().positive().optional(),
 });
 export type ToolDurabilityOverride = z.infer<typeof toolDurabilityOverrideSchema>;
 
@@ -22,6 +30,9 @@ export interface ResolvedToolDurability {
   durability: ToolDurability;
   mustPreserveFields: string[];
   externalizeThresholdTokens: number | undefined;
+  /** The tool's own sensitivity, when the policy names one. */
+  artifactSensitivity?: ArtifactSensitivity;
+  artifactTtlSeconds?: number;
   /** Where the classification came from, for reports and audits. */
   source: 'policy-override' | 'envelope' | 'policy-default';
 }
@@ -37,6 +48,8 @@ export function resolveToolDurability(
       durability: override.durability,
       mustPreserveFields: override.mustPreserveFields,
       externalizeThresholdTokens: override.externalizeThresholdTokens,
+      ...(override.artifactSensitivity ? { artifactSensitivity: override.artifactSensitivity } : {}),
+      ...(override.artifactTtlSeconds ? { artifactTtlSeconds: override.artifactTtlSeconds } : {}),
       source: 'policy-override',
     };
   }

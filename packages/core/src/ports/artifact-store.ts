@@ -65,19 +65,23 @@ export interface ArtifactAuditEvent {
 }
 
 /**
- * Externalized content, content-addressed and access-controlled. A read from another tenant,
- * or of a confidential/restricted artifact without the permission, returns nothing and is
- * recorded as an audit event. Expired artifacts read as not found.
+ * Externalized content, content-addressed and access-controlled (the shared rules are in
+ * `artifact-rules.ts` beside this port). Lookups are scoped to the asking tenant (ADR-0058): another
+ * tenant's id reads exactly as an id nobody stored (`not_found`, nothing audited anywhere), so a
+ * tenant cannot learn whether another holds some content. A read of a confidential/restricted
+ * artifact without the permission returns nothing and is recorded as a `denied` audit event,
+ * within the denied-read limits (`DeniedAuditLimiter`). Expired artifacts read as not found.
  *
  * - `put` of content a tenant already stores (same id) is idempotent: the id, `createdAt` and
  *   the first put's thread, labels and key are kept, but the sensitivity is raised to the
  *   stricter of the two (never lowered) and the expiry moved to the later of the two (no TTL
  *   = never). A put of an expired artifact stores it afresh.
  * - `retrieve` recomputes the SHA-256 of the stored bytes and throws IntegrityError when it
- *   differs from the metadata's. Every successful read (`read`) and every refusal (`denied`) is
- *   appended to the audit log of the artifact's own tenant (another tenant's attempt included);
- *   `listAudit` returns that log in append order. Unknown, malformed or expired ids read as
- *   `not_found` and are not audited.
+ *   differs from the metadata's. Every successful read (`read`) is appended to the tenant's
+ *   audit log; a refusal (`denied`) too, once per artifact, requester and reason per window and at
+ *   most `maxRecordsPerWindow` per tenant and window (the last saying the limit was reached).
+ *   `listAudit` returns that log in append order. Unknown, malformed, expired or other tenants'
+ *   ids read as `not_found` and are not audited.
  * - `getMetadata` returns null for another tenant's artifact, an unknown or an expired one; it
  *   does not check sensitivity permissions (callers use it to gate auto-rehydration).
  */

@@ -11,6 +11,11 @@ export interface CompactionCheckJob {
 export interface EnqueueOptions {
   /** Collapse checks for the same thread arriving within this many milliseconds. */
   debounceMs?: number;
+  /**
+   * The longest an automatic check may be put off by newer requests for its thread: a thread that
+   * keeps receiving events is still checked at least this often. Default: the queue's (10 s).
+   */
+  maxWaitMs?: number;
 }
 
 export interface JobQueue {

@@ -1,17 +1,24 @@
 import { readFile } from 'node:fs/promises';
 import {
-  ARTIFACT_ID_PATTERN,
   type ArtifactAuditEvent,
   type ArtifactMetadata,
   type ArtifactMetadataInput,
   type ArtifactReadResult,
   type ArtifactStore,
   artifactAccessDecision,
+  artifactContentSha256,
+  artifactExpiry,
+  artifactIdFor,
   artifactMetadataInputSchema,
   type Clock,
+  DeniedAuditLimiter,
+  type DeniedAuditLimits,
   IntegrityError,
+  isArtifactExpired,
+  isArtifactId,
   type Logger,
   type SecurityContext,
+  strengthenArtifact,
   ValidationError,
 } from '@compactor/core';
 import type { StoreLocks } from '../concurrency/store-locks.js';
@@ -21,14 +28,14 @@ import type { DataLayout } from '../paths/data-layout.js';
 import { createStoreContext } from '../store-context.js';
 import { type EmbeddedStoreOptions, storeClosedError } from '../store-options.js';
 import { parseOrThrow } from '../validation.js';
-import { artifactIdFor, sha256Hex } from './artifact-id.js';
-import { laterExpiry, stricterSensitivity } from './sensitivity.js';
 
 /**
- * Artifacts in a local directory: the content in `<id>.content` and its metadata in `<id>.json`
- * beside it, both written atomically (content first, so metadata never points at nothing). Reads
- * recompute the SHA-256; every read and refusal goes to the owner tenant's audit log (fsynced
- * before the content is handed out). Shared mode: puts and audit appends take cross-process locks.
+ * Artifacts in a local directory, under their tenant: the content in `<id>.content` and its
+ * metadata in `<id>.json` beside it, both written atomically (content first, so metadata never
+ * points at nothing). Lookups use the asking tenant's directory, so another tenant's artifact
+ * reads exactly as an absent one. Reads recompute the SHA-256; every read goes to the tenant's
+ * audit log (fsynced before the content is handed out), and refusals too, within the denied-read
+ * limits. Shared mode: puts and audit appends take cross-process locks.
  */
 export class EmbeddedArtifactStore implements ArtifactStore {
   private readonly layout: DataLayout;
@@ -37,10 +44,12 @@ export class EmbeddedArtifactStore implements ArtifactStore {
   private readonly locks: StoreLocks;
   private readonly shared: boolean;
   private readonly auditLogs: OpenLogs;
+  private readonly deniedAudit: DeniedAuditLimiter;
   private closed = false;
 
-  constructor(options: EmbeddedStoreOptions = {}) {
+  constructor(options: EmbeddedStoreOptions & { deniedAuditLimits?: Partial<DeniedAuditLimits> } = {}) {
     const context = createStoreContext(options);
+    this.deniedAudit = new DeniedAuditLimiter(options.deniedAuditLimits);
     this.layout = context.layout;
     this.clock = context.clock;
     this.logger = context.logger;
@@ -61,21 +70,19 @@ export class EmbeddedArtifactStore implements ArtifactStore {
       ]);
     }
     const input = parseOrThrow(artifactMetadataInputSchema, metadataInput, 'artifact metadata');
-    const sha256 = sha256Hex(content);
+    const sha256 = artifactContentSha256(content);
     const artifactId = artifactIdFor(input.tenantId, sha256);
+    const tenantSegment = this.layout.tenantSegment(input.tenantId);
     return this.locks.run(`artifacts/${artifactId}`, async () => {
       const now = this.clock.now();
-      const requestedExpiry =
-        input.ttlSeconds === undefined
-          ? undefined
-          : new Date(now.getTime() + input.ttlSeconds * 1000).toISOString();
-      const existing = await this.readMetadata(artifactId);
-      if (existing && !isExpired(existing, now)) {
-        const merged = strengthen(existing, input.sensitivity, requestedExpiry);
+      const requestedExpiry = artifactExpiry(now, input.ttlSeconds);
+      const existing = await this.readMetadata(tenantSegment, artifactId);
+      if (existing && !isArtifactExpired(existing.expiresAt, now)) {
+        const merged = strengthenArtifact(existing, input.sensitivity, requestedExpiry);
         if (merged !== existing) await this.writeMetadata(merged);
         return merged;
       }
-      await writeFileAtomically(this.layout.artifactContent(artifactId), content);
+      await writeFileAtomically(this.layout.artifactContent(tenantSegment, artifactId), content);
       const metadata: ArtifactMetadata = {
         ...input,
         artifactId,
@@ -91,20 +98,20 @@ export class EmbeddedArtifactStore implements ArtifactStore {
 
   async getMetadata(artifactId: string, context: SecurityContext): Promise<ArtifactMetadata | null> {
     this.ensureOpen();
-    const metadata = await this.liveMetadata(artifactId);
+    const metadata = await this.liveMetadata(context.tenantId, artifactId);
     return metadata && metadata.tenantId === context.tenantId ? metadata : null;
   }
 
   async retrieve(artifactId: string, context: SecurityContext): Promise<ArtifactReadResult> {
     this.ensureOpen();
-    const metadata = await this.liveMetadata(artifactId);
+    const metadata = await this.liveMetadata(context.tenantId, artifactId);
     if (!metadata) return { status: 'not_found' };
     const decision = artifactAccessDecision(metadata, context);
     if (!decision.allowed) {
-      await this.audit(metadata, context, 'denied', decision.reason);
+      await this.auditDenied(metadata, context, decision.reason);
       return { status: 'denied', reason: decision.reason };
     }
-    const path = this.layout.artifactContent(artifactId);
+    const path = this.layout.artifactContent(this.layout.tenantSegment(metadata.tenantId), artifactId);
     let bytes: Buffer;
     try {
       bytes = await readFile(path);
@@ -113,7 +120,7 @@ export class EmbeddedArtifactStore implements ArtifactStore {
         throw new IntegrityError(`artifact ${artifactId} has metadata but no content`);
       throw error;
     }
-    const actual = sha256Hex(bytes);
+    const actual = artifactContentSha256(bytes);
     if (actual !== metadata.sha256) {
       this.logger.error(
         { artifactId, expected: metadata.sha256, actual },
@@ -147,15 +154,24 @@ export class EmbeddedArtifactStore implements ArtifactStore {
     if (this.closed) throw storeClosedError('the embedded artifact store');
   }
 
-  /** Metadata of an artifact that exists and has not expired; malformed ids never touch the disk. */
-  private async liveMetadata(artifactId: string): Promise<ArtifactMetadata | null> {
-    if (typeof artifactId !== 'string' || !ARTIFACT_ID_PATTERN.test(artifactId)) return null;
-    const metadata = await this.readMetadata(artifactId);
-    return metadata && !isExpired(metadata, this.clock.now()) ? metadata : null;
+  /**
+   * Metadata of the tenant's artifact that exists and has not expired; malformed ids never touch
+   * the disk, and neither does a tenant id no directory could hold.
+   */
+  private async liveMetadata(tenantId: string, artifactId: string): Promise<ArtifactMetadata | null> {
+    if (!isArtifactId(artifactId)) return null;
+    let tenantSegment: string;
+    try {
+      tenantSegment = this.layout.tenantSegment(tenantId);
+    } catch {
+      return null;
+    }
+    const metadata = await this.readMetadata(tenantSegment, artifactId);
+    return metadata && !isArtifactExpired(metadata.expiresAt, this.clock.now()) ? metadata : null;
   }
 
-  private async readMetadata(artifactId: string): Promise<ArtifactMetadata | null> {
-    const path = this.layout.artifactMetadata(artifactId);
+  private async readMetadata(tenantSegment: string, artifactId: string): Promise<ArtifactMetadata | null> {
+    const path = this.layout.artifactMetadata(tenantSegment, artifactId);
     const bytes = await readFileIfPresent(path);
     if (bytes === null) return null;
     try {
@@ -166,7 +182,29 @@ export class EmbeddedArtifactStore implements ArtifactStore {
   }
 
   private async writeMetadata(metadata: ArtifactMetadata): Promise<void> {
-    await writeFileAtomically(this.layout.artifactMetadata(metadata.artifactId), JSON.stringify(metadata));
+    await writeFileAtomically(
+      this.layout.artifactMetadata(this.layout.tenantSegment(metadata.tenantId), metadata.artifactId),
+      JSON.stringify(metadata),
+    );
+  }
+
+  /** A refusal is recorded within the denied-read limits (ADR-0058), so refusals cannot grow the log without bound. */
+  private async auditDenied(
+    metadata: ArtifactMetadata,
+    context: SecurityContext,
+    reason: string,
+  ): Promise<void> {
+    const verdict = this.deniedAudit.verdict(
+      {
+        tenantId: metadata.tenantId,
+        artifactId: metadata.artifactId,
+        requesterId: String(context.requesterId),
+        reason,
+      },
+      this.clock.now(),
+    );
+    if (verdict.kind === 'skip') return;
+    await this.audit(metadata, context, 'denied', verdict.kind === 'record' ? reason : verdict.reason);
   }
 
   private async audit(
@@ -191,28 +229,4 @@ export class EmbeddedArtifactStore implements ArtifactStore {
       }),
     );
   }
-}
-
-function isExpired(metadata: ArtifactMetadata, now: Date): boolean {
-  return metadata.expiresAt !== undefined && now.getTime() >= Date.parse(metadata.expiresAt);
-}
-
-/** A second put never weakens an artifact: stricter sensitivity, later expiry. Same object when unchanged. */
-function strengthen(
-  existing: ArtifactMetadata,
-  sensitivity: ArtifactMetadata['sensitivity'],
-  expiresAt: string | undefined,
-): ArtifactMetadata {
-  const stricter = stricterSensitivity(existing.sensitivity, sensitivity);
-  const later = laterExpiry(existing.expiresAt, expiresAt);
-  if (stricter === existing.sensitivity && later === existing.expiresAt) return existing;
-  const { ttlSeconds: _ttlSeconds, ...rest } = existing;
-  const ttlSeconds =
-    later === undefined ? undefined : (Date.parse(later) - Date.parse(existing.createdAt)) / 1000;
-  return {
-    ...rest,
-    sensitivity: stricter,
-    expiresAt: later,
-    ...(ttlSeconds === undefined ? {} : { ttlSeconds }),
-  };
 }

@@ -41,17 +41,21 @@ export class DataLayout {
     return join(this.root, 'lifecycle', tenantSegment, `${threadSegment}.log`);
   }
 
-  /** Artifact ids are validated `art_<hex>` before they reach here; two hex digits shard the directory. */
-  artifactDirectory(artifactId: string): string {
-    return join(this.root, 'artifacts', artifactId.slice(4, 6));
+  /**
+   * Artifacts live under their tenant (ADR-0058): a lookup is made in the asking tenant's directory,
+   * so another tenant's artifact is as absent as one never stored. Artifact ids are validated
+   * `art_<hex>` before they reach here; two hex digits shard the directory.
+   */
+  artifactDirectory(tenantSegment: string, artifactId: string): string {
+    return join(this.root, 'artifacts', tenantSegment, artifactId.slice(4, 6));
   }
 
-  artifactContent(artifactId: string): string {
-    return join(this.artifactDirectory(artifactId), `${artifactId}.content`);
+  artifactContent(tenantSegment: string, artifactId: string): string {
+    return join(this.artifactDirectory(tenantSegment, artifactId), `${artifactId}.content`);
   }
 
-  artifactMetadata(artifactId: string): string {
-    return join(this.artifactDirectory(artifactId), `${artifactId}.json`);
+  artifactMetadata(tenantSegment: string, artifactId: string): string {
+    return join(this.artifactDirectory(tenantSegment, artifactId), `${artifactId}.json`);
   }
 
   auditLog(tenantSegment: string): string {

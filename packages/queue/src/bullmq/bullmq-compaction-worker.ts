@@ -12,6 +12,7 @@ import {
 import { summarizeFailure } from '../failure-classification.js';
 import { finishedEvent, logAttempt, notifyJobFinished } from '../job-finished-event.js';
 import { type AttemptOutcome, runAttempt } from '../run-attempt.js';
+import { connectionCloseAllowanceMs, settleWithin } from '../settle-within.js';
 import { type BullmqQueueLocation, resolveLocation } from './bullmq-connection-options.js';
 
 export interface BullmqCompactionWorkerOptions extends BullmqQueueLocation, CompactionWorkerOptions {
@@ -60,8 +61,21 @@ export async function startBullmqCompactionWorker(
   // Keyed by BullMQ's Job instance: the worker emits `completed`/`failed` with the same object it
   // passed to the processor, and only after it has persisted the outcome in Redis.
   const attempts = new WeakMap<Job, AttemptRecord>();
+  // Our own count of running handlers: BullMQ's close() waits for them but also for Redis, and a
+  // shutdown must tell the two apart.
+  const running = new Set<Promise<unknown>>();
 
   const processor = async (job: Job, token?: string): Promise<CompactionJobResult> => {
+    const processed = processJob(job, token);
+    running.add(processed);
+    try {
+      return await processed;
+    } finally {
+      running.delete(processed);
+    }
+  };
+
+  const processJob = async (job: Job, token?: string): Promise<CompactionJobResult> => {
     const jobId = job.id ?? 'unknown';
     const attempt = job.attemptsMade + 1;
     const maxAttempts = job.opts.attempts ?? 1;
@@ -130,15 +144,22 @@ export async function startBullmqCompactionWorker(
 
   let closing: Promise<void> | undefined;
   const close = () => {
-    closing ??= closeGracefully(worker, shutdown, shutdownTimeoutMs, logger);
+    closing ??= closeGracefully(worker, running, shutdown, shutdownTimeoutMs, logger);
     return closing;
   };
   return { worker, close };
 }
 
 async function requeueInterrupted(job: Job, token: string | undefined, logger: Logger): Promise<void> {
+  const moved = job.moveToWait(token);
   try {
-    await job.moveToWait(token);
+    // The worker's connection waits for Redis forever; a shutdown must not.
+    if (await settleWithin(moved, connectionCloseAllowanceMs)) {
+      await moved;
+      return;
+    }
+    moved.catch(() => {});
+    throw new Error(`Redis did not answer within ${connectionCloseAllowanceMs} ms`);
   } catch (error) {
     // Redis may already be gone; the lock then expires and the stalled checker recovers the job.
     logger.warn({ jobId: job.id, error: summarizeFailure(error) }, 'could not requeue interrupted check');
@@ -164,25 +185,62 @@ function reportFailureOutsideHandler(
   notifyJobFinished(options.onJobFinished, event, logger);
 }
 
+/**
+ * Stop taking jobs at once; give running checks the grace period, then interrupt them (they go back
+ * to the queue); then close the connections, or drop them when Redis does not answer. So the close
+ * is bounded whatever Redis does: about the grace period when checks run, about a second when none
+ * does (ADR-0057).
+ */
 async function closeGracefully(
   worker: Worker,
+  running: Set<Promise<unknown>>,
   shutdown: AbortController,
   shutdownTimeoutMs: number,
   logger: Logger,
 ): Promise<void> {
-  logger.info({ shutdownTimeoutMs }, 'compaction worker closing');
-  // Stops taking jobs at once, waits for running ones, then closes the connections.
+  logger.info({ shutdownTimeoutMs, running: running.size }, 'compaction worker closing');
+  // Stops taking jobs at once, waits for running ones (and the storing of their outcomes), then
+  // closes the connections.
   const closed = worker.close();
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(true), shutdownTimeoutMs);
-  });
-  const expired = await Promise.race([closed.then(() => false), timedOut]);
-  clearTimeout(timer);
-  if (expired) {
+  closed.catch(() => {});
+  const dropConnections = async () => {
+    logger.warn({}, 'Redis did not answer while closing; dropping the worker connections');
+    await settleWithin(worker.disconnect(), connectionCloseAllowanceMs);
+  };
+  // Nothing running and Redis unreachable: there is nothing to finish or store, and a polite close
+  // would wait for Redis to come back.
+  if (running.size === 0 && !(await settleWithin(closed, connectionCloseAllowanceMs))) {
+    if (!(await redisAnswers(worker)))
+      return dropConnections().then(() => logger.info({}, 'compaction worker closed'));
+  }
+  if (!(await settleWithin(closed, shutdownTimeoutMs))) {
     logger.warn({ shutdownTimeoutMs }, 'shutdown grace period over; interrupting running checks');
     shutdown.abort(new Error('worker shutdown'));
-    await closed;
+    // Interrupted handlers requeue their job (bounded) and return; then the close completes,
+    // unless Redis is unreachable.
+    if (!(await settleWithin(closed, connectionCloseAllowanceMs * 3)) && !(await redisAnswers(worker))) {
+      await dropConnections();
+    } else {
+      await closed;
+    }
   }
   logger.info({}, 'compaction worker closed');
 }
+
+/**
+ * Whether the worker's Redis connection is still trying to reach Redis (connection refused or
+ * lost). A connection that is up, or already closing politely, is left to finish closing.
+ */
+async function redisAnswers(worker: Worker): Promise<boolean> {
+  const client = worker.backend.client;
+  client.catch(() => {});
+  if (!(await settleWithin(client, connectionCloseAllowanceMs))) return false;
+  const status = await client.then(
+    (connected) => connected.status,
+    () => 'end',
+  );
+  return !UNREACHABLE_STATUSES.has(status);
+}
+
+/** ioredis statuses of a connection waiting for a server it cannot reach. */
+const UNREACHABLE_STATUSES = new Set(['connecting', 'reconnecting', 'wait']);

@@ -7,10 +7,17 @@ import {
 } from '@compactor/core';
 import { type JobsOptions, Queue } from 'bullmq';
 import { parseCompactionCheckJob } from '../compaction-check-job-schema.js';
-import { debounceDelay, defaultDebounceMs } from '../debounce.js';
+import {
+  debounceDelay,
+  defaultDebounceMs,
+  defaultMaxWaitMs,
+  delayWithinWindow,
+  maxWaitOf,
+} from '../debounce.js';
 import { summarizeFailure } from '../failure-classification.js';
-import { deduplicationKey, newJobId } from '../job-keys.js';
+import { deduplicationKey, newJobId, windowStartOfJobId } from '../job-keys.js';
 import { type RetryPolicy, resolveRetryPolicy } from '../retry-policy.js';
+import { connectionCloseAllowanceMs, settleWithin } from '../settle-within.js';
 import {
   type BullmqQueueLocation,
   compactionCheckJobName,
@@ -22,6 +29,8 @@ export interface BullmqJobQueueOptions extends BullmqQueueLocation {
   retry?: Partial<RetryPolicy>;
   /** Debounce of automatic checks when the caller gives none. Default 1 s. */
   defaultDebounceMs?: number;
+  /** Longest wait of a debounce window that keeps being restarted, when the caller gives none. Default 10 s. */
+  defaultMaxWaitMs?: number;
   /** Finished jobs kept for inspection (BullMQ removes older ones as new ones finish). */
   keepCompleted?: { ageSeconds: number; count: number };
   keepFailed?: { ageSeconds: number; count: number };
@@ -38,6 +47,7 @@ export class BullmqJobQueue implements JobQueue {
   private readonly retry: RetryPolicy;
   private readonly logger: Logger;
   private readonly defaultDebounceMs: number;
+  private readonly defaultMaxWaitMs: number;
   private readonly keepCompleted: { age: number; count: number };
   private readonly keepFailed: { age: number; count: number };
 
@@ -46,6 +56,7 @@ export class BullmqJobQueue implements JobQueue {
     this.retry = resolveRetryPolicy(options.retry);
     this.logger = options.logger ?? noopLogger;
     this.defaultDebounceMs = options.defaultDebounceMs ?? defaultDebounceMs;
+    this.defaultMaxWaitMs = maxWaitOf(undefined, options.defaultMaxWaitMs ?? defaultMaxWaitMs);
     const keepCompleted = options.keepCompleted ?? { ageSeconds: 3_600, count: 1_000 };
     const keepFailed = options.keepFailed ?? { ageSeconds: 7 * 24 * 3_600, count: 10_000 };
     this.keepCompleted = { age: keepCompleted.ageSeconds, count: keepCompleted.count };
@@ -58,8 +69,16 @@ export class BullmqJobQueue implements JobQueue {
 
   async enqueueCompactionCheck(job: CompactionCheckJob, options?: EnqueueOptions): Promise<void> {
     const payload = parseCompactionCheckJob(job);
-    const delay = debounceDelay(payload, options, this.defaultDebounceMs);
-    const added = await this.queue.add(compactionCheckJobName, payload, this.jobOptions(payload, delay));
+    const requestedDelay = debounceDelay(payload, options, this.defaultDebounceMs);
+    const maxWaitMs = maxWaitOf(options, this.defaultMaxWaitMs);
+    const now = Date.now();
+    const windowStartedAt = (await this.openWindowStart(payload, requestedDelay)) ?? now;
+    const delay = delayWithinWindow(requestedDelay, windowStartedAt, maxWaitMs, now);
+    const added = await this.queue.add(
+      compactionCheckJobName,
+      payload,
+      this.jobOptions(payload, delay, windowStartedAt),
+    );
     this.logger.debug(
       {
         jobId: added.id,
@@ -72,24 +91,61 @@ export class BullmqJobQueue implements JobQueue {
     );
   }
 
-  private jobOptions(payload: CompactionCheckJob, delay: number): JobsOptions {
+  /**
+   * When the thread's check is still in its debounce window, the time that window opened (this
+   * request will replace the check, and must not push it past the maximum wait). Two reads; a race
+   * with the check's promotion only makes this request's delay shorter, never the wait longer.
+   */
+  private async openWindowStart(
+    payload: CompactionCheckJob,
+    requestedDelay: number,
+  ): Promise<number | undefined> {
+    const key = deduplicationKey(payload);
+    if (key === undefined || requestedDelay === 0) return undefined;
+    const holderId = await this.queue.getDeduplicationJobId(key);
+    if (!holderId) return undefined;
+    const windowStartedAt = windowStartOfJobId(holderId);
+    if (windowStartedAt === undefined) return undefined;
+    return (await this.queue.getJobState(holderId)) === 'delayed' ? windowStartedAt : undefined;
+  }
+
+  private jobOptions(payload: CompactionCheckJob, delay: number, windowStartedAt: number): JobsOptions {
     const key = deduplicationKey(payload);
     return {
-      jobId: newJobId(payload),
+      jobId: newJobId(payload, windowStartedAt),
       delay,
       attempts: this.retry.attempts,
       backoff: { type: 'exponential', delay: this.retry.backoffDelayMs, jitter: this.retry.jitter },
       removeOnComplete: this.keepCompleted,
       removeOnFail: this.keepFailed,
-      // replace: a check still in its debounce window is replaced (latest payload, timer restarts).
+      // replace: a check still in its debounce window is replaced (latest payload, timer restarts,
+      // within the window's maximum wait computed above).
       // keepLastIfActive: a request while the check runs becomes the next run instead of being lost,
       // and two checks of one thread never run at once.
       ...(key === undefined ? {} : { deduplication: { id: key, replace: true, keepLastIfActive: true } }),
     };
   }
 
+  /** Whether the producer's connection is up (not waiting for a Redis it cannot reach). */
+  private async redisAnswers(): Promise<boolean> {
+    const client = this.queue.backend.client;
+    client.catch(() => {});
+    if (!(await settleWithin(client, connectionCloseAllowanceMs))) return false;
+    const status = await client.then(
+      (connected) => connected.status,
+      () => 'end',
+    );
+    return status !== 'connecting' && status !== 'reconnecting' && status !== 'wait';
+  }
+
+  /** Closes the connection; drops it instead when Redis does not answer, so a shutdown never hangs. */
   async close(): Promise<void> {
-    await this.queue.close();
+    const closed = this.queue.close();
+    closed.catch(() => {});
+    if (await settleWithin(closed, connectionCloseAllowanceMs)) return closed;
+    if (await this.redisAnswers()) return closed;
+    this.logger.warn({}, 'Redis did not answer while closing; dropping the producer connection');
+    await settleWithin(this.queue.disconnect(), connectionCloseAllowanceMs);
   }
 }
 

@@ -9,7 +9,13 @@ import {
 } from '@compactor/core';
 import { compactionCheckJobSchema, parseCompactionCheckJob } from '../compaction-check-job-schema.js';
 import type { CompactionWorker, CompactionWorkerOptions } from '../compaction-worker-types.js';
-import { debounceDelay, defaultDebounceMs } from '../debounce.js';
+import {
+  debounceDelay,
+  defaultDebounceMs,
+  defaultMaxWaitMs,
+  delayWithinWindow,
+  maxWaitOf,
+} from '../debounce.js';
 import { deduplicationKey, newJobId } from '../job-keys.js';
 import { exponentialBackoffDelay, type RetryPolicy, resolveRetryPolicy } from '../retry-policy.js';
 import { InProcessConsumer } from './in-process-consumer.js';
@@ -20,6 +26,8 @@ export interface InProcessCompactionQueueOptions {
   retry?: Partial<RetryPolicy>;
   /** Debounce of automatic checks when the caller gives none. Default 1 s. */
   defaultDebounceMs?: number;
+  /** Longest wait of a debounce window that keeps being restarted, when the caller gives none. Default 10 s. */
+  defaultMaxWaitMs?: number;
   logger?: Logger;
 }
 
@@ -33,6 +41,7 @@ export class InProcessCompactionQueue implements JobQueue {
   readonly retry: RetryPolicy;
   private readonly logger: Logger;
   private readonly defaultDebounceMs: number;
+  private readonly defaultMaxWaitMs: number;
   private readonly entries = new Map<string, InProcessEntry>();
   private readonly holderByDeduplicationKey = new Map<string, string>();
   private readonly deferredByDeduplicationKey = new Map<string, DeferredRequest>();
@@ -44,6 +53,7 @@ export class InProcessCompactionQueue implements JobQueue {
     this.retry = resolveRetryPolicy(options.retry);
     this.logger = options.logger ?? noopLogger;
     this.defaultDebounceMs = options.defaultDebounceMs ?? defaultDebounceMs;
+    this.defaultMaxWaitMs = maxWaitOf(undefined, options.defaultMaxWaitMs ?? defaultMaxWaitMs);
   }
 
   async enqueueCompactionCheck(job: CompactionCheckJob, options?: EnqueueOptions): Promise<void> {
@@ -52,6 +62,7 @@ export class InProcessCompactionQueue implements JobQueue {
       structuredClone(payload),
       deduplicationKey(payload),
       debounceDelay(payload, options, this.defaultDebounceMs),
+      maxWaitOf(options, this.defaultMaxWaitMs),
     );
   }
 
@@ -63,7 +74,12 @@ export class InProcessCompactionQueue implements JobQueue {
     this.assertOpen();
     const parsed = compactionCheckJobSchema.safeParse(data);
     const key = parsed.success ? deduplicationKey(parsed.data) : undefined;
-    this.add(structuredClone(data), key, Math.max(0, options?.debounceMs ?? 0));
+    this.add(
+      structuredClone(data),
+      key,
+      Math.max(0, options?.debounceMs ?? 0),
+      maxWaitOf(options, this.defaultMaxWaitMs),
+    );
   }
 
   async startCompactionWorker(options: CompactionWorkerOptions): Promise<CompactionWorker> {
@@ -127,16 +143,22 @@ export class InProcessCompactionQueue implements JobQueue {
 
   // ---- internals ----
 
-  private add(data: unknown, key: string | undefined, delayMs: number): void {
+  private add(data: unknown, key: string | undefined, requestedDelayMs: number, maxWaitMs: number): void {
     this.assertOpen();
+    const now = Date.now();
+    let windowStartedAt = now;
+    let delayMs = requestedDelayMs;
     if (key !== undefined) {
       const holder = this.entries.get(this.holderByDeduplicationKey.get(key) ?? '');
       if (holder?.state === 'delayed') {
-        // Still debouncing (or waiting to retry): replaced by the newer request, timer restarted.
+        // Still debouncing (or waiting to retry): replaced by the newer request, timer restarted,
+        // but the window keeps its start, so a thread that never goes quiet is still checked.
+        windowStartedAt = holder.windowStartedAt;
+        delayMs = delayWithinWindow(requestedDelayMs, windowStartedAt, maxWaitMs, now);
         this.remove(holder);
         this.deferredByDeduplicationKey.delete(key);
       } else if (holder?.state === 'active') {
-        this.deferredByDeduplicationKey.set(key, { data, delayMs });
+        this.deferredByDeduplicationKey.set(key, { data, delayMs, maxWaitMs });
         return;
       } else if (holder?.state === 'waiting') {
         // Already due and waiting for a worker: it reads the thread's newest version when it runs.
@@ -149,6 +171,8 @@ export class InProcessCompactionQueue implements JobQueue {
       deduplicationKey: key,
       failedAttempts: 0,
       state: 'delayed',
+      windowStartedAt,
+      maxWaitMs,
     };
     this.entries.set(entry.id, entry);
     if (key !== undefined) this.holderByDeduplicationKey.set(key, entry.id);
@@ -186,7 +210,7 @@ export class InProcessCompactionQueue implements JobQueue {
     const deferred = this.deferredByDeduplicationKey.get(key);
     if (!deferred || this.closed) return;
     this.deferredByDeduplicationKey.delete(key);
-    this.add(deferred.data, key, deferred.delayMs);
+    this.add(deferred.data, key, deferred.delayMs, deferred.maxWaitMs);
   }
 
   private entryId(data: unknown): string {

@@ -8,6 +8,10 @@ export interface InProcessEntry {
   /** Failed attempts so far (BullMQ's `attemptsMade`). */
   failedAttempts: number;
   state: 'delayed' | 'waiting' | 'active';
+  /** When the debounce window this entry belongs to opened (its first request); bounds the wait. */
+  windowStartedAt: number;
+  /** The window's maximum wait. */
+  maxWaitMs: number;
   timer?: NodeJS.Timeout;
 }
 
@@ -15,4 +19,5 @@ export interface InProcessEntry {
 export interface DeferredRequest {
   data: unknown;
   delayMs: number;
+  maxWaitMs: number;
 }

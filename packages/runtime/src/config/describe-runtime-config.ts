@@ -40,6 +40,7 @@ export function describeRuntimeConfig(config: RuntimeConfig): Record<string, unk
             kmsKeyId: config.artifacts.kmsKeyId,
           }
         : { kind: 'embedded', dataDir: config.dataDir },
+    artifactDefaults: config.artifactDefaults,
     queue:
       config.queue.kind === 'bullmq'
         ? { kind: 'bullmq', redisUrl: redactUrl(config.queue.redisUrl), prefix: config.queue.prefix }
@@ -49,7 +50,9 @@ export function describeRuntimeConfig(config: RuntimeConfig): Record<string, unk
         ? { kind: 'anthropic', model: config.summarizer.model, baseUrl: config.summarizer.baseUrl }
         : { kind: 'extractive' },
     debounceMs: config.debounceMs,
+    debounceMaxWaitMs: config.debounceMaxWaitMs,
     enqueueTimeoutMs: config.enqueueTimeoutMs,
+    queueProbe: config.queueProbe,
     worker: config.worker,
     logLevel: config.logLevel,
   };

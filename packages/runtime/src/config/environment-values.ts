@@ -41,6 +41,20 @@ export function wholeNumber(defaultValue: number, minimum: number) {
   );
 }
 
+/** A whole number at least `minimum`, or undefined when unset. */
+export function optionalWholeNumber(minimum: number) {
+  return z.preprocess(
+    unsetIfEmpty,
+    z
+      .string({ error: 'must be a whole number' })
+      .trim()
+      .regex(/^\d+$/, 'must be a whole number')
+      .transform(Number)
+      .pipe(z.number().int().min(minimum, `must be at least ${minimum}`))
+      .optional(),
+  );
+}
+
 const TRUE_VALUES = ['true', '1', 'yes', 'on'];
 const FALSE_VALUES = ['false', '0', 'no', 'off'];
 

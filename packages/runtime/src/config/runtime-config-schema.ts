@@ -4,6 +4,7 @@ import {
   optionalBoolean,
   optionalText,
   optionalUrl,
+  optionalWholeNumber,
   postgresSchemaName,
   textWithDefault,
   wholeNumber,
@@ -36,11 +37,15 @@ export const runtimeEnvironmentSchema = z.object({
   AWS_SECRET_ACCESS_KEY: optionalText(),
   AWS_SESSION_TOKEN: optionalText(),
   COMPACTOR_KMS_KEY_ID: optionalText(),
+  COMPACTOR_ARTIFACT_SENSITIVITY: choice(['public', 'internal', 'confidential', 'restricted'], 'internal'),
+  COMPACTOR_ARTIFACT_TTL_SECONDS: optionalWholeNumber(1),
 
   COMPACTOR_QUEUE: choice(['in-process', 'bullmq'], 'in-process'),
   REDIS_URL: optionalUrl(['redis:', 'rediss:']),
   COMPACTOR_QUEUE_PREFIX: optionalText(),
   COMPACTOR_ENQUEUE_TIMEOUT_MS: wholeNumber(2_000, 1),
+  COMPACTOR_QUEUE_PROBE_INITIAL_MS: wholeNumber(500, 1),
+  COMPACTOR_QUEUE_PROBE_MAX_MS: wholeNumber(30_000, 1),
 
   ANTHROPIC_API_KEY: optionalText(),
   ANTHROPIC_BASE_URL: optionalUrl(['http:', 'https:']),
@@ -48,6 +53,7 @@ export const runtimeEnvironmentSchema = z.object({
 
   COMPACTOR_WORKER_CONCURRENCY: wholeNumber(4, 1),
   COMPACTOR_DEBOUNCE_MS: wholeNumber(2_000, 0),
+  COMPACTOR_DEBOUNCE_MAX_WAIT_MS: wholeNumber(10_000, 1),
   COMPACTOR_SWEEP_INTERVAL_MS: wholeNumber(30_000, 0),
   COMPACTOR_LOCK_DURATION_MS: wholeNumber(30_000, 100),
   COMPACTOR_STALLED_INTERVAL_MS: wholeNumber(15_000, 100),
@@ -90,6 +96,9 @@ function checkCombinations(environment: RuntimeEnvironment, report: IssueSink): 
       ? (['AWS_SECRET_ACCESS_KEY', 'AWS_ACCESS_KEY_ID'] as const)
       : (['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] as const);
     report(missing, `is required when ${present} is set (leave both unset for the AWS SDK's default chain)`);
+  }
+  if (environment.COMPACTOR_QUEUE_PROBE_MAX_MS < environment.COMPACTOR_QUEUE_PROBE_INITIAL_MS) {
+    report('COMPACTOR_QUEUE_PROBE_MAX_MS', 'must be at least COMPACTOR_QUEUE_PROBE_INITIAL_MS');
   }
   if (environment.COMPACTOR_LOCK_DURATION_MS < environment.COMPACTOR_STALLED_INTERVAL_MS) {
     report(
@@ -142,6 +151,12 @@ function toRuntimeConfig(environment: RuntimeEnvironment): RuntimeConfig {
             kmsKeyId: env.COMPACTOR_KMS_KEY_ID,
           }
         : { kind: 'embedded' },
+    artifactDefaults: {
+      sensitivity: env.COMPACTOR_ARTIFACT_SENSITIVITY,
+      ...(env.COMPACTOR_ARTIFACT_TTL_SECONDS === undefined
+        ? {}
+        : { ttlSeconds: env.COMPACTOR_ARTIFACT_TTL_SECONDS }),
+    },
     queue:
       env.COMPACTOR_QUEUE === 'bullmq'
         ? { kind: 'bullmq', redisUrl: env.REDIS_URL!, prefix: env.COMPACTOR_QUEUE_PREFIX }
@@ -155,7 +170,12 @@ function toRuntimeConfig(environment: RuntimeEnvironment): RuntimeConfig {
         }
       : { kind: 'extractive' },
     debounceMs: env.COMPACTOR_DEBOUNCE_MS,
+    debounceMaxWaitMs: env.COMPACTOR_DEBOUNCE_MAX_WAIT_MS,
     enqueueTimeoutMs: env.COMPACTOR_ENQUEUE_TIMEOUT_MS,
+    queueProbe: {
+      initialDelayMs: env.COMPACTOR_QUEUE_PROBE_INITIAL_MS,
+      maxDelayMs: env.COMPACTOR_QUEUE_PROBE_MAX_MS,
+    },
     worker: {
       concurrency: env.COMPACTOR_WORKER_CONCURRENCY,
       sweepIntervalMs: env.COMPACTOR_SWEEP_INTERVAL_MS,

@@ -1,3 +1,4 @@
+import type { ArtifactSensitivity } from '@compactor/core';
 /** Log levels pino understands; `silent` turns logging off. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -84,12 +85,24 @@ export interface RuntimeConfig {
   /** Embedded stores: bytes of per-thread state each store keeps in memory. Unset = 32 MiB. */
   embeddedCacheBytes?: number;
   artifacts: ArtifactsConfig;
+  /**
+   * What every externalized artifact gets unless its tool's policy is stricter (ADR-0059): the
+   * sensitivity is a floor, the TTL a maximum (the shorter of it and the tool's wins).
+   */
+  artifactDefaults: { sensitivity: ArtifactSensitivity; ttlSeconds?: number };
   queue: QueueConfig;
   summarizer: SummarizerConfig;
   /** Debounce of automatic compaction checks. */
   debounceMs: number;
+  /** A thread that keeps receiving events is still checked at least this often (debounce maximum wait). */
+  debounceMaxWaitMs: number;
   /** How long an enqueue may take before it counts as failed (the thread is then marked pending). */
   enqueueTimeoutMs: number;
+  /**
+   * After a failed enqueue the producer's circuit opens (enqueues fail at once) and Redis is probed
+   * after `initialDelayMs`, doubling up to `maxDelayMs`, until it answers (ADR-0055).
+   */
+  queueProbe: { initialDelayMs: number; maxDelayMs: number };
   worker: WorkerSettings;
   logLevel: LogLevel;
 }

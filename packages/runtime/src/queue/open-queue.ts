@@ -1,5 +1,6 @@
 import { CompactorError, type JobQueue, type Logger } from '@compactor/core';
 import {
+  CircuitBreakingJobQueue,
   type CompactionJobFinishedEvent,
   type CompactionJobHandler,
   type CompactionWorker,
@@ -45,7 +46,11 @@ export function openQueue(config: RuntimeConfig, logger: Logger): OpenedQueue {
   });
 
   if (config.queue.kind === 'in-process') {
-    const inProcess = createInProcessCompactionQueue({ defaultDebounceMs: config.debounceMs, logger });
+    const inProcess = createInProcessCompactionQueue({
+      defaultDebounceMs: config.debounceMs,
+      defaultMaxWaitMs: config.debounceMaxWaitMs,
+      logger,
+    });
     let closed = false;
     return {
       queue: inProcess,
@@ -69,9 +74,21 @@ export function openQueue(config: RuntimeConfig, logger: Logger): OpenedQueue {
     ...location,
     connection: { url: redisUrl, maxRetriesPerRequest: 1 },
     defaultDebounceMs: config.debounceMs,
+    defaultMaxWaitMs: config.debounceMaxWaitMs,
+  });
+  // A cheap read that needs Redis to answer.
+  const probe = async () => {
+    await producer.queue.getWaitingCount();
+  };
+  // After one failed enqueue, appends stop waiting the enqueue timeout: they mark the thread pending
+  // at once until a background probe finds Redis again (ADR-0055).
+  const breaker = new CircuitBreakingJobQueue(new TimedJobQueue(producer, config.enqueueTimeoutMs, logger), {
+    probe,
+    backoff: { ...config.queueProbe, probeTimeoutMs: config.enqueueTimeoutMs },
+    logger,
   });
   return {
-    queue: new TimedJobQueue(producer, config.enqueueTimeoutMs, logger),
+    queue: breaker,
     startConsumer: (handler, options = {}) =>
       // Connection options (not an instance), so BullMQ sets `maxRetriesPerRequest: null` itself.
       startBullmqCompactionWorker({
@@ -82,10 +99,7 @@ export function openQueue(config: RuntimeConfig, logger: Logger): OpenedQueue {
         lockDurationMs: worker.lockDurationMs,
         stalledIntervalMs: worker.stalledIntervalMs,
       }),
-    // A cheap read that needs Redis to answer.
-    probe: async () => {
-      await producer.queue.getWaitingCount();
-    },
-    close: () => producer.close(),
+    probe,
+    close: () => breaker.close(),
   };
 }

@@ -15,7 +15,7 @@ import { awkwardText, expectCompactorError, largeText, uniqueId } from './contra
 export interface ArtifactStoreUnderTest {
   store: ArtifactStore;
   /** Change the stored bytes of an artifact behind the store's back (the integrity check must notice). */
-  corruptContent?: (artifactId: string) => Promise<void>;
+  corruptContent?: (artifactId: string, tenantId: string) => Promise<void>;
   cleanup?: () => Promise<void>;
 }
 
@@ -42,7 +42,7 @@ export function testArtifactStore(
 ): void {
   describe(`ArtifactStore contract: ${adapterName}`, () => {
     let store: ArtifactStore;
-    let corruptContent: ((artifactId: string) => Promise<void>) | undefined;
+    let corruptContent: ArtifactStoreUnderTest['corruptContent'];
     let cleanup: (() => Promise<void>) | undefined;
     let clock: ManualClock;
     let tenantId: string;
@@ -131,28 +131,48 @@ export function testArtifactStore(
       expect((await store.retrieve(theirs.artifactId, { ...reader, tenantId: other })).status).toBe('ok');
     });
 
-    it('refuses another tenant, returns nothing and audits it in the owner’s log', async () => {
+    it('answers another tenant exactly as for absent content, and writes nothing to either audit log', async () => {
       const metadata = await store.put('private', input({ sensitivity: 'public' }));
       const intruder: SecurityContext = {
         requesterId: 'intruder-7',
         tenantId: uniqueId('tenant'),
         permissions: [ARTIFACT_PERMISSION_CONFIDENTIAL, ARTIFACT_PERMISSION_RESTRICTED],
       };
-      const result = await store.retrieve(metadata.artifactId, intruder);
-      expect(result.status).toBe('denied');
-      expect('content' in result).toBe(false);
-      expect(result.status === 'denied' && result.reason).toMatch(/tenant/);
-      const audit = await store.listAudit(tenantId, metadata.artifactId);
-      expect(audit).toEqual([
-        expect.objectContaining({
-          artifactId: metadata.artifactId,
-          tenantId,
-          requesterId: 'intruder-7',
-          action: 'denied',
-          at: START,
-        }),
-      ]);
+      // The intruder knows the owner's tenant id and guesses the content, so it can derive the id:
+      // the answer must be the one for an id nobody holds, or it learns that the owner has it.
+      const neverStored = expectedArtifactId(tenantId, 'content nobody stored');
+      for (let round = 0; round < 50; round += 1) {
+        expect(await store.retrieve(metadata.artifactId, intruder)).toEqual(
+          await store.retrieve(neverStored, intruder),
+        );
+      }
+      expect(await store.retrieve(metadata.artifactId, intruder)).toEqual({ status: 'not_found' });
+      expect(await store.getMetadata(metadata.artifactId, intruder)).toBeNull();
+      expect(await store.listAudit(tenantId)).toEqual([]);
       expect(await store.listAudit(intruder.tenantId)).toEqual([]);
+      expect((await store.retrieve(metadata.artifactId, reader)).status).toBe('ok');
+    });
+
+    it('bounds denied-read audit records per tenant and window', async () => {
+      const secret = await store.put('secret', input({ sensitivity: 'restricted' }));
+      // One requester refused again and again: recorded once per window.
+      for (let attempt = 0; attempt < 30; attempt += 1) {
+        expect((await store.retrieve(secret.artifactId, reader)).status).toBe('denied');
+      }
+      expect(await store.listAudit(tenantId, secret.artifactId)).toHaveLength(1);
+      // Many requesters: at most the per-window limit (100), the last one saying so.
+      for (let requester = 0; requester < 150; requester += 1) {
+        await store.retrieve(secret.artifactId, { ...reader, requesterId: `probe-${requester}` });
+      }
+      const denied = await store.listAudit(tenantId, secret.artifactId);
+      expect(denied).toHaveLength(100);
+      expect(denied.at(-1)?.reason).toMatch(/audit limit/);
+      // A new window records refusals again; successful reads are never limited.
+      clock.advance(60_000);
+      await store.retrieve(secret.artifactId, reader);
+      await store.retrieve(secret.artifactId, { ...reader, permissions: [ARTIFACT_PERMISSION_RESTRICTED] });
+      const after = (await store.listAudit(tenantId, secret.artifactId)).slice(100);
+      expect(after.map((event) => event.action)).toEqual(['denied', 'read']);
     });
 
     it('requires a permission for confidential and restricted content', async () => {
@@ -259,7 +279,7 @@ export function testArtifactStore(
         throw new Error(`${adapterName} must supply corruptContent so the integrity check can be tested`);
       }
       const metadata = await store.put('precious bytes that must not change', input());
-      await corruptContent(metadata.artifactId);
+      await corruptContent(metadata.artifactId, tenantId);
       await expectCompactorError(store.retrieve(metadata.artifactId, reader), 'integrity');
     });
   });

@@ -1,6 +1,8 @@
 import { collectKeyFields, resolveToolDurability } from '../../durability/policy.js';
+import { toolOutputSensitivity } from '../../durability/tool-sensitivity.js';
 import type { ExternalizationRecord } from '../../plan/records.js';
 import { spanOf } from '../../plan/span.js';
+import { sensitivityNeedsPermission, stricterSensitivity } from '../../ports/artifact-rules.js';
 import type { ToolResultPart } from '../../schemas/content.js';
 import { stableStringify } from '../../stable-json.js';
 import { structuredSummarySchema } from '../../summary/structured-summary.js';
@@ -58,16 +60,34 @@ export const externalizeRung: Rung = {
     const durability = resolveToolDurability(first, context.policy.toolDurability);
     const text = parts.map(contentAsText).join('\n\n');
     const defaults = context.input.artifactDefaults ?? {};
+    // The deployment's default is a floor; a tool the policy marks stricter raises it (ADR-0059).
+    const sensitivity = parts
+      .map((part) =>
+        toolOutputSensitivity(
+          part.toolName,
+          context.policy.toolDurability,
+          defaults.sensitivity ?? 'internal',
+        ),
+      )
+      .reduce(stricterSensitivity);
+    const ttlSeconds = shortestTtl([
+      defaults.ttlSeconds,
+      ...parts.map((part) => context.policy.toolDurability.overrides[part.toolName]?.artifactTtlSeconds),
+    ]);
     const metadata = await store.put(text, {
       threadId: context.input.thread.id,
       tenantId: context.input.thread.tenantId,
-      sensitivity: defaults.sensitivity ?? 'internal',
-      ...(defaults.ttlSeconds !== undefined ? { ttlSeconds: defaults.ttlSeconds } : {}),
+      sensitivity,
+      ...(ttlSeconds !== undefined ? { ttlSeconds } : {}),
       ...(defaults.encryptionKeyId !== undefined ? { encryptionKeyId: defaults.encryptionKeyId } : {}),
       contentType: 'text/plain',
       labels: { toolName: first.toolName, toolCallId: first.toolCallId, messageId: message.id },
     });
-    const preview = text.replace(/\s+/g, ' ').trim().slice(0, PREVIEW_CHARS);
+    // The plan is shown to every key of the tenant (/plan, /prompt): content that needs a
+    // permission to read leaves no preview there.
+    const preview = sensitivityNeedsPermission(metadata.sensitivity)
+      ? ''
+      : text.replace(/\s+/g, ' ').trim().slice(0, PREVIEW_CHARS);
     const rehydrateHint = `call read_artifact("${metadata.artifactId}") for the full ${first.toolName} output (${text.length} characters)`;
     const summary = structuredSummarySchema.parse({
       facts: preview ? [{ text: `Preview: ${preview}${text.length > PREVIEW_CHARS ? '…' : ''}` }] : [],
@@ -92,3 +112,8 @@ export const externalizeRung: Rung = {
     return { added: [record] };
   },
 };
+
+function shortestTtl(candidates: ReadonlyArray<number | undefined>): number | undefined {
+  const defined = candidates.filter((ttl): ttl is number => ttl !== undefined);
+  return defined.length === 0 ? undefined : Math.min(...defined);
+}

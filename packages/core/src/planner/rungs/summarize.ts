@@ -1,3 +1,4 @@
+import { withholdToolOutputs } from '../../durability/tool-sensitivity.js';
 import { messagesAsRendered } from '../../plan/as-rendered.js';
 import { normalizePlan } from '../../plan/normalize.js';
 import type { CompactionRecord, SummarizationRecord } from '../../plan/records.js';
@@ -84,6 +85,21 @@ function roundsSoFar(context: RungContext): number {
 }
 
 /**
+ * A plan is readable by every key of its tenant, so a summary is made only of what every key may
+ * read: tool output whose sensitivity needs a permission reaches the summarizer as a stand-in
+ * (ADR-0059). Externalized output is replaced by its pointer afterwards, as before.
+ */
+function tenantVisible(message: ThreadMessage, context: RungContext): ThreadMessage {
+  const content = withholdToolOutputs(message.content, {
+    policy: context.policy.toolDurability,
+    floor: context.input.artifactDefaults?.sensitivity ?? 'internal',
+    tenantId: context.input.thread.tenantId,
+    permissions: [],
+  });
+  return content === message.content ? message : { ...message, content: [...content] };
+}
+
+/**
  * Older turns become one structured summary. Chained rounds fold every earlier summary in
  * (its pinned facts and key fields survive by construction of `mergeSummaries`), and
  * externalized results inside the span stay reachable through the summary's artifact list.
@@ -138,8 +154,14 @@ export const summarizeRung: Rung = {
       tenantId: context.input.thread.tenantId,
       threadId: context.input.thread.id,
       span: proposal.span,
-      // Exactly what the model saw of these messages: the renderer's stand-ins, from core's one source.
-      messages: messagesAsRendered(context.input.thread, messages, normalized, context.policy.toolDurability),
+      // Exactly what the model saw of these messages (the renderer's stand-ins, from core's one
+      // source), with tool output withheld as a key without the permission sees it (ADR-0059).
+      messages: messagesAsRendered(
+        context.input.thread,
+        messages.map((message) => tenantVisible(message, context)),
+        normalized,
+        context.policy.toolDurability,
+      ),
       ...(previousSummary ? { previousSummary } : {}),
       ...(context.input.manual?.instructions ? { instructions: context.input.manual.instructions } : {}),
       toolDurability: context.policy.toolDurability,

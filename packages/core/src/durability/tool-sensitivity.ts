@@ -1,0 +1,76 @@
+import type { ArtifactSensitivity } from '../plan/records.js';
+import { stricterSensitivity } from '../ports/artifact-rules.js';
+import { artifactAccessDecision } from '../ports/artifact-store.js';
+import type { StoredEvent } from '../schemas/events.js';
+import type { ToolDurabilityPolicy } from './policy.js';
+
+/**
+ * How sensitive a tool's output is: the stricter of the deployment's floor (its artifact default)
+ * and the tool's own `artifactSensitivity` in the thread's policy (ADR-0059).
+ */
+export function toolOutputSensitivity(
+  toolName: string,
+  policy: ToolDurabilityPolicy,
+  floor: ArtifactSensitivity = 'internal',
+): ArtifactSensitivity {
+  const own = policy.overrides[toolName]?.artifactSensitivity;
+  return own === undefined ? floor : stricterSensitivity(floor, own);
+}
+
+/** The text shown instead of tool output the caller may not read. */
+export function withheldToolOutputText(toolName: string, sensitivity: ArtifactSensitivity): string {
+  return `[withheld: ${toolName} output is ${sensitivity}; this key lacks the permission to read it]`;
+}
+
+export interface ToolOutputAccess {
+  policy: ToolDurabilityPolicy;
+  /** The deployment's default artifact sensitivity (a floor for every tool). */
+  floor?: ArtifactSensitivity;
+  tenantId: string;
+  permissions: ReadonlySet<string> | readonly string[];
+}
+
+interface ContentCarrier {
+  content: readonly unknown[];
+}
+
+/**
+ * The message content with every tool result the caller may not read (its tool's sensitivity
+ * needs a permission the caller lacks) replaced by a stand-in: no content, no key fields. The
+ * same array when nothing is withheld.
+ */
+export function withholdToolOutputs<T>(content: readonly T[], access: ToolOutputAccess): readonly T[] {
+  let changed = false;
+  const result = content.map((part) => {
+    const candidate = part as { type?: unknown; toolName?: unknown };
+    if (candidate.type !== 'tool_result' || typeof candidate.toolName !== 'string') return part;
+    const sensitivity = toolOutputSensitivity(candidate.toolName, access.policy, access.floor);
+    const decision = artifactAccessDecision(
+      { tenantId: access.tenantId, sensitivity },
+      { requesterId: 'caller', tenantId: access.tenantId, permissions: access.permissions },
+    );
+    if (decision.allowed) return part;
+    changed = true;
+    return {
+      ...part,
+      content: withheldToolOutputText(candidate.toolName, sensitivity),
+      keyFields: {},
+    } as T;
+  });
+  return changed ? result : content;
+}
+
+/** `withholdToolOutputs` over the messages of an event page (other events unchanged). */
+export function withholdToolOutputsInEvents(
+  events: readonly StoredEvent[],
+  access: ToolOutputAccess,
+): StoredEvent[] {
+  return events.map((event) => {
+    if (event.type !== 'message.appended') return event;
+    const message = (event as StoredEvent & { message: ContentCarrier }).message;
+    const content = withholdToolOutputs(message.content, access);
+    return content === message.content
+      ? event
+      : ({ ...event, message: { ...message, content } } as StoredEvent);
+  });
+}

@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto';
+import type { ArtifactSensitivity } from '../plan/records.js';
+import { ARTIFACT_ID_PATTERN, type ArtifactMetadata } from './artifact-store.js';
+
+/**
+ * The rules every ArtifactStore adapter shares, beside the port so they exist once: how an id is
+ * derived, how sensitivities order, when an artifact expires, and how a second put strengthens
+ * the first. Pure computation (hashing included); the adapters do the I/O.
+ */
+
+/** Hex SHA-256 of the content (UTF-8 for strings), as stored in `ArtifactMetadata.sha256`. */
+export function artifactContentSha256(content: string | Uint8Array): string {
+  const hash = createHash('sha256');
+  if (typeof content === 'string') hash.update(content, 'utf8');
+  else hash.update(content);
+  return hash.digest('hex');
+}
+
+/**
+ * `art_` + hex SHA-256 of (`tenantId` + U+0000 + the content's hex SHA-256): content-addressed and
+ * scoped per tenant, so two tenants storing the same bytes get different ids.
+ */
+export function artifactIdFor(tenantId: string, contentSha256: string): string {
+  return `art_${artifactContentSha256(`${tenantId}\u0000${contentSha256}`)}`;
+}
+
+/** Well-formed ids only: anything else reads as not found and never becomes a path or a key. */
+export function isArtifactId(value: unknown): value is string {
+  return typeof value === 'string' && ARTIFACT_ID_PATTERN.test(value);
+}
+
+const SENSITIVITY_RANK: Record<ArtifactSensitivity, number> = {
+  public: 0,
+  internal: 1,
+  confidential: 2,
+  restricted: 3,
+};
+
+/** The stricter of two sensitivities: a second put can raise an artifact's, never lower it. */
+export function stricterSensitivity(a: ArtifactSensitivity, b: ArtifactSensitivity): ArtifactSensitivity {
+  return SENSITIVITY_RANK[b] > SENSITIVITY_RANK[a] ? b : a;
+}
+
+/** Whether content of this sensitivity needs a permission to be read (and so must not leak by preview). */
+export function sensitivityNeedsPermission(sensitivity: ArtifactSensitivity): boolean {
+  return SENSITIVITY_RANK[sensitivity] >= SENSITIVITY_RANK.confidential;
+}
+
+/** The expiry of a put at `now` with `ttlSeconds`; undefined = never. */
+export function artifactExpiry(now: Date, ttlSeconds: number | undefined): string | undefined {
+  return ttlSeconds === undefined ? undefined : new Date(now.getTime() + ttlSeconds * 1000).toISOString();
+}
+
+/** The later of two expiries, where undefined means "never" and so always wins. */
+export function laterExpiry(a: string | undefined, b: string | undefined): string | undefined {
+  if (a === undefined || b === undefined) return undefined;
+  return Date.parse(b) > Date.parse(a) ? b : a;
+}
+
+export function isArtifactExpired(expiresAt: string | undefined, now: Date): boolean {
+  return expiresAt !== undefined && now.getTime() >= Date.parse(expiresAt);
+}
+
+/**
+ * A second put of stored content never weakens it: the stricter sensitivity and the later expiry
+ * win; the id, `createdAt`, thread, labels and key of the first put stay, and `ttlSeconds` keeps
+ * meaning "from createdAt to the expiry". Returns `current` itself when nothing changes.
+ */
+export function strengthenArtifact(
+  current: ArtifactMetadata,
+  sensitivity: ArtifactSensitivity,
+  requestedExpiry: string | undefined,
+): ArtifactMetadata {
+  const stricter = stricterSensitivity(current.sensitivity, sensitivity);
+  const later = laterExpiry(current.expiresAt, requestedExpiry);
+  if (stricter === current.sensitivity && later === current.expiresAt) return current;
+  const { ttlSeconds: _previousTtl, ...rest } = current;
+  return {
+    ...rest,
+    sensitivity: stricter,
+    ...(later === undefined
+      ? {}
+      : { ttlSeconds: (Date.parse(later) - Date.parse(current.createdAt)) / 1000 }),
+    expiresAt: later,
+  };
+}
