@@ -1,19 +1,16 @@
 import { getEncoder } from './src/encoders/create-encoder.ts';
-const alphabets = ['a', 'ab', 'abc', 'aA', 'a1', 'ABab', 'xyz0123+/=', 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', '的一是不了人我在有他这为之大来以个中上们', 'あいうえおかきくけこ', '!?.,;:-=+*/\\(){}[]<>"\'', ' \t\n', 'e\u0301a\u0300', 'Ωωαβγδ', 'ab !c\n/1\'s', 'абвгд'];
-let seed = 1; const rnd = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed / 0x80000000; };
-for (const encName of ['o200k_base', 'cl100k_base'] as const) {
-  const enc = getEncoder(encName);
-  const hist = new Map<number, number>();
-  let worst = 0;
-  for (let trial = 0; trial < 40000; trial++) {
-    const alpha = [...alphabets[Math.floor(rnd() * alphabets.length)]!];
-    const n = 2 + Math.floor(rnd() * 60);
-    let s = ''; for (let i = 0; i < n; i++) s += alpha[Math.floor(rnd() * alpha.length)];
-    const cps = [...s]; const cut = 1 + Math.floor(rnd() * (cps.length - 1));
-    const a = cps.slice(0, cut).join(''), b = cps.slice(cut).join('');
-    const d = enc.countTokens(s) - enc.countTokens(a) - enc.countTokens(b);
-    hist.set(d, (hist.get(d) ?? 0) + 1);
-    if (d > worst) { worst = d; console.log(encName, 'deficit', d, JSON.stringify(a), JSON.stringify(b)); }
+import { countBounded } from './src/bounded/bounded-count.ts';
+import { randomBytes } from 'node:crypto';
+function cjk(n: number) { let s=''; let x=12345; for (let i=0;i<n;i++){ x=(x*1103515245+12345)&0x7fffffff; s+=String.fromCharCode(0x4e00 + (x % 20000)); } return s; }
+const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const text = cjk(200_000);
+const b64 = randomBytes(300_000).toString('base64');
+const bounds = { maxRunBytes: 256, sliceLength: 16384, tokensPerCut: 2 };
+for (const backend of ['gpt-tokenizer', 'tiktoken-wasm', 'js-tiktoken', 'gpt-tokenizer'] as const) {
+  const enc = getEncoder('o200k_base', backend);
+  for (const [name, s] of [['cjk', text], ['b64', b64]] as const) {
+    countBounded(enc, s.slice(0, 20000), bounds);
+    let t = cpu(); const c = countBounded(enc, s, bounds); const ms = cpu() - t;
+    console.log(backend, name, c, ms.toFixed(0), 'ms cpu', (Buffer.byteLength(s)/1e6/(ms/1000)).toFixed(2), 'MB/s');
   }
-  console.log(encName, [...hist].sort((x, y) => x[0] - y[0]));
 }

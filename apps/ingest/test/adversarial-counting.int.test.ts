@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, KEY_A, startTestIngest, type TestIngest } from './support.js';
+import { bearer, KEY_A, messageEvent, startTestIngest, type TestIngest } from './support.js';
 
 /**
  * Token counting must never stall the ingest: while one client appends a megabyte of text that
@@ -45,6 +45,14 @@ beforeAll(async () => {
     body: JSON.stringify({ threadId: 'adversarial', model: 'claude-sonnet-4-5' }),
   });
   expect(created.status).toBe(201);
+  // The first count in a process loads the encoder's rank table (a few hundred ms, once); that
+  // start-up cost is not what this test is about, so an ordinary message pays it first.
+  const warmUp = await fetch(`${baseUrl}/v1/threads/adversarial/events`, {
+    method: 'POST',
+    headers: { ...bearer(KEY_A), 'content-type': 'application/json' },
+    body: JSON.stringify({ events: [messageEvent('user', 'Hello there, how are you today?')] }),
+  });
+  expect(warmUp.status).toBe(201);
 });
 afterAll(async () => {
   await ingest.cleanup();
@@ -71,12 +79,14 @@ async function pollHealthDuring<T>(run: () => Promise<T>): Promise<{ result: T; 
   const exited = new Promise((resolve) => poller.once('exit', resolve));
   // Wait for the poller's first answer, so polls are in flight before the append starts.
   while (lines.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  // Answers that came back before `run` started measure the poller's own warm-up, not the server.
+  const before = lines.length;
   try {
     const result = await run();
     // Stopping lets the poll in flight finish and print, so the stalled one is never lost.
     poller.stdin.end('stop\n');
     await exited;
-    return { result, latencies: latenciesOf(lines) };
+    return { result, latencies: latenciesOf(lines.slice(before)) };
   } finally {
     if (poller.exitCode === null) poller.kill();
   }
@@ -108,7 +118,7 @@ while (!stopped) {
 describe('/healthz while a client appends adversarial text', () => {
   let sequence = 0;
   for (const [name, makeText] of adversarialTexts) {
-    it(`answers within ${healthBoundMs} ms during an append of ${name}`, async () => {
+    it(`answers within ${healthBoundMs} ms during an append of ${name}`, { timeout: 120_000 }, async () => {
       sequence += 1;
       const text = makeText();
       const body = JSON.stringify({
