@@ -4,14 +4,16 @@ import { segmentText } from './segment-text.js';
 
 /**
  * The encoder's count of `text`, in time linear in its length: the text is cut where
- * `segmentText` says, each segment is counted by the encoder, and each inexact cut adds
- * `tokensPerCut`. Equal to `encoder.countTokens(text)` for text without over-long runs; never
- * below it otherwise.
+ * `segmentText` says, each stretch between inexact cuts is counted by the encoder, and each
+ * inexact cut adds `tokensPerCut`. Exact cuts are not needed here (they only let
+ * `countBoundedYielding` pause) and are skipped: they leave the count as it is. Equal to
+ * `encoder.countTokens(text)` for text without over-long runs; never below it otherwise.
  */
 export function countBounded(encoder: TokenEncoder, text: string, bounds: CountingBounds): number {
   let total = 0;
   let start = 0;
   for (const { end, inexact } of segmentText(text, bounds)) {
+    if (!inexact && end < text.length) continue;
     total += encoder.countTokens(start === 0 && end === text.length ? text : text.slice(start, end));
     if (inexact) total += bounds.tokensPerCut;
     start = end;
