@@ -35,30 +35,38 @@ export function cjkText(bytes: number, seed = 2): string {
   return text;
 }
 
-const keywords = ['function', 'return', 'var', 'new', 'typeof', 'void', 'this', 'null', 'true', 'false'];
-const operators = ['=', '==', '===', '!==', '&&', '||', '?', ':', '+', '-', '*', '/', '<', '>', '<=', '>>>', '|', '&', '!', '.'];
+/** What a minifier leaves: one- and two-letter local names, real property and global names, keywords. */
+const localNames = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$'.split('');
+const propertyNames = [
+  'length', 'prototype', 'push', 'call', 'apply', 'indexOf', 'toString', 'replace', 'slice', 'map', 'forEach',
+  'hasOwnProperty', 'exports', 'default', 'value', 'get', 'set', 'then', 'catch', 'keys', 'assign', 'create',
+  'defineProperty', 'isArray', 'join', 'split', 'concat', 'filter', 'reduce', 'test', 'match', 'name', 'type',
+];
+const keywords = ['function', 'return', 'var', 'new', 'typeof', 'void', 'this', 'null', 'true', 'false', 'if', 'else', 'for', 'in'];
+const operators = ['=', '==', '===', '!==', '&&', '||', '?', ':', '+', '-', '*', '<', '>', '<=', '>>>', '|', '&', '!', '+=', '++'];
+const punctuation = ['(', ')', '{', '}', '[', ']', ',', ';', ';', ','];
 
-/** Minified-looking JavaScript: random short identifiers, operators, numbers and strings, few spaces. */
+/**
+ * Minified-looking JavaScript: short local names (often two letters, as minifiers assign them),
+ * property and global names, keywords, operators, numbers and strings, spaces only where
+ * JavaScript needs them, one long line.
+ */
 export function minifiedJavaScript(bytes: number, seed = 3): string {
   const next = randomSource(seed);
-  const letters = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$';
-  const identifier = () => {
-    let name = letters[next() % letters.length]!;
-    const extra = next() % 3;
-    for (let index = 0; index < extra; index++) name += letters[next() % letters.length];
-    return name;
-  };
+  const pick = <T>(items: readonly T[]): T => items[next() % items.length]!;
+  const local = () => (next() % 3 === 0 ? pick(localNames) + pick(localNames) : pick(localNames));
   const parts: string[] = [];
   let length = 0;
   while (length < bytes) {
-    const choice = next() % 10;
+    const choice = next() % 12;
     let part: string;
-    if (choice < 4) part = identifier();
-    else if (choice < 6) part = operators[next() % operators.length]!;
-    else if (choice === 6) part = `${keywords[next() % keywords.length]} ${identifier()}`;
-    else if (choice === 7) part = String(next() % 10_000);
-    else if (choice === 8) part = `"${identifier()}${identifier()}"`;
-    else part = ['(', ')', '{', '}', '[', ']', ',', ';'][next() % 8]!;
+    if (choice < 3) part = local();
+    else if (choice < 5) part = `.${pick(propertyNames)}`;
+    else if (choice < 7) part = pick(operators);
+    else if (choice === 7) part = `${pick(keywords)} ${local()}`;
+    else if (choice === 8) part = String(next() % 1_000);
+    else if (choice === 9) part = `"${pick(propertyNames)}"`;
+    else part = pick(punctuation);
     parts.push(part);
     length += part.length;
   }
