@@ -58,7 +58,11 @@ function measure(input: string, texts: readonly string[]): Omit<ThroughputRow, '
  */
 export function benchWorstCase(ordinary: readonly string[], sizes: WorstCaseSizes): WorstCaseResult {
   // Warm the JIT and load the rank table outside the measurement.
-  countBounded(createGptTokenizerEncoder('o200k_base'), minifiedJavaScript(20_000, 99), defaultCountingBounds);
+  countBounded(
+    createGptTokenizerEncoder('o200k_base'),
+    minifiedJavaScript(20_000, 99),
+    defaultCountingBounds,
+  );
   const ordinaryRow = { ...measure('ordinary text (corpus)', ordinary), slowdown: 1 };
   const rows = [
     measure('one letter', [repeatedLetter(sizes.letterBytes)]),

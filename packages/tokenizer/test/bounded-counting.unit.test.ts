@@ -21,7 +21,11 @@ import { referenceCount } from './helpers.js';
 const encodings: readonly EncodingName[] = ['o200k_base', 'cl100k_base'];
 
 function reference(encoding: EncodingName): TokenEncoder {
-  return { backend: 'js-tiktoken-reference', encoding, countTokens: (text) => referenceCount(text, encoding) };
+  return {
+    backend: 'js-tiktoken-reference',
+    encoding,
+    countTokens: (text) => referenceCount(text, encoding),
+  };
 }
 
 const noYield = async () => {};
@@ -29,15 +33,89 @@ const noYield = async () => {};
 /** Ordinary prose and code: words, identifiers, numbers, punctuation, indentation, short CJK phrases. */
 const ordinaryToken = fc.oneof(
   fc.constantFrom(
-    'the', 'The', 'model', 'context', 'window', 'compaction', "don't", "it's", 'über', 'naïve', 'café',
-    'function', 'return', 'const', 'await', 'import', 'export', 'null', 'undefined', 'True', 'self',
-    'getUserById', 'snake_case_name', 'HTTPServer', 'x', 'i', 'README.md', 'src/index.ts', '/usr/bin/env',
-    'https://example.com/a/b?c=d', '数据库连接', '今天天气很好', 'こんにちは', 'Привет', '🙂',
+    'the',
+    'The',
+    'model',
+    'context',
+    'window',
+    'compaction',
+    "don't",
+    "it's",
+    'über',
+    'naïve',
+    'café',
+    'function',
+    'return',
+    'const',
+    'await',
+    'import',
+    'export',
+    'null',
+    'undefined',
+    'True',
+    'self',
+    'getUserById',
+    'snake_case_name',
+    'HTTPServer',
+    'x',
+    'i',
+    'README.md',
+    'src/index.ts',
+    '/usr/bin/env',
+    'https://example.com/a/b?c=d',
+    '数据库连接',
+    '今天天气很好',
+    'こんにちは',
+    'Привет',
+    '🙂',
   ),
   fc.integer({ min: 0, max: 1_000_000 }).map(String),
-  fc.constantFrom('.', ',', ';', ':', '!', '?', '(', ')', '{', '}', '[', ']', '=>', '===', '+=', '"', "'", '`', '#', '//', '/*', '*/', '->', '::', '...', '-', '—', '，', '。'),
+  fc.constantFrom(
+    '.',
+    ',',
+    ';',
+    ':',
+    '!',
+    '?',
+    '(',
+    ')',
+    '{',
+    '}',
+    '[',
+    ']',
+    '=>',
+    '===',
+    '+=',
+    '"',
+    "'",
+    '`',
+    '#',
+    '//',
+    '/*',
+    '*/',
+    '->',
+    '::',
+    '...',
+    '-',
+    '—',
+    '，',
+    '。',
+  ),
 );
-const separator = fc.constantFrom(' ', ' ', ' ', '', '\n', '\n\n', '\n    ', '\n\t', '  ', ', ', '. ', '\r\n');
+const separator = fc.constantFrom(
+  ' ',
+  ' ',
+  ' ',
+  '',
+  '\n',
+  '\n\n',
+  '\n    ',
+  '\n\t',
+  '  ',
+  ', ',
+  '. ',
+  '\r\n',
+);
 const ordinaryText = (maxTokens: number, minTokens = 0) =>
   fc
     .array(fc.tuple(ordinaryToken, separator), { minLength: minTokens, maxLength: maxTokens })
@@ -45,18 +123,32 @@ const ordinaryText = (maxTokens: number, minTokens = 0) =>
 
 /** Adversarial alphabets: repeated letters, base64, CJK, emoji, punctuation, whitespace, marks, mixtures. */
 const adversarialAlphabet = fc.constantFrom(
-  'a', 'ab', 'aA', 'abc', 'a1', 'xyz0123+/=',
+  'a',
+  'ab',
+  'aA',
+  'abc',
+  'a1',
+  'xyz0123+/=',
   'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/',
-  '的一是不了人我在有他这为之大来以个中上们', 'あいうえおかきくけこ', '🙂😀👍🏽', '!?.,;:-=+*/\\(){}[]<>"\'',
-  ' \t', ' \n', '\n/', '!\n/', 'e\u0301a\u0300', 'Ωωαβγδ', "ab !c\n/1's", 'абвгд', 'ก่อนที่จะ',
+  '的一是不了人我在有他这为之大来以个中上们',
+  'あいうえおかきくけこ',
+  '🙂😀👍🏽',
+  '!?.,;:-=+*/\\(){}[]<>"\'',
+  ' \t',
+  ' \n',
+  '\n/',
+  '!\n/',
+  'e\u0301a\u0300',
+  'Ωωαβγδ',
+  "ab !c\n/1's",
+  'абвгд',
+  'ก่อนที่จะ',
 );
 const adversarialText = (maxLength: number) =>
-  fc
-    .tuple(adversarialAlphabet, fc.array(fc.nat(), { minLength: 1, maxLength }))
-    .map(([alphabet, picks]) => {
-      const characters = [...alphabet];
-      return picks.map((pick) => characters[pick % characters.length]).join('');
-    });
+  fc.tuple(adversarialAlphabet, fc.array(fc.nat(), { minLength: 1, maxLength })).map(([alphabet, picks]) => {
+    const characters = [...alphabet];
+    return picks.map((pick) => characters[pick % characters.length]).join('');
+  });
 
 /** Small bounds make the cuts frequent, so short (exactly countable) texts exercise every rule. */
 const smallBounds: CountingBounds = { maxRunBytes: 24, sliceLength: 24, tokensPerCut: 2 };
@@ -84,7 +176,9 @@ describe('bounded counting', () => {
           expect(segments.every((segment) => !segment.inexact)).toBe(true);
           // Long enough to be cut: the exact cut rules are what is under test.
           if (text.length > 200) expect(segments.length).toBeGreaterThan(1);
-          expect(await countBoundedYielding(encoder, text, bounds, 0, noYield)).toBe(referenceCount(text, encoding));
+          expect(await countBoundedYielding(encoder, text, bounds, 0, noYield)).toBe(
+            referenceCount(text, encoding),
+          );
         }),
         { numRuns: 300 },
       );
@@ -117,7 +211,9 @@ describe('bounded counting', () => {
           fc.array(fc.nat(), { minLength: 25, maxLength: 72 }),
           (alphabet, picks) => {
             const text = picks.map((pick) => alphabet[pick % alphabet.length]).join('');
-            expect(countBounded(exact, text, smallBounds)).toBeGreaterThanOrEqual(referenceCount(text, encoding));
+            expect(countBounded(exact, text, smallBounds)).toBeGreaterThanOrEqual(
+              referenceCount(text, encoding),
+            );
           },
         ),
         { numRuns: 1_500 },
@@ -168,10 +264,19 @@ describe('bounded counting', () => {
     };
     fc.assert(
       fc.property(
-        fc.tuple(adversarialText(3_000), fc.integer({ min: 1, max: 40 })).map(([text, times]) => text.repeat(times)),
+        fc
+          .tuple(adversarialText(3_000), fc.integer({ min: 1, max: 40 }))
+          .map(([text, times]) => text.repeat(times)),
         (text) => {
           const seen: string[] = [];
-          const spy: TokenEncoder = { backend: 'spy', encoding: 'o200k_base', countTokens: (piece) => (seen.push(piece), 1) };
+          const spy: TokenEncoder = {
+            backend: 'spy',
+            encoding: 'o200k_base',
+            countTokens: (piece) => {
+              seen.push(piece);
+              return 1;
+            },
+          };
           countBounded(spy, text, defaultCountingBounds);
           for (const piece of seen) {
             // A piece may carry a run of another class only up to the same bound each.

@@ -39,7 +39,9 @@ function requests(system: string, userText: string, input: unknown, output: stri
         { role: 'user', content: userText },
         {
           role: 'assistant',
-          tool_calls: [{ id: 't1', type: 'function', function: { name: 'read', arguments: stringifyJson(input) } }],
+          tool_calls: [
+            { id: 't1', type: 'function', function: { name: 'read', arguments: stringifyJson(input) } },
+          ],
         },
         { role: 'tool', tool_call_id: 't1', content: output },
       ],
@@ -59,7 +61,14 @@ function requests(system: string, userText: string, input: unknown, output: stri
         { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 't1', toolName: 'read', input }] },
         {
           role: 'tool',
-          content: [{ type: 'tool-result', toolCallId: 't1', toolName: 'read', output: { type: 'text', value: output } }],
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: 't1',
+              toolName: 'read',
+              output: { type: 'text', value: output },
+            },
+          ],
         },
       ],
     },
@@ -71,10 +80,21 @@ function toolCall(input: unknown) {
 }
 
 const adversarial = fc.oneof(
-  fc.constantFrom('a', 'x', '的', '=', ' ', '🙂').chain((c) => fc.integer({ min: 200, max: 1_200 }).map((n) => c.repeat(n))),
-  fc.array(fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/'), { minLength: 300, maxLength: 900 }).map((cs) => cs.join('')),
+  fc
+    .constantFrom('a', 'x', '的', '=', ' ', '🙂')
+    .chain((c) => fc.integer({ min: 200, max: 1_200 }).map((n) => c.repeat(n))),
+  fc
+    .array(fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/'), {
+      minLength: 300,
+      maxLength: 900,
+    })
+    .map((cs) => cs.join('')),
 );
-const ordinary = fc.array(fc.constantFrom('the', 'model', 'reads', 'src/index.ts', '42', 'and', 'then', 'writes.', '\n'), { maxLength: 60 }).map((words) => words.join(' '));
+const ordinary = fc
+  .array(fc.constantFrom('the', 'model', 'reads', 'src/index.ts', '42', 'and', 'then', 'writes.', '\n'), {
+    maxLength: 60,
+  })
+  .map((words) => words.join(' '));
 
 describe('every counting path is bounded', () => {
   it('counts ordinary content exactly as before, and over-long content never lower, in every format', () => {
@@ -83,19 +103,32 @@ describe('every counting path is bounded', () => {
       fc.assert(
         fc.property(fc.oneof(ordinary, adversarial), fc.oneof(ordinary, adversarial), (first, second) => {
           const ordinaryInput = !/(.)\1{60}/u.test(first + second) && first.length + second.length < 2_000;
-          const compare = (a: number, b: number) => (ordinaryInput ? expect(a).toBe(b) : expect(a).toBeGreaterThanOrEqual(b));
+          const compare = (a: number, b: number) =>
+            ordinaryInput ? expect(a).toBe(b) : expect(a).toBeGreaterThanOrEqual(b);
           compare(bounded.count(first), plain.count(first));
           const content = message('assistant', text(first), toolCall({ path: second }));
           compare(bounded.countMessage(content, 'anthropic'), plain.countMessage(content, 'anthropic'));
           const result = message('tool', toolResult('read', second));
-          compare(bounded.countMessages([content, result], 'openai-chat'), plain.countMessages([content, result], 'openai-chat'));
+          compare(
+            bounded.countMessages([content, result], 'openai-chat'),
+            plain.countMessages([content, result], 'openai-chat'),
+          );
           const all = requests(first, second, { query: first }, second);
           for (const format of formats) {
-            compare(bounded.countRequest(all[format] as never, format), plain.countRequest(all[format] as never, format));
+            compare(
+              bounded.countRequest(all[format] as never, format),
+              plain.countRequest(all[format] as never, format),
+            );
           }
           compare(
-            bounded.countTools([{ name: 'read', description: first, inputSchema: { type: 'object' } }], 'anthropic'),
-            plain.countTools([{ name: 'read', description: first, inputSchema: { type: 'object' } }], 'anthropic'),
+            bounded.countTools(
+              [{ name: 'read', description: first, inputSchema: { type: 'object' } }],
+              'anthropic',
+            ),
+            plain.countTools(
+              [{ name: 'read', description: first, inputSchema: { type: 'object' } }],
+              'anthropic',
+            ),
           );
         }),
         { numRuns: 25 },
@@ -103,16 +136,15 @@ describe('every counting path is bounded', () => {
     }
   });
 
-  it('countMessageAsync gives countMessage\'s result, large texts included, and yields on the way', async () => {
+  it("countMessageAsync gives countMessage's result, large texts included, and yields on the way", async () => {
     const tokenizer = createTokenizer({ model: 'claude-sonnet-4-5', cache: false });
     const other = createTokenizer({ model: 'claude-sonnet-4-5', cache: false });
     const large = `${'lorem ipsum dolor sit amet 12345 '.repeat(3_000)}${'的'.repeat(20_000)}${'a'.repeat(30_000)}`;
-    const content: Message = message(
-      'assistant',
-      text(large),
-      toolCall({ body: large.slice(0, 50_000) }),
-      { type: 'document', mediaType: 'text/plain', source: { kind: 'base64', data: Buffer.from(large).toString('base64') } },
-    );
+    const content: Message = message('assistant', text(large), toolCall({ body: large.slice(0, 50_000) }), {
+      type: 'document',
+      mediaType: 'text/plain',
+      source: { kind: 'base64', data: Buffer.from(large).toString('base64') },
+    });
     let turns = 0;
     const ticking = setInterval(() => {
       turns++;
@@ -129,7 +161,12 @@ describe('every counting path is bounded', () => {
       backend: 'spy',
       encoding: 'o200k_base',
       countTokens: (piece) => {
-        seen.push((piece.match(/(.)\1*/gsu) ?? []).reduce((longest, run) => Math.max(longest, Buffer.byteLength(run)), 0));
+        seen.push(
+          (piece.match(/(.)\1*/gsu) ?? []).reduce(
+            (longest, run) => Math.max(longest, Buffer.byteLength(run)),
+            0,
+          ),
+        );
         return piece.length;
       },
     };
@@ -155,15 +192,22 @@ describe('deeply nested JSON', () => {
       const deep = nested(depth);
       for (const model of models) {
         const tokenizer = createTokenizer({ model, cache: false });
-        expect(tokenizer.countMessage(message('assistant', toolCall(deep)), 'anthropic')).toBeGreaterThan(depth / 4);
-        expect(tokenizer.countMessage(message('tool', toolResult('read', { deep })), 'anthropic')).toBeGreaterThan(depth / 4);
+        expect(tokenizer.countMessage(message('assistant', toolCall(deep)), 'anthropic')).toBeGreaterThan(
+          depth / 4,
+        );
+        expect(
+          tokenizer.countMessage(message('tool', toolResult('read', { deep })), 'anthropic'),
+        ).toBeGreaterThan(depth / 4);
         const all = requests('system', 'user', deep, 'output');
         for (const format of formats) {
           expect(tokenizer.countRequest(all[format] as never, format)).toBeGreaterThan(depth / 4);
         }
         expect(
           tokenizer.countRequest(
-            { messages: [{ role: 'user', content: [{ type: 'unknown_block', deep }] }], tools: [{ name: 't', input_schema: { type: 'object', properties: { p: { items: deep } } } }] },
+            {
+              messages: [{ role: 'user', content: [{ type: 'unknown_block', deep }] }],
+              tools: [{ name: 't', input_schema: { type: 'object', properties: { p: { items: deep } } } }],
+            },
             'anthropic',
           ),
         ).toBeGreaterThan(depth / 4);
@@ -173,7 +217,9 @@ describe('deeply nested JSON', () => {
 
   it('is counted at 100,000 levels', () => {
     const tokenizer = createTokenizer({ model: 'claude-sonnet-4-5', cache: false });
-    expect(tokenizer.countMessage(message('assistant', toolCall(nested(100_000))), 'anthropic')).toBeGreaterThan(25_000);
+    expect(
+      tokenizer.countMessage(message('assistant', toolCall(nested(100_000))), 'anthropic'),
+    ).toBeGreaterThan(25_000);
   });
 
   it('serializes exactly as JSON.stringify does, at any depth', () => {
@@ -184,10 +230,14 @@ describe('deeply nested JSON', () => {
     );
     const depth = 20_000;
     expect(stringifyJson(nested(depth))).toBe(`${'[{"a":'.repeat(depth / 2)}{}${'}]'.repeat(depth / 2)}`);
-    const replaced = stringifyJson(nested(depth, { secret: 'x', keep: 1 }), (key, value) => (key === 'secret' ? undefined : value));
-    expect(replaced).toBe(`${'[{"a":'.repeat(depth / 2)}{"keep":1}${'}]'.repeat(depth / 2)}`);
-    expect(stringifyJson(nested(depth, { when: new Date(0), skip: undefined, list: [undefined, () => 1, Number.NaN] }))).toContain(
-      '{"when":"1970-01-01T00:00:00.000Z","list":[null,null,null]}',
+    const replaced = stringifyJson(nested(depth, { secret: 'x', keep: 1 }), (key, value) =>
+      key === 'secret' ? undefined : value,
     );
+    expect(replaced).toBe(`${'[{"a":'.repeat(depth / 2)}{"keep":1}${'}]'.repeat(depth / 2)}`);
+    expect(
+      stringifyJson(
+        nested(depth, { when: new Date(0), skip: undefined, list: [undefined, () => 1, Number.NaN] }),
+      ),
+    ).toContain('{"when":"1970-01-01T00:00:00.000Z","list":[null,null,null]}');
   });
 });

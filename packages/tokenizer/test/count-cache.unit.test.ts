@@ -16,7 +16,11 @@ describe('createCountCache', () => {
       fc.property(
         fc.integer({ min: 100, max: 4_000 }),
         fc.array(
-          fc.tuple(fc.constantFrom('get', 'set'), fc.integer({ min: 0, max: 30 }), fc.integer({ min: 0, max: 600 })),
+          fc.tuple(
+            fc.constantFrom('get', 'set'),
+            fc.integer({ min: 0, max: 30 }),
+            fc.integer({ min: 0, max: 600 }),
+          ),
           { maxLength: 300 },
         ),
         (maxBytes, operations) => {
@@ -60,13 +64,13 @@ describe('createCountCache', () => {
   it('keeps the default cache within its bytes while a tokenizer counts many long distinct strings', () => {
     const cache = createCountCache({ maxBytes: 64 * 1024 });
     const tokenizer = createTokenizer({ model: 'gpt-4o', cache, hashThreshold: 10_000 });
-    for (let index = 0; index < 400; index++) tokenizer.countExact(`${index} ${'long line of text '.repeat(200)}`);
+    for (let index = 0; index < 400; index++)
+      tokenizer.countExact(`${index} ${'long line of text '.repeat(200)}`);
     expect(cache.bytes).toBeLessThanOrEqual(64 * 1024);
     expect(cache.size).toBeGreaterThan(0);
     expect(cache.size).toBeLessThan(400);
     expect(createCountCache().maxBytes).toBe(defaultCountCacheBytes);
   });
-
 
   it('never holds more than maxEntries, and keeps the most recently used', () => {
     fc.assert(

@@ -17,7 +17,12 @@ export const fullSizes: BenchSizes = {
   tokenizer: {
     bytesPerSource: 700_000,
     repeats: 3,
-    worstCase: { letterBytes: 1_000_000, base64Bytes: 1_000_000, cjkBytes: 5_000_000, minifiedBytes: 1_000_000 },
+    worstCase: {
+      letterBytes: 1_000_000,
+      base64Bytes: 1_000_000,
+      cjkBytes: 5_000_000,
+      minifiedBytes: 1_000_000,
+    },
   },
 };
 

@@ -74,7 +74,12 @@ export function* segmentText(text: string, bounds: CountingBounds): Generator<Se
     lineTail = (here & lineTailClass) !== 0 ? lineTail + width : 0;
     let cut = -1;
     let inexact = true;
-    if (letters > maxRunBytes || punctuation > maxRunBytes || whitespace > maxRunBytes || lineTail > maxRunBytes) {
+    if (
+      letters > maxRunBytes ||
+      punctuation > maxRunBytes ||
+      whitespace > maxRunBytes ||
+      lineTail > maxRunBytes
+    ) {
       // Cut inside the run, before this character (or before its pair).
       cut = pairTail ? index - 1 : index;
     } else if (index - start >= sliceLength && lastExact > start) {

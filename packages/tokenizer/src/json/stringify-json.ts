@@ -38,10 +38,7 @@ export function stringifyWithoutRecursion(root: unknown, replacer?: JsonReplacer
 
   function prepare(holder: unknown, key: string, raw: unknown): Prepared {
     let value = raw;
-    if (
-      (typeof value === 'object' && value !== null) ||
-      typeof value === 'bigint'
-    ) {
+    if ((typeof value === 'object' && value !== null) || typeof value === 'bigint') {
       const toJson = (value as { toJSON?: unknown }).toJSON;
       if (typeof toJson === 'function') value = toJson.call(value, key);
     }
@@ -49,7 +46,9 @@ export function stringifyWithoutRecursion(root: unknown, replacer?: JsonReplacer
     if (value === null) return { text: 'null' };
     if (typeof value !== 'object') {
       // Strings, numbers, booleans and bigints (which throw, as natively) serialize without depth.
-      return { text: typeof value === 'function' || typeof value === 'symbol' ? undefined : JSON.stringify(value) };
+      return {
+        text: typeof value === 'function' || typeof value === 'symbol' ? undefined : JSON.stringify(value),
+      };
     }
     if (isBoxedPrimitive(value)) return { text: JSON.stringify(value) };
     if (active.has(value)) throw new TypeError('Converting circular structure to JSON');
