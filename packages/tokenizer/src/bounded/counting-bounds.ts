@@ -22,7 +22,7 @@ export interface CountingBounds {
 
 export const defaultCountingBounds: Readonly<CountingBounds> = Object.freeze({
   maxRunBytes: 256,
-  sliceLength: 4_096,
+  sliceLength: 1_024,
   tokensPerCut: 2,
 });
 
