@@ -7,8 +7,8 @@ import { bearer, KEY_A, messageEvent, startTestIngest, type TestIngest } from '.
  * Token counting must never stall the ingest: while one client appends a megabyte of text that
  * byte-pair encoding handles worst (one repeated letter, base64, CJK without punctuation), another
  * keeps asking `/healthz` over a real socket, and every answer must come back within 200 ms.
- * Before counting was bounded, the base64 append held the event loop for about a second and the
- * repeated letter for many minutes.
+ * Before counting was bounded, the base64 append held the event loop for 3.5 s and the repeated
+ * letter for many minutes.
  */
 
 const healthBoundMs = 200;
