@@ -9,3 +9,10 @@ export {
   megabytes,
   sameCounts,
 } from './encoding-throughput.js';
+export { base64Text, cjkText, minifiedJavaScript, repeatedLetter } from './worst-case-inputs.js';
+export {
+  benchWorstCase,
+  type ThroughputRow,
+  type WorstCaseResult,
+  type WorstCaseSizes,
+} from './worst-case-throughput.js';

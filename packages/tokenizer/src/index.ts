@@ -5,9 +5,15 @@ export type {
 } from './anthropic/anthropic-token-counter.js';
 export { createAnthropicTokenCounter } from './anthropic/anthropic-token-counter.js';
 export { mapAnthropicError } from './anthropic/map-anthropic-error.js';
+export type { YieldControl } from './bounded/bounded-count.js';
+export { countBounded, countBoundedYielding, yieldToEventLoop } from './bounded/bounded-count.js';
+export type { CountingBounds } from './bounded/counting-bounds.js';
+export { defaultCountingBounds, resolveCountingBounds } from './bounded/counting-bounds.js';
+export type { Segment } from './bounded/segment-text.js';
+export { segmentText } from './bounded/segment-text.js';
 export { contentKey, defaultHashThreshold } from './cache/content-key.js';
 export type { CountCache, CountCacheOptions } from './cache/count-cache.js';
-export { createCountCache, defaultCountCacheEntries } from './cache/count-cache.js';
+export { countCacheEntryBytes, createCountCache, defaultCountCacheBytes } from './cache/count-cache.js';
 export type {
   CalibrateRatioOptions,
   RatioCalibrationResult,
@@ -48,11 +54,18 @@ export type { OpenAiResponsesRequest } from './counting/requests/openai-response
 export { defaultEncoderBackend, getEncoder } from './encoders/create-encoder.js';
 export type { EncoderBackendName, EncodingName, TokenEncoder } from './encoders/token-encoder.js';
 export { encoderBackendNames, encodingNames } from './encoders/token-encoder.js';
+export type { JsonReplacer } from './json/stringify-json.js';
+export { stringifyJson } from './json/stringify-json.js';
 export type { ModelInfo, ModelProvider, TokenizerFamily, TokenizerGeneration } from './models/model-info.js';
 export { tokenizerFamilies } from './models/model-info.js';
 export type { ModelInfoOverrides } from './models/model-registry.js';
 export { findModelInfo, getModelInfo, listModels, resolveModelInfo } from './models/model-registry.js';
 export type { ThreadModel, ThreadTokenizers } from './thread-tokenizers.js';
 export { countingFormatFor, createThreadTokenizers, tokenizerForThread } from './thread-tokenizers.js';
-export type { CreateTokenizerOptions, ProviderRequests, ProviderTokenizer } from './tokenizer.js';
+export type {
+  CountAsyncOptions,
+  CreateTokenizerOptions,
+  ProviderRequests,
+  ProviderTokenizer,
+} from './tokenizer.js';
 export { createTokenizer, defaultCountCache } from './tokenizer.js';

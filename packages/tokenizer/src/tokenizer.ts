@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Message, ProviderName, Tokenizer, ToolDefinition } from '@compactor/core';
 import { ValidationError } from '@compactor/core';
+import { countBounded, countBoundedYielding } from './bounded/bounded-count.js';
+import type { CountingBounds } from './bounded/counting-bounds.js';
+import { defaultCountingBounds, resolveCountingBounds } from './bounded/counting-bounds.js';
 import { contentKey, defaultHashThreshold } from './cache/content-key.js';
 import type { CountCache } from './cache/count-cache.js';
 import { createCountCache } from './cache/count-cache.js';
@@ -11,7 +14,7 @@ import type { CalibrationSource } from './calibration/resolve-calibration.js';
 import { resolveCalibration } from './calibration/resolve-calibration.js';
 import type { CountingEngine, RequestBreakdown } from './counting/counting-engine.js';
 import { measureUnknown } from './counting/counting-engine.js';
-import { countPdfPages } from './counting/document-pages.js';
+import { countPdfPages, decodeBase64Text } from './counting/document-pages.js';
 import type { MeasureContext } from './counting/measure-content.js';
 import { measureMessage } from './counting/measure-content.js';
 import type { Measurement } from './counting/measurement.js';
@@ -69,6 +72,13 @@ export interface CreateTokenizerOptions {
   imageTokens?: number;
   /** Per-PDF-page estimate; default by provider. */
   documentPageTokens?: number;
+  /** How counting stays linear in time on any input (see `CountingBounds`); the defaults suit every use. */
+  countingBounds?: Partial<CountingBounds>;
+}
+
+export interface CountAsyncOptions {
+  /** Give the event loop back after this many milliseconds of counting. Default 5. */
+  budgetMs?: number;
 }
 
 /** Core's `Tokenizer` port, plus whole-request counting and the measurements behind estimates. */
@@ -77,8 +87,16 @@ export interface ProviderTokenizer extends Tokenizer {
   readonly encoding: EncodingName;
   readonly calibration: EstimateCalibration;
   readonly calibrationSource: CalibrationSource;
-  /** Exact count in the base encoding (cached). */
+  /**
+   * Count in the base encoding (cached): exact for ordinary text; for text with a run of one
+   * character class longer than `countingBounds.maxRunBytes`, never below the exact count.
+   */
   countExact(text: string): number;
+  /**
+   * `countMessage`, giving the event loop back every `budgetMs` while it counts large content
+   * (same result). Use it where a request handler counts what a client sent.
+   */
+  countMessageAsync(message: Message, provider: ProviderName, options?: CountAsyncOptions): Promise<number>;
   countMessages(messages: readonly Message[], provider: ProviderName): number;
   countRequest<P extends ProviderName>(request: ProviderRequests[P], provider: P): number;
   countRequestBreakdown<P extends ProviderName>(request: ProviderRequests[P], provider: P): RequestBreakdown;
@@ -140,10 +158,19 @@ export function createTokenizer(options: CreateTokenizerOptions): ProviderTokeni
   const encoder = options.encoder ?? getEncoder(encoding, options.backend ?? defaultEncoderBackend);
   const cache = options.cache === false ? undefined : (options.cache ?? defaultCountCache);
   const hashThreshold = options.hashThreshold ?? defaultHashThreshold;
-  // Known backends agree token for token, so they share cache entries; anything else is kept apart.
-  const namespace = (encoderBackendNames as readonly string[]).includes(encoder.backend)
+  const bounds = resolveCountingBounds(options.countingBounds);
+  const defaultBounds =
+    bounds.maxRunBytes === defaultCountingBounds.maxRunBytes &&
+    bounds.sliceLength === defaultCountingBounds.sliceLength &&
+    bounds.tokensPerCut === defaultCountingBounds.tokensPerCut;
+  // Known backends agree token for token, so they share cache entries; anything else is kept apart,
+  // and so are counts made under other bounds (they cut long runs elsewhere).
+  const encoderNamespace = (encoderBackendNames as readonly string[]).includes(encoder.backend)
     ? encoder.encoding
     : `${encoder.backend}/${encoder.encoding}`;
+  const namespace = defaultBounds
+    ? encoderNamespace
+    : `${encoderNamespace}@${bounds.maxRunBytes}.${bounds.sliceLength}.${bounds.tokensPerCut}`;
   const toolResultsAreMessages = info.provider === 'openai';
 
   function cached(kind: string, text: string, compute: () => number): number {
@@ -157,17 +184,14 @@ export function createTokenizer(options: CreateTokenizerOptions): ProviderTokeni
   }
 
   const countExact = (text: string): number =>
-    text.length === 0 ? 0 : cached('', text, () => encoder.countTokens(text));
+    text.length === 0 ? 0 : cached('', text, () => countBounded(encoder, text, bounds));
 
   const context: MeasureContext = {
     exact: countExact,
     imageTokens: options.imageTokens ?? imageTokensByProvider[info.provider],
     documentPageTokens: options.documentPageTokens ?? documentPageTokensByProvider[info.provider],
     pdfPages: (base64) => cached(':pdf-pages', base64, () => countPdfPages(base64)),
-    exactBase64Text: (base64) =>
-      cached(':base64-text', base64, () =>
-        encoder.countTokens(Buffer.from(base64, 'base64').toString('utf8')),
-      ),
+    exactBase64Text: (base64) => countExact(decodeBase64Text(base64)),
   };
 
   const estimate = (measurement: Measurement): number => estimateTokens(measurement, calibration);
@@ -213,6 +237,48 @@ export function createTokenizer(options: CreateTokenizerOptions): ProviderTokeni
     return count;
   }
 
+  /**
+   * Counts the message's large texts first, a slice at a time with the event loop given back in
+   * between, into the count cache (or a local one); the ordinary `countMessage` then finds them
+   * counted. Which texts a message needs comes from measuring it once with a recording counter.
+   */
+  async function countMessageAsync(
+    message: Message,
+    provider: ProviderName,
+    options: CountAsyncOptions = {},
+  ): Promise<number> {
+    checkProvider(provider);
+    const known = messageCounts.get(message);
+    if (known !== undefined) return known;
+    const budgetMs = options.budgetMs ?? 5;
+    const large: string[] = [];
+    const recording: MeasureContext = {
+      ...context,
+      exact: (text) => {
+        if (text.length > bounds.sliceLength) large.push(text);
+        return 0;
+      },
+      exactBase64Text: (base64) => recording.exact(decodeBase64Text(base64)),
+    };
+    measureMessage(message, recording, toolResultsAreMessages);
+    const counted = new Map<string, number>();
+    for (const text of large) {
+      const key = cache ? contentKey(namespace, text, hashThreshold) : undefined;
+      if (counted.has(text) || (key !== undefined && cache?.get(key) !== undefined)) continue;
+      const count = await countBoundedYielding(encoder, text, bounds, budgetMs);
+      counted.set(text, count);
+      if (key !== undefined) cache?.set(key, count);
+    }
+    const prepared: MeasureContext = {
+      ...context,
+      exact: (text) => counted.get(text) ?? countExact(text),
+      exactBase64Text: (base64) => prepared.exact(decodeBase64Text(base64)),
+    };
+    const count = estimate(measureMessage(message, prepared, toolResultsAreMessages));
+    messageCounts.set(message, count);
+    return count;
+  }
+
   function countRequestBreakdown<P extends ProviderName>(
     request: ProviderRequests[P],
     provider: P,
@@ -232,7 +298,14 @@ export function createTokenizer(options: CreateTokenizerOptions): ProviderTokeni
 
   // Everything that changes a count is in the id, so counts stored under it never go stale.
   const settings = createHash('sha256')
-    .update(JSON.stringify([calibration, context.imageTokens, context.documentPageTokens]))
+    .update(
+      JSON.stringify([
+        calibration,
+        context.imageTokens,
+        context.documentPageTokens,
+        ...(defaultBounds ? [] : [bounds]),
+      ]),
+    )
     .digest('hex')
     .slice(0, 10);
 
@@ -248,6 +321,7 @@ export function createTokenizer(options: CreateTokenizerOptions): ProviderTokeni
       return Math.ceil(calibration.ratios.text * countExact(text) * calibration.safetyFactor);
     },
     countMessage,
+    countMessageAsync,
     countMessages(messages, provider) {
       checkProvider(provider);
       const total = emptyMeasurement();

@@ -1,9 +1,77 @@
 import { CompactorError } from '@compactor/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { contentKey, createCountCache, defaultHashThreshold } from '../src/index.js';
+import {
+  contentKey,
+  countCacheEntryBytes,
+  createCountCache,
+  createTokenizer,
+  defaultCountCacheBytes,
+  defaultHashThreshold,
+} from '../src/index.js';
 
 describe('createCountCache', () => {
+  it('never holds more than maxBytes, and keeps the most recently used entries that fit', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 100, max: 4_000 }),
+        fc.array(
+          fc.tuple(
+            fc.constantFrom('get', 'set'),
+            fc.integer({ min: 0, max: 30 }),
+            fc.integer({ min: 0, max: 600 }),
+          ),
+          { maxLength: 300 },
+        ),
+        (maxBytes, operations) => {
+          const cache = createCountCache({ maxBytes });
+          // A key's length is fixed by its number, so a key always costs the same.
+          const keyOf = (key: number) => `k${key}`.padEnd(1 + ((key * 37) % 600), '.');
+          const recency: number[] = [];
+          const touch = (key: number) => {
+            const at = recency.indexOf(key);
+            if (at >= 0) recency.splice(at, 1);
+            recency.push(key);
+          };
+          for (const [operation, key] of operations) {
+            if (operation === 'set') {
+              cache.set(keyOf(key), key);
+              if (countCacheEntryBytes(keyOf(key)) <= maxBytes) touch(key);
+              else {
+                const at = recency.indexOf(key);
+                if (at >= 0) recency.splice(at, 1);
+              }
+            } else if (cache.get(keyOf(key)) !== undefined) touch(key);
+            if (cache.bytes > maxBytes) return false;
+            const accounted = recency.reduce((sum, k) => sum + countCacheEntryBytes(keyOf(k)), 0);
+            // The model: the most recent entries, evicted from the oldest until they fit.
+            let total = accounted;
+            const kept = [...recency];
+            while (total > maxBytes) total -= countCacheEntryBytes(keyOf(kept.shift()!));
+            recency.splice(0, recency.length, ...kept);
+          }
+          const bytes = recency.reduce((sum, k) => sum + countCacheEntryBytes(keyOf(k)), 0);
+          return (
+            cache.bytes === bytes &&
+            cache.size === recency.length &&
+            recency.every((key) => cache.get(keyOf(key)) === key)
+          );
+        },
+      ),
+    );
+  });
+
+  it('keeps the default cache within its bytes while a tokenizer counts many long distinct strings', () => {
+    const cache = createCountCache({ maxBytes: 64 * 1024 });
+    const tokenizer = createTokenizer({ model: 'gpt-4o', cache, hashThreshold: 10_000 });
+    for (let index = 0; index < 400; index++)
+      tokenizer.countExact(`${index} ${'long line of text '.repeat(200)}`);
+    expect(cache.bytes).toBeLessThanOrEqual(64 * 1024);
+    expect(cache.size).toBeGreaterThan(0);
+    expect(cache.size).toBeLessThan(400);
+    expect(createCountCache().maxBytes).toBe(defaultCountCacheBytes);
+  });
+
   it('never holds more than maxEntries, and keeps the most recently used', () => {
     fc.assert(
       fc.property(

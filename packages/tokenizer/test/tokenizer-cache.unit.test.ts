@@ -71,6 +71,10 @@ describe('tokenizer count cache', () => {
       get size() {
         return inner.size;
       },
+      get bytes() {
+        return inner.bytes;
+      },
+      maxBytes: inner.maxBytes,
       maxEntries: inner.maxEntries,
       clear: () => inner.clear(),
     };

@@ -50,6 +50,17 @@ export function formatBenchReport(report: BenchReport): string {
       (backend) =>
         `| ${backend.backend}${backend.backend === tokenizer.ours ? ' (ours)' : ''} | ${backend.largeMBps.toFixed(2)} | ${backend.shortMBps.toFixed(2)} | ${backend.oursOverThisLarge.toFixed(2)} / ${backend.oursOverThisShort.toFixed(2)} | ${backend.countsIdentical ? 'yes' : 'NO'} |`,
     ),
+    '',
+    '## Tokenizer worst case — bounded counting (gpt-tokenizer, o200k_base, each text counted once)',
+    '',
+    '| input | MB | tokens | MB/s (CPU) | MB/s (wall) | ordinary ÷ this |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...[tokenizer.worstCase.ordinary, ...tokenizer.worstCase.worstCases].map(
+      (row) =>
+        `| ${row.input} | ${row.megabytes.toFixed(2)} | ${row.tokens.toLocaleString('en-US')} | ${row.cpuMBps.toFixed(2)} | ${row.wallMBps.toFixed(2)} | ${times(row.slowdown)} |`,
+    ),
+    '',
+    `worst ÷ ordinary: ${times(tokenizer.worstCase.worstOverOrdinary)} (target ≤ 5×: ${tokenizer.worstCase.worstOverOrdinary <= 5 ? 'met' : 'NOT met'})`,
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -1,10 +1,12 @@
 import { defaultEncoderBackend } from '@compactor/tokenizer';
 import {
   benchEncoding,
+  benchWorstCase,
   corpusAvailable,
   loadBenchText,
   megabytes,
   sameCounts,
+  type WorstCaseResult,
 } from '@compactor/tokenizer/bench';
 import type { BenchSizes } from './bench-sizes.js';
 
@@ -24,12 +26,16 @@ export interface TokenizerBenchResult {
   megabytes: number;
   ours: string;
   backends: BackendThroughput[];
+  /** Bounded counting on the worst inputs beside ordinary text (ADR-0040). */
+  worstCase: WorstCaseResult;
 }
 
 /** The tokenizer package's benchmark on o200k_base: every backend's MB/s, counts checked identical. */
 export function benchTokenizer(sizes: BenchSizes['tokenizer']): TokenizerBenchResult {
   const texts = loadBenchText(sizes.bytesPerSource);
   const large = texts.map((text) => text.pieces.join('\n\n'));
+  // First, while the encoder's merge cache has seen none of these texts.
+  const worstCase = benchWorstCase(large, sizes.worstCase);
   const short = texts.flatMap((text) => text.pieces);
   const results = benchEncoding('o200k_base', large, short, sizes.repeats);
   const ours = results.find((result) => result.backend === defaultEncoderBackend)!;
@@ -49,5 +55,6 @@ export function benchTokenizer(sizes: BenchSizes['tokenizer']): TokenizerBenchRe
       countsIdentical:
         sameCounts(result.largeCounts, ours.largeCounts) && sameCounts(result.shortCounts, ours.shortCounts),
     })),
+    worstCase,
   };
 }

@@ -68,11 +68,15 @@ export function registerEventRoutes(app: IngestApp, context: IngestContext): voi
       const tokenizer = context.tokenizers.forThread(created);
       const format = countingFormatFor(tokenizer.model.provider);
       // Stored token counts are the ingest's own, so thread totals exist and a retry counts the same.
-      const counted = body.events.map((event) =>
-        event.type === 'message.appended'
-          ? { ...event, tokens: tokenizer.countMessage(event.message, format) }
-          : event,
-      );
+      // Counted a slice at a time, so a megabyte of text never holds the event loop (ADR-0040).
+      const counted: EventInput[] = [];
+      for (const event of body.events) {
+        counted.push(
+          event.type === 'message.appended'
+            ? { ...event, tokens: await tokenizer.countMessageAsync(event.message, format) }
+            : event,
+        );
+      }
       const result = await appendWithEventPaths(() =>
         events.append(caller.tenantId, id, counted, expectedVersion === undefined ? {} : { expectedVersion }),
       );

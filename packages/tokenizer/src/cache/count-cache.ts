@@ -8,33 +8,66 @@ export interface CountCache {
   get(key: string): number | undefined;
   set(key: string, count: number): void;
   readonly size: number;
+  /** What the entries held now are accounted to cost (see `countCacheEntryBytes`). */
+  readonly bytes: number;
+  readonly maxBytes: number;
+  /** An optional second bound on the number of entries (`Infinity` when not set). */
   readonly maxEntries: number;
   clear(): void;
 }
 
 export interface CountCacheOptions {
-  /** At most this many counts are kept; the least recently used goes first. Default 20,000. */
+  /** The entries' accounted bytes never exceed this; the least recently used go first. Default 8 MiB. */
+  maxBytes?: number;
+  /** Optionally, at most this many entries as well. Default: bounded by bytes only. */
   maxEntries?: number;
 }
 
-export const defaultCountCacheEntries = 20_000;
+export const defaultCountCacheBytes = 8 * 1024 * 1024;
+
+/**
+ * Bytes an entry is accounted to cost: the key's UTF-16 code units at 2 bytes (V8 stores some
+ * strings in 1 byte per character; counting 2 over-estimates them) plus 64 bytes for the map
+ * entry, the number and the string header.
+ */
+export function countCacheEntryBytes(key: string): number {
+  return 2 * key.length + 64;
+}
+
+function checkBound(name: string, value: number): void {
+  if (value === Number.POSITIVE_INFINITY) return;
+  if (!Number.isInteger(value) || value < 1) {
+    throw new ValidationError(`count cache ${name} must be a positive integer`, [
+      { path: name, message: `got ${value}` },
+    ]);
+  }
+}
 
 /**
  * Least-recently-used eviction on a `Map`, whose iteration order is insertion order: a hit is
- * moved to the end by deleting and re-inserting it, and eviction takes the first key.
+ * moved to the end by deleting and re-inserting it, and eviction takes the first keys until the
+ * new entry fits. An entry larger than the whole bound is not kept at all.
  */
 export function createCountCache(options: CountCacheOptions = {}): CountCache {
-  const maxEntries = options.maxEntries ?? defaultCountCacheEntries;
-  if (!Number.isInteger(maxEntries) || maxEntries < 1) {
-    throw new ValidationError('count cache maxEntries must be a positive integer', [
-      { path: 'maxEntries', message: `got ${maxEntries}` },
-    ]);
-  }
+  const maxBytes = options.maxBytes ?? defaultCountCacheBytes;
+  const maxEntries = options.maxEntries ?? Number.POSITIVE_INFINITY;
+  checkBound('maxBytes', maxBytes);
+  checkBound('maxEntries', maxEntries);
   const entries = new Map<string, number>();
+  let bytes = 0;
+
+  function remove(key: string): void {
+    if (entries.delete(key)) bytes -= countCacheEntryBytes(key);
+  }
+
   return {
+    maxBytes,
     maxEntries,
     get size() {
       return entries.size;
+    },
+    get bytes() {
+      return bytes;
     },
     get(key) {
       const count = entries.get(key);
@@ -45,15 +78,20 @@ export function createCountCache(options: CountCacheOptions = {}): CountCache {
       return count;
     },
     set(key, count) {
-      if (entries.has(key)) entries.delete(key);
-      else if (entries.size >= maxEntries) {
+      remove(key);
+      const cost = countCacheEntryBytes(key);
+      if (cost > maxBytes) return;
+      while (entries.size > 0 && (bytes + cost > maxBytes || entries.size >= maxEntries)) {
         const oldest = entries.keys().next();
-        if (!oldest.done) entries.delete(oldest.value);
+        if (oldest.done) break;
+        remove(oldest.value);
       }
       entries.set(key, count);
+      bytes += cost;
     },
     clear() {
       entries.clear();
+      bytes = 0;
     },
   };
 }

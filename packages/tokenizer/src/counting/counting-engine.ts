@@ -1,4 +1,5 @@
 import type { EstimateCalibration } from '../calibration/estimate-calibration.js';
+import { stringifyJson } from '../json/stringify-json.js';
 import type { ModelInfo } from '../models/model-info.js';
 import type { MeasureContext } from './measure-content.js';
 import type { Measurement } from './measurement.js';
@@ -59,7 +60,7 @@ const base64Like = /^(?:data:[^,]{0,100},)?[A-Za-z0-9+/=\r\n_-]+$/;
  */
 export function measureUnknown(value: unknown, engine: CountingEngine, into: Measurement): void {
   let binaries = 0;
-  const json = JSON.stringify(value, (key, child: unknown) => {
+  const json = stringifyJson(value, (key, child: unknown) => {
     if (key === 'cache_control') return undefined;
     if (ArrayBuffer.isView(child) || child instanceof ArrayBuffer) {
       binaries++;

@@ -1,4 +1,5 @@
 import type { ContentPart, DocumentPart, Message } from '@compactor/core';
+import { stringifyJson } from '../json/stringify-json.js';
 import type { Measurement } from './measurement.js';
 import { addPart, emptyMeasurement } from './measurement.js';
 
@@ -15,7 +16,7 @@ export interface MeasureContext {
 
 /** JSON the way the wire carries tool input: key order kept, `undefined` input as `{}`. */
 export function toJson(value: unknown): string {
-  return JSON.stringify(value ?? {}) ?? '{}';
+  return stringifyJson(value ?? {}) ?? '{}';
 }
 
 function measureDocument(part: DocumentPart, context: MeasureContext, into: Measurement): void {

@@ -1,5 +1,6 @@
 import type { EstimateCalibration } from '../calibration/estimate-calibration.js';
 import type { EncodingName } from '../encoders/token-encoder.js';
+import { stringifyJson } from '../json/stringify-json.js';
 import type { ModelInfo } from '../models/model-info.js';
 import {
   anthropicToolSystemPromptTokens,
@@ -57,7 +58,7 @@ export function openAiToolTokens(
       const typeText = Array.isArray(type) ? type.join(',') : typeof type === 'string' ? type : '';
       const descriptionText = typeof description === 'string' ? withoutTrailingPeriod(description) : '';
       total += exact(`${key}:${typeText}:${descriptionText}`);
-      if (Object.keys(rest).length > 0) total += exact(JSON.stringify(rest));
+      if (Object.keys(rest).length > 0) total += exact(stringifyJson(rest) ?? '');
     }
   }
   return total;
@@ -86,12 +87,12 @@ export function estimatedToolTokens(
 ): number {
   let total = 0;
   for (const tool of tools) {
-    const json = JSON.stringify({
+    const json = stringifyJson({
       name: tool.name,
       description: tool.description ?? '',
       input_schema: tool.parameters ?? {},
     });
-    total += calibration.ratios.toolCall * exact(json) + calibration.overheads.toolCall;
+    total += calibration.ratios.toolCall * exact(json ?? '') + calibration.overheads.toolCall;
   }
   return Math.ceil(total * calibration.safetyFactor);
 }
