@@ -108,8 +108,10 @@ describe.skipIf(!available)(suiteName, () => {
           ANTHROPIC_API_KEY: 'test-key',
           ANTHROPIC_BASE_URL: api.url,
           COMPACTOR_SWEEP_INTERVAL_MS: '0',
-          COMPACTOR_LOCK_DURATION_MS: '1000',
-          COMPACTOR_STALLED_INTERVAL_MS: '500',
+          // Short enough that a killed worker's check is recovered within the test, long enough that
+          // a live worker on a loaded 2-core machine still renews its lock in time (1 s did not).
+          COMPACTOR_LOCK_DURATION_MS: '3000',
+          COMPACTOR_STALLED_INTERVAL_MS: '1000',
           ...workerEnvironment,
           ...extra,
         });
