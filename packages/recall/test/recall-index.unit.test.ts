@@ -122,7 +122,7 @@ describe('recallQuery', () => {
       message('1', 'user', [{ type: 'text', text: 'fix the flaky login test' }]),
       message('2', 'assistant', [{ type: 'text', text: 'on it' }]),
       message('3', 'user', [{ type: 'text', text: '[hook output]' }], true),
-      message('4', 'assistant', [{ type: 'tool_call', toolCallId: 'c1', name: 'read', input: { path: 'login.spec.ts' } }]),
+      message('4', 'assistant', [{ type: 'tool_call', id: 'c1', name: 'read', input: { path: 'login.spec.ts' } }]),
     ];
     expect(recallQuery(messages)).toBe('fix the flaky login test\nread {"path":"login.spec.ts"}');
     expect(recallQuery(messages.slice(0, 2))).toBe('fix the flaky login test');

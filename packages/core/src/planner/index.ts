@@ -14,3 +14,4 @@ export type {
 } from './planner-types.js';
 export { computeProtectedRegions, type ProtectedRegions } from './protected-tail.js';
 export { contentAsText } from './rungs/externalize.js';
+export { summaryBudgetFor } from './rungs/summarize.js';
