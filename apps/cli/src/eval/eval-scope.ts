@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { defaultChatBudgets, defaultCodingBudgets, type EvalTranscript, isCodingKind } from './eval-types.js';
 
 export const DEFAULT_QA_RATIOS = [2, 4, 8];
@@ -37,7 +38,7 @@ export interface ScopeOptions {
  *   at one budget, 16k for chats and 32k for coding sessions).
  * - Question-conditioned: every LoCoMo conversation at 2×, 4× and 8× of its text (`--quick`: the
  *   first conversation at 4×).
- * - Needles: the first transcript of each kind plus the second LoCoMo conversation, at ceilings 8k,
+ * - Needles: the smallest file of each kind (its first conversation) plus the second LoCoMo conversation, at ceilings 8k,
  *   16k and 32k (`--quick`: the first coding session and the first LoCoMo conversation at 16k).
  * - Drift: every coding session and the first transcript of each other kind (`--quick`: none).
  */
@@ -64,7 +65,7 @@ export function evalScope(transcripts: readonly EvalTranscript[], options: Scope
       needleTranscripts = [...(coding ? [coding] : []), ...locomo.slice(0, 1)];
       if (needleTranscripts.length === 0) needleTranscripts = transcripts.slice(0, 1);
     } else {
-      needleTranscripts = [...firsts, ...locomo.slice(1, 2)];
+      needleTranscripts = [...smallestOfEachKind(transcripts), ...locomo.slice(1, 2)];
     }
   }
   const needleCeilings = options.needleCeilings ?? (quick ? QUICK_NEEDLE_CEILINGS : DEFAULT_NEEDLE_CEILINGS);
@@ -87,6 +88,16 @@ export function evalScope(transcripts: readonly EvalTranscript[], options: Scope
       needleTranscripts.length * needleCeilings.length +
       driftRuns.length,
   };
+}
+
+function smallestOfEachKind(transcripts: readonly EvalTranscript[]): EvalTranscript[] {
+  const best = new Map<string, { transcript: EvalTranscript; size: number }>();
+  for (const transcript of transcripts) {
+    const size = statSync(transcript.file).size;
+    const current = best.get(transcript.kind);
+    if (!current || size < current.size) best.set(transcript.kind, { transcript, size });
+  }
+  return [...best.values()].map((entry) => entry.transcript);
 }
 
 function firstOfEachKind(transcripts: readonly EvalTranscript[]): EvalTranscript[] {

@@ -59,8 +59,8 @@ export interface NeedleOptions {
 
 /**
  * Planted needles through 10 chained compactions. The transcript (needles planted) is appended a
- * tenth at a time; the workers' debounced checks run as it grows (every 1% of the window) and a
- * forced compaction closes each tenth. After each round every system renders the thread so far
+ * tenth at a time; the workers' debounced checks run as it grows (every 1% of the window, at most
+ * 100 per round) and a forced compaction closes each tenth. After each round every system renders the thread so far
  * with a neutral newest turn (instructions must be in that request) and with each fact's question
  * as the newest turn (its value must be in that request, on word boundaries).
  */
@@ -134,7 +134,10 @@ async function needleRunAt(
     });
     const [created, ...rest] = prepared;
     if (created) await stores.events.append(tenantId, threadId, [created]);
-    const checkEvery = Math.max(1, Math.floor(contextWindow * 0.01));
+    // The workers' debounce (1% of the window), capped at 100 checks per round so that a 600k-token
+    // session at an 8k window stays minutes, not hours.
+    const messageTokens = rest.reduce((sum, event) => sum + (event.type === 'message.appended' ? (event.tokens ?? 0) : 0), 0);
+    const checkEvery = Math.max(1, Math.floor(contextWindow * 0.01), Math.ceil(messageTokens / NEEDLE_ROUNDS / 100));
     const appended = new Set<string>();
     for (let round = 1; round <= NEEDLE_ROUNDS; round += 1) {
       const from = Math.floor((rest.length * (round - 1)) / NEEDLE_ROUNDS);

@@ -17,7 +17,10 @@ export interface PlantResult {
  */
 export function plantNeedles(events: readonly EventInput[], needles: readonly Needle[], seed: number): PlantResult {
   const random = seededRandom(seed);
-  const messages = events.flatMap((event) => (event.type === 'message.appended' ? [event.message] : []));
+  // Root-agent messages only: a subagent's conversation is not rendered into the root request.
+  const messages = events.flatMap((event) =>
+    event.type === 'message.appended' && event.message.subagentId === undefined ? [event.message] : [],
+  );
   const userTurns = messages.filter((message) => isTurnStart(message));
   const earlyUsers = userTurns.slice(0, Math.max(1, Math.ceil(userTurns.length * EARLY_SHARE)));
   const earlyMessages = messages.slice(0, Math.max(1, Math.ceil(messages.length * EARLY_SHARE)));
