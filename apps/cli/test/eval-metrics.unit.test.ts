@@ -56,7 +56,7 @@ describe('final-state coding probes (from the log, not from our extractors)', ()
 });
 
 describe('pi summary probes', () => {
-  it('take backticked terms and paths of pi\'s own summaries that occur before the compaction', () => {
+  it("take backticked terms and paths of pi's own summaries that occur before the compaction", () => {
     expect(summaryTerms('Edited `src/a.ts` and docs/guide.md; ran `npm test` (see x.y).')).toEqual([
       'src/a.ts',
       'npm test',

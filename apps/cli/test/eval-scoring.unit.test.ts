@@ -145,7 +145,9 @@ describe('needles', () => {
       // Early: the first quarter of the 20 user turns (u0–u4) or of the 61 events' messages (index < 15).
       expect(['u0', 'u1', 'u2', 'u3', 'u4', 't0', 't1', 't2', 't3', 't4']).toContain(needle.messageId);
       if (needle.kind === 'instruction') expect(needle.place).toBe('user');
-      const event = planted.find((candidate) => candidate.type === 'message.appended' && candidate.message.id === needle.messageId);
+      const event = planted.find(
+        (candidate) => candidate.type === 'message.appended' && candidate.message.id === needle.messageId,
+      );
       expect(JSON.stringify(event)).toContain(JSON.stringify(needle.text).slice(1, -1));
     }
     expect(plantNeedles(events, needles, 3)).toEqual(plantNeedles(events, needles, 3));

@@ -92,15 +92,32 @@ export async function writeLocomoFixture(): Promise<string> {
         speaker,
         dia_id: diaId,
         text,
-        ...(diaId === 'D2:5' ? { img_url: ['https://example.com/cake.jpg'], blip_caption: 'a photo of a lemon cake' } : {}),
+        ...(diaId === 'D2:5'
+          ? { img_url: ['https://example.com/cake.jpg'], blip_caption: 'a photo of a lemon cake' }
+          : {}),
       });
     }
     conversation[`session_${session}`] = turns;
   }
   const qa = [
-    { question: 'Where did Alice travel with her aunt Philippa?', answer: 'Zanzibar', evidence: ['D1:3'], category: 4 },
-    { question: 'What is the name of the puppy Alice got?', answer: 'Biscuit', evidence: ['D1:6'], category: 4 },
-    { question: 'Where is the pottery class Alice signed up for?', answer: 'Harrogate', evidence: ['D3:40'], category: 4 },
+    {
+      question: 'Where did Alice travel with her aunt Philippa?',
+      answer: 'Zanzibar',
+      evidence: ['D1:3'],
+      category: 4,
+    },
+    {
+      question: 'What is the name of the puppy Alice got?',
+      answer: 'Biscuit',
+      evidence: ['D1:6'],
+      category: 4,
+    },
+    {
+      question: 'Where is the pottery class Alice signed up for?',
+      answer: 'Harrogate',
+      evidence: ['D3:40'],
+      category: 4,
+    },
     { question: 'Did Alice go to Zanzibar?', answer: 'Yes', evidence: ['D1:3'], category: 1 },
     { question: 'What did Alice take up?', adversarial_answer: 'knitting', evidence: ['D3:40'], category: 5 },
   ];

@@ -20,7 +20,9 @@ export function messageRecallText(message: Pick<Message, 'content'>): string {
  * The query a render would search with: the newest real user turn's text, plus the newest message's
  * tool calls when the conversation ends on a pending call (the agent is about to act on it).
  */
-export function recallQuery(messages: readonly Pick<Message, 'role' | 'content' | 'synthetic' | 'subagentId'>[]): string {
+export function recallQuery(
+  messages: readonly Pick<Message, 'role' | 'content' | 'synthetic' | 'subagentId'>[],
+): string {
   const parts: string[] = [];
   const last = messages.at(-1);
   if (last?.role === 'assistant') {

@@ -130,7 +130,9 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
       const ranked = results
         .map((result) => ({ result, document: stored.get(String(result.id)) }))
         .filter((entry): entry is { result: (typeof results)[number]; document: Stored } => !!entry.document)
-        .sort((left, right) => right.result.score - left.result.score || left.document.seq - right.document.seq);
+        .sort(
+          (left, right) => right.result.score - left.result.score || left.document.seq - right.document.seq,
+        );
       const hits: RecallHit[] = [];
       let tokens = 0;
       for (const { result, document } of ranked) {

@@ -64,7 +64,9 @@ describe('createRecallIndex', () => {
       minScore: (all.hits[0]!.score + all.hits[1]!.score) / 2,
     });
     expect(strict.hits).toHaveLength(1);
-    expect(index.search({ query: 'what is the', topK: 5, maxTokens: 100, countTokens: words }).matched).toBe(0);
+    expect(index.search({ query: 'what is the', topK: 5, maxTokens: 100, countTokens: words }).matched).toBe(
+      0,
+    );
   });
 
   it('removes documents, replaces a re-added id and evicts the oldest past maxDocuments', () => {
@@ -87,11 +89,17 @@ describe('createRecallIndex', () => {
   it('gives the same hits for the same documents and query, whatever was removed before (property)', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.constantFrom('red', 'blue', 'green', 'lamp', 'chair', 'tea'), { minLength: 1, maxLength: 6 }),
-        fc.array(fc.array(fc.constantFrom('red', 'blue', 'green', 'lamp', 'chair', 'tea'), { maxLength: 5 }), {
+        fc.array(fc.constantFrom('red', 'blue', 'green', 'lamp', 'chair', 'tea'), {
           minLength: 1,
-          maxLength: 12,
+          maxLength: 6,
         }),
+        fc.array(
+          fc.array(fc.constantFrom('red', 'blue', 'green', 'lamp', 'chair', 'tea'), { maxLength: 5 }),
+          {
+            minLength: 1,
+            maxLength: 12,
+          },
+        ),
         fc.integer({ min: 1, max: 20 }),
         (query, texts, budget) => {
           const build = () => {
@@ -114,15 +122,21 @@ describe('createRecallIndex', () => {
 });
 
 describe('recallQuery', () => {
-  const message = (id: string, role: ThreadMessage['role'], content: ThreadMessage['content'], synthetic = false) =>
-    ({ id, role, content, ...(synthetic ? { synthetic: true } : {}) }) as ThreadMessage;
+  const message = (
+    id: string,
+    role: ThreadMessage['role'],
+    content: ThreadMessage['content'],
+    synthetic = false,
+  ) => ({ id, role, content, ...(synthetic ? { synthetic: true } : {}) }) as ThreadMessage;
 
   it('is the newest real user turn, plus the pending tool call when the thread ends on one', () => {
     const messages = [
       message('1', 'user', [{ type: 'text', text: 'fix the flaky login test' }]),
       message('2', 'assistant', [{ type: 'text', text: 'on it' }]),
       message('3', 'user', [{ type: 'text', text: '[hook output]' }], true),
-      message('4', 'assistant', [{ type: 'tool_call', id: 'c1', name: 'read', input: { path: 'login.spec.ts' } }]),
+      message('4', 'assistant', [
+        { type: 'tool_call', id: 'c1', name: 'read', input: { path: 'login.spec.ts' } },
+      ]),
     ];
     expect(recallQuery(messages)).toBe('fix the flaky login test\nread {"path":"login.spec.ts"}');
     expect(recallQuery(messages.slice(0, 2))).toBe('fix the flaky login test');

@@ -62,7 +62,11 @@ export function registerEvalCommand(program: Command): void {
     .option('--out <dir>', 'write results.json, report.md and retention.svg here', './eval-results')
     .option('--quick', 'a small sample of every part (under two minutes)')
     .option('--images', 'keep LoCoMo images as URL images (default: their captions)')
-    .option('--ratios <list>', 'text-compression ratios of the question-conditioned LoCoMo runs, e.g. 2,4,8', parseRatioList)
+    .option(
+      '--ratios <list>',
+      'text-compression ratios of the question-conditioned LoCoMo runs, e.g. 2,4,8',
+      parseRatioList,
+    )
     .option('--seed <n>', 'seed of the planted needles', (value) => Number.parseInt(value, 10))
     .action(async (options: EvalCommandOptions) => {
       const progress = process.stderr.isTTY
@@ -82,7 +86,9 @@ export function registerEvalCommand(program: Command): void {
           ...(options.quick ? { quick: true } : {}),
           ...(options.images ? { images: true } : {}),
           ...(options.ratios ? { qaRatios: options.ratios } : {}),
-          ...(options.seed !== undefined && Number.isInteger(options.seed) ? { needleSeed: options.seed } : {}),
+          ...(options.seed !== undefined && Number.isInteger(options.seed)
+            ? { needleSeed: options.seed }
+            : {}),
           onProgress: ({ done, total, step }) => {
             if (!progress) return;
             if (!started) {
@@ -102,7 +108,8 @@ export function registerEvalCommand(program: Command): void {
       await writeFile(join(outDir, 'report.md'), report);
       const systems = result.systems.map((system) => system.name);
       await writeFile(join(outDir, 'retention.svg'), retentionChart(result.runs, systems));
-      if (result.qaSummary.length > 0) await writeFile(join(outDir, 'qa-retention.svg'), qaChart(result.qaSummary));
+      if (result.qaSummary.length > 0)
+        await writeFile(join(outDir, 'qa-retention.svg'), qaChart(result.qaSummary));
       if (result.needleSummary.length > 0)
         await writeFile(join(outDir, 'needles.svg'), needleChart(result.needleSummary));
       // One chart per transcript kind too: pooled, the chats' and the coding sessions' budgets mix.

@@ -11,7 +11,8 @@ export function imagesAsCaptions(events: readonly EventInput[]): EventInput[] {
     if (event.type !== 'message.appended') return event;
     const { message } = event;
     if (!message.content.some((part) => part.type === 'image')) return event;
-    const caption = typeof message.metadata?.blipCaption === 'string' ? message.metadata.blipCaption : undefined;
+    const caption =
+      typeof message.metadata?.blipCaption === 'string' ? message.metadata.blipCaption : undefined;
     const content: ContentPart[] = message.content.map((part) =>
       part.type === 'image' ? { type: 'text', text: caption ? `[image: ${caption}]` : '[image]' } : part,
     );

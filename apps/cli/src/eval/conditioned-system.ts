@@ -70,7 +70,11 @@ export function questionMessage(thread: Thread, id: string, text: string): Threa
 }
 
 /** `thread` with `messages` (re-indexed) and the question appended. */
-export function withMessages(thread: Thread, messages: readonly ThreadMessage[], question: ThreadMessage): Thread {
+export function withMessages(
+  thread: Thread,
+  messages: readonly ThreadMessage[],
+  question: ThreadMessage,
+): Thread {
   const all = [...messages, question].map((message, index) => ({ ...message, index }));
   return { ...thread, version: Math.max(thread.version, question.seq), messages: all };
 }

@@ -1,4 +1,10 @@
-import type { EvaluationResult, NeedleSummaryRow, QaSummaryRow, RetentionCount, SystemSummary } from './eval-types.js';
+import type {
+  EvaluationResult,
+  NeedleSummaryRow,
+  QaSummaryRow,
+  RetentionCount,
+  SystemSummary,
+} from './eval-types.js';
 import { addCounts, share } from './probe-retention.js';
 import type { QaTally } from './qa-tally.js';
 
@@ -65,7 +71,9 @@ function needleTable(rows: readonly NeedleSummaryRow[]): string[] {
         `| ${row.system} | ${row.ceiling} | ${percent(row.instructions)} | ${percent(row.facts)} | ${percent(row.keptEveryRound)} | ${kinds
           .map((kind) => {
             const counts = row.byKind[kind];
-            return counts ? `${of(counts.instructions.retained, counts.instructions.total)} · ${of(counts.facts.retained, counts.facts.total)}` : '–';
+            return counts
+              ? `${of(counts.instructions.retained, counts.instructions.total)} · ${of(counts.facts.retained, counts.facts.total)}`
+              : '–';
           })
           .join(' | ')} |`,
     ),
@@ -91,7 +99,16 @@ export function formatEvaluationReport(result: EvaluationResult): string {
     );
     for (const ratio of result.qaOptions.ratios) {
       const rows = result.qaSummary.filter((row) => row.ratio === ratio);
-      lines.push(`### ${ratio}× of the text`, '', ...qaTable(rows), '', 'By category:', '', ...categoryTable(rows), '');
+      lines.push(
+        `### ${ratio}× of the text`,
+        '',
+        ...qaTable(rows),
+        '',
+        'By category:',
+        '',
+        ...categoryTable(rows),
+        '',
+      );
     }
   }
 
@@ -116,7 +133,10 @@ export function formatEvaluationReport(result: EvaluationResult): string {
     const fits = ours.filter((run) => run.emergency);
     const droppedSummaries = ours.filter((run) => (run.emergency?.droppedSummaries ?? 0) > 0);
     const overBudget = ours.filter(
-      (run) => run.summaryBudget !== null && run.summaryBudget !== undefined && (run.summaryTokens ?? 0) > run.summaryBudget,
+      (run) =>
+        run.summaryBudget !== null &&
+        run.summaryBudget !== undefined &&
+        (run.summaryTokens ?? 0) > run.summaryBudget,
     );
     const calls = ours.reduce((sum, run) => sum + (run.summarizerCalls ?? 0), 0);
     const cost = ours.reduce((sum, run) => sum + (run.summarizerCostUsd ?? 0), 0);
@@ -131,13 +151,23 @@ export function formatEvaluationReport(result: EvaluationResult): string {
 
   const probeKinds = [...new Set(result.runs.flatMap((run) => Object.keys(run.retention.byKind)))].sort();
   if (probeKinds.length > 0) {
-    lines.push('## Coding probes by kind (all budgets)', '', `| system | ${probeKinds.join(' | ')} |`, `|---|${probeKinds.map(() => '---').join('|')}|`);
+    lines.push(
+      '## Coding probes by kind (all budgets)',
+      '',
+      `| system | ${probeKinds.join(' | ')} |`,
+      `|---|${probeKinds.map(() => '---').join('|')}|`,
+    );
     for (const system of result.systems) {
       const runs = result.runs.filter((run) => run.system === system.name);
       lines.push(
         `| ${system.name} | ${probeKinds
           .map((kind) =>
-            percent(runs.reduce((total, run) => addCounts(total, run.retention.byKind[kind] ?? { retained: 0, total: 0 }), { retained: 0, total: 0 })),
+            percent(
+              runs.reduce(
+                (total, run) => addCounts(total, run.retention.byKind[kind] ?? { retained: 0, total: 0 }),
+                { retained: 0, total: 0 },
+              ),
+            ),
           )
           .join(' | ')} |`,
       );

@@ -136,8 +136,15 @@ async function needleRunAt(
     if (created) await stores.events.append(tenantId, threadId, [created]);
     // The workers' debounce (1% of the window), capped at 100 checks per round so that a 600k-token
     // session at an 8k window stays minutes, not hours.
-    const messageTokens = rest.reduce((sum, event) => sum + (event.type === 'message.appended' ? (event.tokens ?? 0) : 0), 0);
-    const checkEvery = Math.max(1, Math.floor(contextWindow * 0.01), Math.ceil(messageTokens / NEEDLE_ROUNDS / 100));
+    const messageTokens = rest.reduce(
+      (sum, event) => sum + (event.type === 'message.appended' ? (event.tokens ?? 0) : 0),
+      0,
+    );
+    const checkEvery = Math.max(
+      1,
+      Math.floor(contextWindow * 0.01),
+      Math.ceil(messageTokens / NEEDLE_ROUNDS / 100),
+    );
     const appended = new Set<string>();
     for (let round = 1; round <= NEEDLE_ROUNDS; round += 1) {
       const from = Math.floor((rest.length * (round - 1)) / NEEDLE_ROUNDS);
@@ -189,7 +196,9 @@ async function needleRunAt(
             else state.lost.add(needle.id);
           } else {
             tally.facts += 1;
-            const asked = asker.ask(questionMessage(thread, `eval-ask-${needle.id}-${round}`, needle.question ?? ''));
+            const asked = asker.ask(
+              questionMessage(thread, `eval-ask-${needle.id}-${round}`, needle.question ?? ''),
+            );
             const words = asked.request === null ? '' : wordsOf(requestText(asked.request));
             if (answerMatches(words, needle.value)) tally.factsRecalled += 1;
             else state.lost.add(needle.id);

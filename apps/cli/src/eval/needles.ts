@@ -48,7 +48,9 @@ export function seedOf(text: string): number {
 type Random = () => number;
 const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 const digits = (random: Random, count: number) =>
-  Array.from({ length: count }, (_, index) => String(Math.floor(random() * (index === 0 ? 9 : 10)) + (index === 0 ? 1 : 0))).join('');
+  Array.from({ length: count }, (_, index) =>
+    String(Math.floor(random() * (index === 0 ? 9 : 10)) + (index === 0 ? 1 : 0)),
+  ).join('');
 
 const languages = ['French', 'German', 'Spanish', 'Italian', 'Portuguese', 'Dutch', 'Swedish'];
 const names = ['Marguerite', 'Oswin', 'Thandiwe', 'Ignatius', 'Rosalind', 'Bartholomew', 'Ingrid', 'Leopold'];
@@ -61,12 +63,14 @@ const instructionMakers: Array<(random: Random) => string> = [
   (r) => `Keep your answers under ${pick(r, [60, 80, 120, 150])} words.`,
   (r) => `Call me ${pick(r, names)} from now on.`,
   (r) => `Sign off every reply with "${pick(r, ['Cheers', 'Onward', 'Best, the bot', 'Ta-ra'])}".`,
-  (r) => `Write dates as ${pick(r, ['DD/MM/YYYY', 'YYYY-MM-DD', 'the day then the month in words'])} when you mention one.`,
+  (r) =>
+    `Write dates as ${pick(r, ['DD/MM/YYYY', 'YYYY-MM-DD', 'the day then the month in words'])} when you mention one.`,
   (r) => `${pick(r, ['Skip', 'Leave out', 'Drop'])} the pleasantries and get straight to the point.`,
   (r) => `Indent code with ${pick(r, ['two', 'four', 'three'])} spaces in your examples.`,
-  (r) => `When you list options, number them instead of using bullets.`,
+  (_random) => `When you list options, number them instead of using bullets.`,
   (r) => `Answer in the second person and keep a ${pick(r, ['dry', 'warm', 'formal'])} tone.`,
-  (r) => `Leave the ${pick(r, ['vendor', 'legacy', 'generated', 'migrations'])} folder alone whatever happens.`,
+  (r) =>
+    `Leave the ${pick(r, ['vendor', 'legacy', 'generated', 'migrations'])} folder alone whatever happens.`,
 ];
 
 const factMakers: Array<(random: Random) => { text: string; question: string; value: string }> = [
@@ -88,7 +92,11 @@ const factMakers: Array<(random: Random) => { text: string; question: string; va
   },
   (r) => {
     const value = `${pick(r, words)}${digits(r, 3)}`;
-    return { text: `The office Wi-Fi password is ${value}.`, question: 'What is the office Wi-Fi password?', value };
+    return {
+      text: `The office Wi-Fi password is ${value}.`,
+      question: 'What is the office Wi-Fi password?',
+      value,
+    };
   },
   (r) => {
     const value = `INV-${digits(r, 5)}`;
@@ -109,7 +117,11 @@ const factMakers: Array<(random: Random) => { text: string; question: string; va
   },
   (r) => {
     const value = `${pick(r, ['QX', 'BR', 'TL', 'MZ'])}-${digits(r, 4)}`;
-    return { text: `The budget code for this project is ${value}.`, question: 'What is the project budget code?', value };
+    return {
+      text: `The budget code for this project is ${value}.`,
+      question: 'What is the project budget code?',
+      value,
+    };
   },
 ];
 

@@ -11,10 +11,21 @@ import {
   tokenBudget,
 } from '@compactor/core';
 import { threadBudget } from '@compactor/engine';
-import { RenderBudgetExceededError, type RenderReport, renderCeiling, renderPromptSync, summaryText } from '@compactor/render';
+import {
+  RenderBudgetExceededError,
+  type RenderReport,
+  renderCeiling,
+  renderPromptSync,
+  summaryText,
+} from '@compactor/render';
 import type { ProviderTokenizer } from '@compactor/tokenizer';
 import type { LocalReplayResult } from '../replay/replay-transcript.js';
-import type { AskedRequest, ConditionedSystem, EmergencyFigures, PreparedSystem } from './conditioned-system.js';
+import type {
+  AskedRequest,
+  ConditionedSystem,
+  EmergencyFigures,
+  PreparedSystem,
+} from './conditioned-system.js';
 import { withMessages } from './conditioned-system.js';
 
 export const OURS = 'compactor';

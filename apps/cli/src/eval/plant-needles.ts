@@ -15,7 +15,11 @@ export interface PlantResult {
  * to a string tool result) and early user turns. Each needle gets its own message, chosen by the
  * seeded PRNG; a needle with no free place left is not planted.
  */
-export function plantNeedles(events: readonly EventInput[], needles: readonly Needle[], seed: number): PlantResult {
+export function plantNeedles(
+  events: readonly EventInput[],
+  needles: readonly Needle[],
+  seed: number,
+): PlantResult {
   const random = seededRandom(seed);
   // Root-agent messages only: a subagent's conversation is not rendered into the root request.
   const messages = events.flatMap((event) =>

@@ -1,5 +1,6 @@
 import type { ProbeRetention, RetentionCount } from './eval-types.js';
 import type { CodingProbe } from './probes.js';
+import { entryOf } from './record-entry.js';
 import { containsNormalized } from './request-text.js';
 
 /**
@@ -11,7 +12,7 @@ export function codingRetention(probes: readonly CodingProbe[], requestText: str
   const byKind: Record<string, RetentionCount> = {};
   for (const probe of probes) {
     const retained = containsNormalized(requestText, probe.text);
-    const kind = (byKind[probe.kind] ??= emptyCount());
+    const kind = entryOf(byKind, probe.kind, emptyCount);
     for (const count of [overall, kind]) {
       count.total += 1;
       if (retained) count.retained += 1;

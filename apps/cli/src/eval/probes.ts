@@ -106,7 +106,9 @@ export function piSummaryProbes(thread: Thread, compactions: readonly PiCompacti
 export function summaryTerms(summary: string): string[] {
   const terms = new Set<string>();
   for (const match of summary.matchAll(/`([^`\n]+)`/g)) terms.add(match[1]!.trim());
-  for (const match of summary.matchAll(/(?:^|[\s(["'])((?:[\w.-]+\/)*[\w-]+\.[a-z][a-z0-9]{0,5})(?=$|[\s)\]"',:;.])/gim))
+  for (const match of summary.matchAll(
+    /(?:^|[\s(["'])((?:[\w.-]+\/)*[\w-]+\.[a-z][a-z0-9]{0,5})(?=$|[\s)\]"',:;.])/gim,
+  ))
     terms.add(match[1]!);
   return [...terms].filter((term) => term.length >= MIN_PI_TERM_CHARS && term.length <= PROBE_TEXT_LIMIT);
 }

@@ -9,7 +9,8 @@ import { type ConditionedSystem, questionMessage } from './conditioned-system.js
 import type { EvalTranscript } from './eval-types.js';
 import { oursConditioned, windowForCeiling } from './ours-conditioned.js';
 import { messageText } from './probes.js';
-import { addTally, emptyTally, type QaTally, type UsageFigures, UsageCounter } from './qa-tally.js';
+import { addTally, emptyTally, type QaTally, UsageCounter, type UsageFigures } from './qa-tally.js';
+import { entryOf } from './record-entry.js';
 import { requestText } from './request-text.js';
 import { evidencePresent } from './strict-evidence.js';
 
@@ -87,8 +88,11 @@ export async function runQuestionConditioned(options: QaOptions): Promise<QaRun[
       });
       const { thread, tokenizer } = replay;
       const ceiling = replay.report.ceiling > 0 ? replay.report.ceiling : ceilingTarget;
-      const questions = probes.map((probe, index) => questionMessage(thread, `eval-question-${index}`, probe.question));
-      const questionReserve = Math.max(0, ...questions.map((question) => tokenizer.countMessage(question, provider))) + 16;
+      const questions = probes.map((probe, index) =>
+        questionMessage(thread, `eval-question-${index}`, probe.question),
+      );
+      const questionReserve =
+        Math.max(0, ...questions.map((question) => tokenizer.countMessage(question, provider))) + 16;
       const scorer = new QaScorer(thread.messages, probes, tokenizer, provider);
       const base = { transcript: transcript.label, ratio, textTokens, contextWindow };
       const context = { thread, provider, tokenizer, questionReserve };
@@ -124,17 +128,23 @@ async function scoreSystem(
   const byCategory: Record<string, QaTally> = {};
   questions.forEach((question, index) => {
     const asked = prepared.ask(question);
-    const tokens = asked.request === null ? 0 : context.tokenizer.countRequest(asked.request as never, context.provider);
+    const tokens =
+      asked.request === null ? 0 : context.tokenizer.countRequest(asked.request as never, context.provider);
     const validation =
       asked.request !== null && index % 10 === 0
         ? validateProviderRequest(context.provider, asked.request).valid
         : undefined;
     usage.add(asked, tokens, validation);
-    const tally = scorer.score(index, asked.request === null ? '' : requestText(asked.request), asked.artifacts, tokens);
+    const tally = scorer.score(
+      index,
+      asked.request === null ? '' : requestText(asked.request),
+      asked.artifacts,
+      tokens,
+    );
     addTally(overall, tally);
     addTally(scorer.isEarly(index) ? early : late, tally);
     const category = scorer.category(index);
-    addTally((byCategory[category] ??= emptyTally()), tally);
+    addTally(entryOf(byCategory, category, emptyTally), tally);
   });
   return { system: system.name, overall, early, late, byCategory, usage: usage.figures };
 }
@@ -190,7 +200,12 @@ export class QaScorer {
     const probe = this.probes[index]!;
     const answer = probe.answer;
     const words = wordsOf(text);
-    const chance = chanceWords(this.chanceMessages, new Set(probe.evidenceMessageIds), requestTokens, probe.question);
+    const chance = chanceWords(
+      this.chanceMessages,
+      new Set(probe.evidenceMessageIds),
+      requestTokens,
+      probe.question,
+    );
     return {
       questions: 1,
       evidence: evidencePresent(text, this.evidence[index] ?? [], artifacts) ? 1 : 0,

@@ -4,7 +4,18 @@ import { addCounts, share } from './probe-retention.js';
 const WIDTH = 760;
 const HEIGHT = 420;
 const MARGIN = { top: 30, right: 240, bottom: 50, left: 60 };
-const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#7f7f7f', '#bcbd22'];
+const COLORS = [
+  '#1f77b4',
+  '#d62728',
+  '#2ca02c',
+  '#ff7f0e',
+  '#9467bd',
+  '#8c564b',
+  '#e377c2',
+  '#17becf',
+  '#7f7f7f',
+  '#bcbd22',
+];
 
 /** One line of a chart: a system's share (0–1) at each x it has a value for. */
 export interface ChartSeries {
@@ -22,7 +33,9 @@ export interface ChartAxes {
 
 /** A hand-written SVG line chart: log-scaled x, 0–100% y, one polyline and legend entry per series. */
 export function lineChart(series: readonly ChartSeries[], axes: ChartAxes): string {
-  const xs = [...new Set(series.flatMap((line) => line.points.map((point) => point.x)))].sort((a, b) => a - b);
+  const xs = [...new Set(series.flatMap((line) => line.points.map((point) => point.x)))].sort(
+    (a, b) => a - b,
+  );
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
   const logMin = Math.log(xs[0] ?? 1);
@@ -60,12 +73,16 @@ export function lineChart(series: readonly ChartSeries[], axes: ChartAxes): stri
   );
   series.forEach((line, index) => {
     const color = COLORS[index % COLORS.length];
-    const points = [...line.points].sort((a, b) => a.x - b.x).map((point) => [x(point.x), y(point.value)] as const);
+    const points = [...line.points]
+      .sort((a, b) => a.x - b.x)
+      .map((point) => [x(point.x), y(point.value)] as const);
     const dash = line.dashed ? ' stroke-dasharray="5,3"' : '';
     parts.push(
       `<g class="series" data-system="${escapeXml(line.name)}">`,
       `<polyline fill="none" stroke="${color}" stroke-width="2"${dash} points="${points.map(([px, py]) => `${px.toFixed(1)},${py.toFixed(1)}`).join(' ')}"/>`,
-      ...points.map(([px, py]) => `<circle cx="${px.toFixed(1)}" cy="${py.toFixed(1)}" r="3" fill="${color}"/>`),
+      ...points.map(
+        ([px, py]) => `<circle cx="${px.toFixed(1)}" cy="${py.toFixed(1)}" r="3" fill="${color}"/>`,
+      ),
       `</g>`,
     );
     const legendY = MARGIN.top + 10 + index * 20;
@@ -105,7 +122,10 @@ export function retentionChart(
 }
 
 /** Question-conditioned strict evidence against the text-compression ratio, one line per system. */
-export function qaChart(rows: readonly QaSummaryRow[], title = 'LoCoMo, question-conditioned: strict evidence'): string {
+export function qaChart(
+  rows: readonly QaSummaryRow[],
+  title = 'LoCoMo, question-conditioned: strict evidence',
+): string {
   const systems = [...new Set(rows.map((row) => row.system))];
   return lineChart(
     systems.map((system) => ({
@@ -125,7 +145,10 @@ export function qaChart(rows: readonly QaSummaryRow[], title = 'LoCoMo, question
 }
 
 /** Needles (instructions present + facts recalled, over every round) against the ceiling. */
-export function needleChart(rows: readonly NeedleSummaryRow[], title = 'Planted needles over 10 chained compactions'): string {
+export function needleChart(
+  rows: readonly NeedleSummaryRow[],
+  title = 'Planted needles over 10 chained compactions',
+): string {
   const systems = [...new Set(rows.map((row) => row.system))];
   return lineChart(
     systems.map((system) => ({

@@ -1,22 +1,31 @@
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { availableForMessages, type CompactionPolicy, compactionPolicySchema, summaryBudgetFor } from '@compactor/core';
+import {
+  availableForMessages,
+  type CompactionPolicy,
+  compactionPolicySchema,
+  summaryBudgetFor,
+} from '@compactor/core';
 import { threadBudget } from '@compactor/engine';
 import { summaryText } from '@compactor/render';
 import { replayTranscript } from '../replay/replay-transcript.js';
 import type { Baseline } from './baselines/baseline.js';
 import { baselines as defaultBaselines } from './baselines/index.js';
-import { conditionedBaseline, slidingWindowWithRecall, userMessagesVerbatim } from './conditioned-baselines.js';
 import { slidingWindowBaseline } from './baselines/sliding-window-baseline.js';
+import {
+  conditionedBaseline,
+  slidingWindowWithRecall,
+  userMessagesVerbatim,
+} from './conditioned-baselines.js';
 import type { ConditionedSystem } from './conditioned-system.js';
 import { measureDrift } from './drift.js';
 import { type EvalScope, evalScope } from './eval-scope.js';
-import {
-  type DriftResult,
-  type EvalTranscript,
-  type EvaluationResult,
-  type ProbeRetention,
-  type RunMetrics,
+import type {
+  DriftResult,
+  EvalTranscript,
+  EvaluationResult,
+  ProbeRetention,
+  RunMetrics,
 } from './eval-types.js';
 import { runNeedles } from './needle-rounds.js';
 import { emergencyFigures, OURS } from './ours-conditioned.js';
@@ -101,7 +110,11 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
     ratios: scope.qaRatios,
     captions,
     ...(policy ? { policy } : {}),
-    systems: [...baselines.map((baseline) => conditionedBaseline(baseline)), slidingWindowWithRecall(), userMessagesVerbatim()],
+    systems: [
+      ...baselines.map((baseline) => conditionedBaseline(baseline)),
+      slidingWindowWithRecall(),
+      userMessagesVerbatim(),
+    ],
     equalUse: [conditionedBaseline(slidingWindowBaseline), slidingWindowWithRecall()],
     onProgress: progress,
   });
@@ -186,7 +199,9 @@ async function evaluateAtBudget(
       emergency: replay.renderReport ? emergencyFigures(replay.renderReport) : null,
       summaryTokens: summaries.reduce((sum, record) => sum + tokenizer.count(summaryText(record)), 0),
       summaryBudget:
-        summaries.length > 0 ? summaryBudgetFor(thread.policy, availableForMessages(threadBudget(thread))) : null,
+        summaries.length > 0
+          ? summaryBudgetFor(thread.policy, availableForMessages(threadBudget(thread)))
+          : null,
       rehydrationTokens: replay.renderReport?.rehydration.tokens ?? 0,
       elapsedMs: report.elapsedMs,
       summarizerCalls: report.summarizerCalls,

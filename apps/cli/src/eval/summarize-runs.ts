@@ -9,6 +9,7 @@ import type { NeedleRun } from './needle-rounds.js';
 import { addCounts } from './probe-retention.js';
 import { addTally, emptyTally, mergeUsage } from './qa-tally.js';
 import type { QaRun } from './question-conditioned.js';
+import { entryOf } from './record-entry.js';
 
 const zero = (): RetentionCount => ({ retained: 0, total: 0 });
 
@@ -77,7 +78,7 @@ export function summarizeQa(runs: readonly QaRun[]): QaSummaryRow[] {
     addTally(entry.row.early, run.early);
     addTally(entry.row.late, run.late);
     for (const [category, tally] of Object.entries(run.byCategory))
-      addTally((entry.row.byCategory[category] ??= emptyTally()), tally);
+      addTally(entryOf(entry.row.byCategory, category, emptyTally), tally);
     entry.usages.push(run.usage);
   }
   return [...rows.values()].map(({ row, usages }) => ({ ...row, usage: mergeUsage(usages) }));
@@ -100,7 +101,7 @@ export function summarizeNeedles(runs: readonly NeedleRun[]): NeedleSummaryRow[]
       };
       rows.set(key, row);
     }
-    const kind = (row.byKind[run.kind] ??= { instructions: zero(), facts: zero() });
+    const kind = entryOf(row.byKind, run.kind, () => ({ instructions: zero(), facts: zero() }));
     for (const round of run.rounds) {
       for (const into of [row.instructions, kind.instructions]) {
         into.retained += round.instructionsPresent;

@@ -98,5 +98,11 @@ export function resultOf(
   if (measured.warnings.length > 0) {
     notes.push(`renderer repaired ${measured.warnings.length} problem(s): ${measured.warnings.join('; ')}`);
   }
-  return { request: measured.request, keptMessageIds, requestTokens: measured.tokens, notes, ...(sent ? { sent } : {}) };
+  return {
+    request: measured.request,
+    keptMessageIds,
+    requestTokens: measured.tokens,
+    notes,
+    ...(sent ? { sent } : {}),
+  };
 }
