@@ -90,7 +90,11 @@ export function registerEvalCommand(program: Command): void {
             ? { needleSeed: options.seed }
             : {}),
           onProgress: ({ done, total, step }) => {
-            if (!progress) return;
+            // Without a terminal (a background run writing to a file), one line per step.
+            if (!progress) {
+              process.stderr.write(`eval ${done}/${total} ${step}\n`);
+              return;
+            }
             if (!started) {
               progress.start(total, 0, { step });
               started = true;

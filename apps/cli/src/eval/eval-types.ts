@@ -136,6 +136,12 @@ export interface NeedleSummaryRow {
   facts: RetentionCount;
   /** Needles kept in every round / planted. */
   keptEveryRound: RetentionCount;
-  /** Per transcript kind: the same three counts. */
+  /** Over the neutral-turn renders of every round: emergency fits, whole summaries dropped, summaries over budget. */
+  renders: number;
+  emergencyFits: number;
+  droppedSummaries: number;
+  summaryOverBudget: number;
+  meanRequestTokens: number;
+  /** Per transcript kind: instructions and facts. */
   byKind: Record<string, { instructions: RetentionCount; facts: RetentionCount }>;
 }

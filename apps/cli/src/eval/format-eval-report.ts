@@ -64,11 +64,11 @@ function categoryTable(rows: readonly QaSummaryRow[]): string[] {
 function needleTable(rows: readonly NeedleSummaryRow[]): string[] {
   const kinds = [...new Set(rows.flatMap((row) => Object.keys(row.byKind)))].sort();
   return [
-    `| system | ceiling | instructions present (all rounds) | facts recalled (all rounds) | needles kept in every round | ${kinds.map((kind) => `${kind}: instr. · facts`).join(' | ')} |`,
-    `|---|---|---|---|---|${kinds.map(() => '---').join('|')}|`,
+    `| system | ceiling | instructions present (all rounds) | facts recalled (all rounds) | needles kept in every round | mean tokens | emergency fits / renders | summaries dropped | summary over budget | ${kinds.map((kind) => `${kind}: instr. · facts`).join(' | ')} |`,
+    `|---|---|---|---|---|---|---|---|---|${kinds.map(() => '---').join('|')}|`,
     ...rows.map(
       (row) =>
-        `| ${row.system} | ${row.ceiling} | ${percent(row.instructions)} | ${percent(row.facts)} | ${percent(row.keptEveryRound)} | ${kinds
+        `| ${row.system} | ${row.ceiling} | ${percent(row.instructions)} | ${percent(row.facts)} | ${percent(row.keptEveryRound)} | ${row.meanRequestTokens} | ${row.emergencyFits} / ${row.renders} | ${row.droppedSummaries} | ${row.summaryOverBudget} | ${kinds
           .map((kind) => {
             const counts = row.byKind[kind];
             return counts

@@ -10,7 +10,12 @@ import { createTokenizer, resolveModelInfo } from '@compactor/tokenizer';
 import { providerForModel } from '../replay/replay-transcript.js';
 import { answerMatches, wordsOf } from './answer-match.js';
 import { imagesAsCaptions } from './captions.js';
-import { type ConditionedSystem, type PreparedSystem, questionMessage } from './conditioned-system.js';
+import {
+  type ConditionedSystem,
+  type EmergencyFigures,
+  type PreparedSystem,
+  questionMessage,
+} from './conditioned-system.js';
 import type { EvalTranscript } from './eval-types.js';
 import { generateNeedles, type PlantedNeedle, seedOf } from './needles.js';
 import { OURS, oursPrepared, windowForCeiling } from './ours-conditioned.js';
@@ -29,8 +34,13 @@ export interface NeedleRound {
   instructionsPresent: number;
   facts: number;
   factsRecalled: number;
-  /** Tokens of the request with the neutral turn (independent count) and the ceiling. */
+  /** Tokens of the request with the neutral turn (independent count). */
   requestTokens: number;
+  /** What that render used and had to do: emergency fit, summary size vs budget, recall tokens. */
+  emergency: EmergencyFigures | null;
+  summaryTokens: number;
+  summaryBudget: number | null;
+  recallTokens: number;
 }
 
 export interface NeedleRun {
@@ -188,6 +198,10 @@ async function needleRunAt(
           factsRecalled: 0,
           requestTokens:
             neutral.request === null ? 0 : tokenizer.countRequest(neutral.request as never, provider),
+          emergency: neutral.emergency,
+          summaryTokens: neutral.summaryTokens,
+          summaryBudget: neutral.summaryBudget,
+          recallTokens: neutral.recallTokens,
         };
         for (const needle of live) {
           if (needle.kind === 'instruction') {

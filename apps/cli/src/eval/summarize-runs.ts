@@ -97,6 +97,11 @@ export function summarizeNeedles(runs: readonly NeedleRun[]): NeedleSummaryRow[]
         instructions: zero(),
         facts: zero(),
         keptEveryRound: zero(),
+        renders: 0,
+        emergencyFits: 0,
+        droppedSummaries: 0,
+        summaryOverBudget: 0,
+        meanRequestTokens: 0,
         byKind: {},
       };
       rows.set(key, row);
@@ -111,9 +116,15 @@ export function summarizeNeedles(runs: readonly NeedleRun[]): NeedleSummaryRow[]
         into.retained += round.factsRecalled;
         into.total += round.facts;
       }
+      row.meanRequestTokens = (row.meanRequestTokens * row.renders + round.requestTokens) / (row.renders + 1);
+      row.renders += 1;
+      if (round.emergency) row.emergencyFits += 1;
+      row.droppedSummaries += round.emergency?.droppedSummaries ?? 0;
+      if (round.summaryBudget !== null && round.summaryTokens > round.summaryBudget)
+        row.summaryOverBudget += 1;
     }
     row.keptEveryRound.retained += run.keptEveryRound;
     row.keptEveryRound.total += run.needles.length;
   }
-  return [...rows.values()];
+  return [...rows.values()].map((row) => ({ ...row, meanRequestTokens: Math.round(row.meanRequestTokens) }));
 }
