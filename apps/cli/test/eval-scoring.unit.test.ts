@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { answerMatches, chanceWords, isScorableAnswer, wordsOf } from '../src/eval/answer-match.js';
 import { generateNeedles, seededRandom } from '../src/eval/needles.js';
+import { ceilingForWindow, windowForCeiling } from '../src/eval/ours-conditioned.js';
 import { plantNeedles } from '../src/eval/plant-needles.js';
 import { evidencePresent } from '../src/eval/strict-evidence.js';
 
@@ -151,5 +152,17 @@ describe('needles', () => {
       expect(JSON.stringify(event)).toContain(JSON.stringify(needle.text).slice(1, -1));
     }
     expect(plantNeedles(events, needles, 3)).toEqual(plantNeedles(events, needles, 3));
+  });
+});
+
+describe('budgets stated as ceilings', () => {
+  it('windowForCeiling is the smallest window whose render ceiling reaches the target', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 500, max: 200_000 }), (ceiling) => {
+        const window = windowForCeiling(ceiling);
+        expect(ceilingForWindow(window)).toBeGreaterThanOrEqual(ceiling);
+        expect(ceilingForWindow(window - 1)).toBeLessThan(ceiling);
+      }),
+    );
   });
 });
