@@ -4,6 +4,7 @@ import { ValidationError } from '@compactor/core';
 import { corpusDirectory } from '@compactor/testkit/corpus';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
+import { EVAL_PARTS, type EvalPart } from '../eval/eval-scope.js';
 import { formatEvaluationReport } from '../eval/format-eval-report.js';
 import { needleChart, qaChart, retentionChart } from '../eval/retention-chart.js';
 import { runEvaluation } from '../eval/run-evaluation.js';
@@ -18,6 +19,18 @@ interface EvalCommandOptions {
   images?: boolean;
   ratios?: number[];
   seed?: number;
+  parts?: EvalPart[];
+}
+
+/** `qa,needles` → ['qa', 'needles']. */
+export function parsePartList(value: string): EvalPart[] {
+  const parts = value.split(',').map((item) => item.trim());
+  for (const part of parts)
+    if (!(EVAL_PARTS as readonly string[]).includes(part))
+      throw new ValidationError(`invalid part ${JSON.stringify(part)}`, [
+        { path: 'parts', message: `expected some of ${EVAL_PARTS.join(', ')}` },
+      ]);
+  return [...new Set(parts)] as EvalPart[];
 }
 
 /** `2,4,8` → [2, 4, 8]. */
@@ -67,6 +80,7 @@ export function registerEvalCommand(program: Command): void {
       'text-compression ratios of the question-conditioned LoCoMo runs, e.g. 2,4,8',
       parseRatioList,
     )
+    .option('--parts <list>', `run only these parts: ${EVAL_PARTS.join(', ')} (default all)`, parsePartList)
     .option('--seed <n>', 'seed of the planted needles', (value) => Number.parseInt(value, 10))
     .action(async (options: EvalCommandOptions) => {
       const progress = process.stderr.isTTY
@@ -86,6 +100,7 @@ export function registerEvalCommand(program: Command): void {
           ...(options.quick ? { quick: true } : {}),
           ...(options.images ? { images: true } : {}),
           ...(options.ratios ? { qaRatios: options.ratios } : {}),
+          ...(options.parts ? { parts: options.parts } : {}),
           ...(options.seed !== undefined && Number.isInteger(options.seed)
             ? { needleSeed: options.seed }
             : {}),

@@ -22,8 +22,13 @@ export interface EvalScope {
   steps: number;
 }
 
+export type EvalPart = 'budget' | 'qa' | 'needles' | 'drift';
+export const EVAL_PARTS: readonly EvalPart[] = ['budget', 'qa', 'needles', 'drift'];
+
 export interface ScopeOptions {
   quick: boolean;
+  /** Run only these parts (default all). */
+  parts?: readonly EvalPart[];
   budgets?: number[];
   qaRatios?: number[];
   needleCeilings?: number[];
@@ -34,7 +39,7 @@ export interface ScopeOptions {
 
 /**
  * What each part of the evaluation runs on.
- * - Budget runs: every transcript at its kind's budgets (`--quick`: the first transcript of each kind
+ * - Budget runs: every transcript at its kind's budgets (`--quick`: the smallest file of each kind
  *   at one budget, 16k for chats and 32k for coding sessions).
  * - Question-conditioned: every LoCoMo conversation at 2×, 4× and 8× of its text (`--quick`: the
  *   first conversation at 4×).
@@ -44,22 +49,25 @@ export interface ScopeOptions {
  */
 export function evalScope(transcripts: readonly EvalTranscript[], options: ScopeOptions): EvalScope {
   const quick = options.quick;
+  const parts = new Set(options.parts ?? EVAL_PARTS);
   const firsts = firstOfEachKind(transcripts);
-  const budgetRuns = (quick ? firsts : transcripts).map((transcript) => ({
-    transcript,
-    budgets:
-      options.budgets ??
-      (quick
-        ? [isCodingKind(transcript.kind) ? QUICK_CODING_BUDGET : QUICK_CHAT_BUDGET]
-        : isCodingKind(transcript.kind)
-          ? defaultCodingBudgets
-          : defaultChatBudgets),
-  }));
+  const budgetRuns = (parts.has('budget') ? (quick ? smallestOfEachKind(transcripts) : transcripts) : []).map(
+    (transcript) => ({
+      transcript,
+      budgets:
+        options.budgets ??
+        (quick
+          ? [isCodingKind(transcript.kind) ? QUICK_CODING_BUDGET : QUICK_CHAT_BUDGET]
+          : isCodingKind(transcript.kind)
+            ? defaultCodingBudgets
+            : defaultChatBudgets),
+    }),
+  );
   const locomo = transcripts.filter((transcript) => transcript.kind === 'locomo');
-  const qaTranscripts = options.qa === false ? [] : quick ? locomo.slice(0, 1) : locomo;
+  const qaTranscripts = options.qa === false || !parts.has('qa') ? [] : quick ? locomo.slice(0, 1) : locomo;
   const qaRatios = options.qaRatios ?? (quick ? QUICK_QA_RATIOS : DEFAULT_QA_RATIOS);
   let needleTranscripts: EvalTranscript[] = [];
-  if (options.needles !== false) {
+  if (options.needles !== false && parts.has('needles')) {
     if (quick) {
       const coding = transcripts.find((transcript) => isCodingKind(transcript.kind));
       needleTranscripts = [...(coding ? [coding] : []), ...locomo.slice(0, 1)];
@@ -69,7 +77,7 @@ export function evalScope(transcripts: readonly EvalTranscript[], options: Scope
     }
   }
   const needleCeilings = options.needleCeilings ?? (quick ? QUICK_NEEDLE_CEILINGS : DEFAULT_NEEDLE_CEILINGS);
-  const driftOn = options.drift ?? !quick;
+  const driftOn = (options.drift ?? !quick) && parts.has('drift');
   const driftRuns = driftOn
     ? transcripts
         .filter((transcript) => isCodingKind(transcript.kind) || firsts.includes(transcript))

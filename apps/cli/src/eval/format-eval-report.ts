@@ -5,6 +5,7 @@ import type {
   RetentionCount,
   SystemSummary,
 } from './eval-types.js';
+import { NEUTRAL_TURN } from './needle-rounds.js';
 import { addCounts, share } from './probe-retention.js';
 import type { QaTally } from './qa-tally.js';
 
@@ -116,7 +117,7 @@ export function formatEvaluationReport(result: EvaluationResult): string {
     lines.push(
       '## Planted needles, 10 chained compactions',
       '',
-      `Seed ${result.needleSeed}. Each round counts each planted needle once: instructions must be in the rendered request (newest turn: "Please carry on."), facts must be in the request that asks for them.`,
+      `Seed ${result.needleSeed}. Each round counts each planted needle once: instructions must be in the rendered request (newest turn: "${NEUTRAL_TURN}"), facts must be in the request that asks for them.`,
       '',
       ...needleTable(result.needleSummary),
       '',

@@ -24,8 +24,11 @@ import { containsNormalized, requestText } from './request-text.js';
 
 export const NEEDLE_ROUNDS = 10;
 export const NEEDLES_PER_TRANSCRIPT = 6;
-/** The turn asked when checking instructions: a neutral next turn with nothing to search for. */
-export const NEUTRAL_TURN = 'Please carry on.';
+/**
+ * The turn asked when checking instructions: a neutral next turn sharing no word with any needle
+ * template (so a recall search on it cannot find an instruction by its wording).
+ */
+export const NEUTRAL_TURN = 'Continue.';
 
 export interface NeedleRound {
   round: number;

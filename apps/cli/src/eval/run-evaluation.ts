@@ -19,7 +19,7 @@ import {
 } from './conditioned-baselines.js';
 import type { ConditionedSystem } from './conditioned-system.js';
 import { measureDrift } from './drift.js';
-import { type EvalScope, evalScope } from './eval-scope.js';
+import { type EvalPart, type EvalScope, evalScope } from './eval-scope.js';
 import type {
   DriftResult,
   EvalTranscript,
@@ -69,6 +69,8 @@ export interface EvaluationOptions {
   needles?: boolean;
   needleCeilings?: number[];
   needleSeed?: number;
+  /** Run only these parts (default all). */
+  parts?: EvalPart[];
   onProgress?: (progress: EvaluationProgress) => void;
 }
 
@@ -91,6 +93,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
     drift: options.drift,
     qa: options.qa,
     needles: options.needles,
+    ...(options.parts ? { parts: options.parts } : {}),
   });
   let done = 0;
   const progress = (step: string) => {
