@@ -107,8 +107,11 @@ export function slidingWindowWithRecall(name = 'sliding-window+recall'): Conditi
             minScore: RECALL_MIN_SCORE,
             countTokens: count,
           });
-          if (result.hits.length === 0) return plainRequest(full, [...window, question]);
-          const block = recallBlock(result.hits);
+          // The block's own lines cost tokens too: drop the lowest-scoring hits until it fits the reserve.
+          const hits = [...result.hits];
+          while (hits.length > 0 && count(recallBlock(hits)) > reserve) hits.pop();
+          if (hits.length === 0) return plainRequest(full, [...window, question]);
+          const block = recallBlock(hits);
           return plainRequest(full, [...window, withRecall(question, block)], { recallTokens: count(block) });
         },
       };
@@ -120,6 +123,8 @@ export function slidingWindowWithRecall(name = 'sliding-window+recall'): Conditi
 export const CODEX_USER_MESSAGE_TOKENS = 20_000;
 /** Under a small ceiling the user's messages get at most this share of it, the summary the rest. */
 export const USER_MESSAGE_SHARE = 0.5;
+/** The summary message's own framing (role, header line), kept free before it is measured. */
+const SUMMARY_MESSAGE_OVERHEAD = 50;
 
 /**
  * Codex's compaction rule: the user's own messages, newest first, up to 20,000 tokens (here also at
@@ -146,7 +151,11 @@ export function userMessagesVerbatim(name = 'user-messages+summary'): Conditione
         users.unshift(message);
       }
       const messages = context.thread.messages;
-      const summaryBudget = Math.max(0, available - userTokens - 50);
+      const full = baselineInput(context, context.ceiling);
+      // The request's formatting (per-message overhead) is measured, not guessed: what the user
+      // messages cost as rendered is what the summary cannot have.
+      const usersRendered = users.length > 0 ? renderSelection(full, users).tokens : 0;
+      let summaryBudget = Math.max(0, available - usersRendered - SUMMARY_MESSAGE_OVERHEAD);
       let summaryMessage: ThreadMessage | undefined;
       let summaryTokens = 0;
       if (messages.length > 0 && summaryBudget > 0) {
@@ -156,22 +165,32 @@ export function userMessagesVerbatim(name = 'user-messages+summary'): Conditione
           span: spanOf(messages),
           messages,
         });
-        const text = `[Summary of the conversation so far]\n${renderSummary(
-          trimSummaryToBudget(result.summary, summaryBudget, (value) => context.tokenizer.count(value)),
-        )}`;
-        summaryTokens = context.tokenizer.count(text);
         const last = messages.at(-1)!;
-        summaryMessage = {
+        const build = (budget: number): ThreadMessage => ({
           id: 'eval-codex-summary',
           role: 'user',
           synthetic: true,
-          content: [{ type: 'text', text }],
+          content: [
+            {
+              type: 'text',
+              text: `[Summary of the conversation so far]\n${renderSummary(
+                trimSummaryToBudget(result.summary, budget, (value) => context.tokenizer.count(value)),
+              )}`,
+            },
+          ],
           seq: last.seq,
           index: last.index,
           turn: last.turn,
-        };
+        });
+        summaryMessage = build(summaryBudget);
+        // One correction pass: trim by what the rendered request is over (pinned facts may still not fit).
+        const over = renderSelection(full, [...users, summaryMessage]).tokens - available;
+        if (over > 0) {
+          summaryBudget = Math.max(0, summaryBudget - over);
+          summaryMessage = build(summaryBudget);
+        }
+        summaryTokens = context.tokenizer.count(messageRecallText(summaryMessage));
       }
-      const full = baselineInput(context, context.ceiling);
       const sent = summaryMessage ? [...users, summaryMessage] : users;
       return {
         ask: (question) =>

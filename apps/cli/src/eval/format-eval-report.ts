@@ -35,11 +35,11 @@ function tallyCell(tally: QaTally, field: 'evidence' | 'answer' | 'chance'): str
 
 function qaTable(rows: readonly QaSummaryRow[]): string[] {
   return [
-    '| system | questions | strict evidence | early | late | answer (word boundary) | chance floor | tokens used / ceiling | emergency fits | summaries dropped | summary tokens (budget) | recall tokens |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| system | questions | strict evidence | early | late | answer (word boundary) | chance floor | tokens used / ceiling | requests over ceiling | emergency fits | summaries dropped | summary tokens (budget) | recall tokens |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map((row) => {
       const usage = row.usage;
-      return `| ${row.system} | ${row.overall.questions} | ${tallyCell(row.overall, 'evidence')} | ${tallyCell(row.early, 'evidence')} | ${tallyCell(row.late, 'evidence')} | ${tallyCell(row.overall, 'answer')} | ${tallyCell(row.overall, 'chance')} | ${usage.meanTokens} / ${usage.ceiling} (${(usage.fill * 100).toFixed(0)}%) | ${usage.emergencyFits} | ${usage.droppedSummaries} | ${usage.meanSummaryTokens}${usage.summaryBudget === null ? '' : ` (${usage.summaryBudget})`} | ${usage.meanRecallTokens} |`;
+      return `| ${row.system} | ${row.overall.questions} | ${tallyCell(row.overall, 'evidence')} | ${tallyCell(row.early, 'evidence')} | ${tallyCell(row.late, 'evidence')} | ${tallyCell(row.overall, 'answer')} | ${tallyCell(row.overall, 'chance')} | ${usage.meanTokens} / ${usage.ceiling} (${(usage.fill * 100).toFixed(0)}%) | ${usage.overCeiling} | ${usage.emergencyFits} | ${usage.droppedSummaries} | ${usage.meanSummaryTokens}${usage.summaryBudget === null ? '' : ` (${usage.summaryBudget})`} | ${usage.meanRecallTokens} |`;
     }),
   ];
 }
