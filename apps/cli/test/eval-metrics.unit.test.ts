@@ -1,11 +1,11 @@
-import type { QaProbe } from '@compactor/importers';
+import type { PiCompaction } from '@compactor/importers';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
 import { createTokenizer } from '@compactor/tokenizer';
 import { describe, expect, it } from 'vitest';
-import { parseBudgetList } from '../src/commands/eval-command.js';
+import { parseBudgetList, parseRatioList } from '../src/commands/eval-command.js';
 import type { RunMetrics } from '../src/eval/eval-types.js';
-import { codingRetention, qaRetention, type RequestView } from '../src/eval/probe-retention.js';
-import { deriveCodingProbes } from '../src/eval/probes.js';
+import { codingRetention } from '../src/eval/probe-retention.js';
+import { finalStateProbes, piSummaryProbes, summaryTerms } from '../src/eval/probes.js';
 import { checkRequest } from '../src/eval/request-checks.js';
 import { requestText } from '../src/eval/request-text.js';
 import { retentionChart } from '../src/eval/retention-chart.js';
@@ -19,9 +19,9 @@ function codingThread() {
       toolCalls: [{ id: 'c2', name: 'bash', input: { command: 'npm test\necho done' } }],
     })
     .toolResult('c2', 'ok\nError: expected 2 but got 3\nat parse', { outcome: 'failure' });
-  for (let turn = 2; turn <= 8; turn += 1) {
+  for (let turn = 2; turn <= 5; turn += 1) {
     builder
-      .user(`Turn ${turn}: keep going.`)
+      .user(turn === 5 ? 'ok' : `Turn ${turn}: now port the lexer over to the new API please.`)
       .assistant('editing', {
         toolCalls: [{ id: `late${turn}`, name: 'edit_file', input: { path: `src/late-${turn}.ts` } }],
       })
@@ -30,85 +30,53 @@ function codingThread() {
   return builder.build().thread;
 }
 
-const allKept: RequestView = { text: '', keptVerbatim: () => true, artifacts: new Map() };
-
-describe('coding probes', () => {
-  it('derives constraints, files, commands and errors from the first quarter of turns only', () => {
-    const probes = deriveCodingProbes(codingThread());
+describe('final-state coding probes (from the log, not from our extractors)', () => {
+  it('are the files modified, the last failing command and its error, and the current task', () => {
+    const probes = finalStateProbes(codingThread());
     expect(probes.map((probe) => [probe.kind, probe.text])).toEqual([
-      ['constraint', 'You must not change the public API.'],
-      ['file', 'src/parser.ts'],
-      ['command', 'npm test'],
-      ['error', 'Error: expected 2 but got 3'],
-      // 8 turns: the first ceil(8 × 0.25) = 2 count, so turn 2's file does and turn 3's does not.
-      ['file', 'src/late-2.ts'],
+      ['file-modified', 'src/late-2.ts'],
+      ['file-modified', 'src/late-3.ts'],
+      ['file-modified', 'src/late-4.ts'],
+      ['file-modified', 'src/late-5.ts'],
+      ['last-failure-command', 'npm test'],
+      ['last-failure-error', 'Error: expected 2 but got 3'],
+      // "ok" is too short to be a task: the newest user turn of 5+ words is.
+      ['current-task', 'Turn 4: now port the lexer over to the new API please.'],
     ]);
   });
 
-  it('counts a compacted probe retained only when its text is in the request', () => {
-    const probes = deriveCodingProbes(codingThread());
-    const request = { messages: [{ role: 'user', content: 'Summary: read SRC/parser.ts;   ran npm test' }] };
-    const retention = codingRetention(probes, {
-      text: requestText(request),
-      keptVerbatim: () => false,
-      artifacts: new Map(),
-    });
-    expect(retention.overall).toEqual({ retained: 2, compacted: 5 });
-    expect(codingRetention(probes, allKept).overall).toEqual({ retained: 0, compacted: 0 });
+  it('count every probe for every system, retained only when its text is in the request', () => {
+    const probes = finalStateProbes(codingThread());
+    const request = { messages: [{ role: 'user', content: 'Edited SRC/late-2.ts;   ran npm test' }] };
+    const retention = codingRetention(probes, requestText(request));
+    expect(retention.overall).toEqual({ retained: 2, total: 7 });
+    expect(retention.byKind['file-modified']).toEqual({ retained: 1, total: 4 });
+    expect(codingRetention(probes, '').overall).toEqual({ retained: 0, total: 7 });
   });
 });
 
-describe('LoCoMo retention', () => {
-  const { thread } = threadBuilder('qa')
-    .user('Alice: I adopted a dog named Biscuit last spring.')
-    .assistant('Bob: That is lovely!')
-    .user('Alice: We went hiking on Sunday.')
-    .assistant('Bob: Nice.')
-    .user('Alice: Anything new?')
-    .assistant('Bob: Not really.')
-    .build();
-  const probe = (id: string, evidence: string[], answer?: string): QaProbe => ({
-    id,
-    question: '?',
-    ...(answer ? { answer } : {}),
-    evidence,
-    evidenceMessageIds: evidence,
-    category: 1,
-  });
-  const probes = [
-    probe('q1', ['m1'], 'Biscuit'),
-    probe('q2', ['m3'], 'hiking trip'),
-    probe('q3', ['m5'], 'a quiet week'),
-    probe('q4', ['m6'], 'zebra'),
-  ];
-
-  it('counts answers, verbatim evidence and artifact pointers, and splits early evidence', () => {
-    const request = {
-      messages: [
-        { role: 'user', content: 'Earlier: her dog is called biscuit.' },
-        { role: 'user', content: '[artifact:art-7] older turns stored' },
-        { role: 'user', content: 'Alice: Anything new?' },
-      ],
+describe('pi summary probes', () => {
+  it("take backticked terms and paths of pi's own summaries that occur before the compaction", () => {
+    expect(summaryTerms('Edited `src/a.ts` and docs/guide.md; ran `npm test` (see x.y).')).toEqual([
+      'src/a.ts',
+      'npm test',
+      'docs/guide.md',
+    ]);
+    const thread = codingThread();
+    const compaction: PiCompaction = {
+      atMessageId: thread.messages[4]!.id,
+      summary: 'Read `src/parser.ts`; goal: keep `the public API`; later touched src/late-3.ts.',
+      tokensBefore: 1000,
+      firstKeptEntryIndex: undefined,
+      firstKeptEntryId: undefined,
+      firstKeptMessageId: undefined,
+      timestamp: undefined,
     };
-    const view: RequestView = {
-      text: requestText(request),
-      keptVerbatim: (id) => id === 'm5',
-      artifacts: new Map([['art-7', new Set(['m3'])]]),
-    };
-    const retention = qaRetention(thread, probes, view);
-    // q1 by answer, q2 behind the artifact, q4 lost; q3's evidence was never compacted.
-    expect(retention.overall).toEqual({ retained: 2, compacted: 3 });
-    // q4's evidence is in the second half.
-    expect(retention.early).toEqual({ retained: 2, compacted: 2 });
-  });
-
-  it('does not count an artifact pointer that is absent from the request', () => {
-    const view: RequestView = {
-      text: requestText({ messages: [{ role: 'user', content: 'nothing here' }] }),
-      keptVerbatim: () => false,
-      artifacts: new Map([['art-7', new Set(['m3'])]]),
-    };
-    expect(qaRetention(thread, probes, view).overall).toEqual({ retained: 0, compacted: 4 });
+    // src/late-3.ts comes after the compaction point, so it is not something pi kept from history.
+    expect(piSummaryProbes(thread, [compaction]).map((probe) => probe.text)).toEqual([
+      'src/parser.ts',
+      'the public API',
+    ]);
   });
 });
 
@@ -138,7 +106,7 @@ describe('retention chart', () => {
   const run = (system: string, budget: number, retained: number): RunMetrics => ({
     system,
     transcript: 't',
-    kind: 'locomo',
+    kind: 'pi',
     budget,
     ceiling: budget,
     transcriptTokens: 100_000,
@@ -147,7 +115,7 @@ describe('retention chart', () => {
     valid: true,
     validationErrors: [],
     compressionRatio: 2,
-    retention: { overall: { retained, compacted: 10 }, early: { retained, compacted: 10 } },
+    retention: { overall: { retained, total: 10 }, byKind: {} },
     elapsedMs: 1,
   });
 
@@ -167,29 +135,17 @@ describe('retention chart', () => {
   });
 });
 
-describe('coding probes of a one-task session', () => {
-  it('takes the first quarter of messages when there are fewer than 4 user turns', () => {
-    const builder = threadBuilder('one-task').user('Solve the task. Do not modify the tests.');
-    for (let step = 1; step <= 7; step += 1) {
-      builder
-        .assistant(`step ${step}`, {
-          toolCalls: [{ id: `s${step}`, name: 'bash', input: { command: `step-${step}.sh` } }],
-        })
-        .toolResult(`s${step}`, 'ok');
-    }
-    // 15 messages: the first ceil(15 × 0.25) = 4 are the user message and steps 1–2 (call, result, call).
-    expect(deriveCodingProbes(builder.build().thread).map((probe) => probe.text)).toEqual([
-      'Do not modify the tests.',
-      'step-1.sh',
-      'step-2.sh',
-    ]);
-  });
-});
-
 describe('--budgets', () => {
   it('reads plain numbers and k suffixes, sorted and de-duplicated, and rejects the rest', () => {
     expect(parseBudgetList('16k, 8000,8K,32000')).toEqual([8000, 16000, 32000]);
     expect(() => parseBudgetList('8k,lots')).toThrow(/invalid budget/);
     expect(() => parseBudgetList('0')).toThrow(/invalid budget/);
+  });
+});
+
+describe('--ratios', () => {
+  it('reads ratios with an optional x, sorted and de-duplicated, and rejects ratios under 1', () => {
+    expect(parseRatioList('8,2x, 4,2')).toEqual([2, 4, 8]);
+    expect(() => parseRatioList('0.5')).toThrow(/invalid ratio/);
   });
 });

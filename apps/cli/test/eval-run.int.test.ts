@@ -64,6 +64,7 @@ describe('runEvaluation', () => {
       budgets: [3000, 1_000_000],
       baselines: [lastSix, everything],
       drift: false,
+      needles: false,
       onProgress: ({ done }) => progress.push(done),
     });
     expect(progress).toEqual([1, 2]);
@@ -81,9 +82,11 @@ describe('runEvaluation', () => {
     // A budget larger than the transcript still runs, uncompressed.
     expect(at(OURS, 1_000_000).compressionRatio).toBeCloseTo(1, 1);
     expect(at('everything', 1_000_000).withinBudget).toBe(true);
-    // Without QA items the early-turn probes apply (here the user's "Never suggest pesticides." among them).
-    expect(small.retention.overall.compacted).toBeGreaterThan(0);
-    expect(at(OURS, 1_000_000).retention.overall.compacted).toBe(0);
+    // Final-state probes count for every system alike (here the current task: the newest question).
+    expect(small.retention.overall.total).toBeGreaterThan(0);
+    expect(at('last-six', 3000).retention.overall.total).toBe(small.retention.overall.total);
+    const unbounded = at(OURS, 1_000_000).retention.overall;
+    expect(unbounded.retained).toBe(unbounded.total);
     const everythingSummary = result.summaries.overall!.find((row) => row.system === 'everything')!;
     expect(everythingSummary.withinBudget).toBe(1);
     const report = formatEvaluationReport(result);
@@ -104,6 +107,7 @@ describe('--policy and the command', () => {
         budgets: [3000],
         baselines: [],
         drift: false,
+        needles: false,
         ...(withPolicy ? { policyFile } : {}),
       });
     expect((await run(false)).runs[0]!.compactions).toBeGreaterThan(0);
@@ -150,12 +154,13 @@ describe.skipIf(!corpusAvailable('swe-agent', 'ctf-rev-rock.traj'))(
         ],
         budgets: [8000],
         baselines: [lastSix],
+        needles: false,
       });
       const ours = result.runs.find((run) => run.system === OURS)!;
       expect(ours.valid).toBe(true);
       expect(ours.withinBudget).toBe(true);
       expect(ours.compressionRatio).toBeGreaterThan(1);
-      expect(ours.retention.overall.retained).toBeLessThanOrEqual(ours.retention.overall.compacted);
+      expect(ours.retention.overall.retained).toBeLessThanOrEqual(ours.retention.overall.total);
       expect(result.drift).toHaveLength(1);
       expect(result.drift[0]!.presentPerRound).toHaveLength(10);
     });

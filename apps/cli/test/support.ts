@@ -63,3 +63,66 @@ export async function writeChatTranscript(turns = 30): Promise<string> {
   await writeFile(file, JSON.stringify({ model: 'gpt-4o', messages }));
   return file;
 }
+
+const fillerTopics = ['the weather', 'a new recipe', 'weekend plans', 'a podcast', 'the garden', 'a film'];
+
+/**
+ * A hand-made LoCoMo-format file (not corpus data): one conversation of three sessions between
+ * Alice (the user) and Bob, with filler turns and a few distinctive facts early and late, and QA
+ * items pointing at them. Returns the file path.
+ */
+export async function writeLocomoFixture(): Promise<string> {
+  const conversation: Record<string, unknown> = { speaker_a: 'Alice', speaker_b: 'Bob' };
+  const facts: Record<string, string> = {
+    'D1:3': 'I finally visited Zanzibar with my aunt Philippa last spring.',
+    'D1:6': 'My new puppy is called Biscuit and she is a beagle.',
+    'D3:40': 'I just signed up for a pottery class in Harrogate next month.',
+  };
+  for (let session = 1; session <= 3; session += 1) {
+    conversation[`session_${session}_date_time`] = `1:56 pm on ${session + 7} May, 2023`;
+    const turns: unknown[] = [];
+    for (let turn = 1; turn <= 40; turn += 1) {
+      const diaId = `D${session}:${turn}`;
+      const speaker = turn % 2 === 1 ? 'Alice' : 'Bob';
+      const topic = fillerTopics[(session * 7 + turn) % fillerTopics.length];
+      const text =
+        facts[diaId] ??
+        `${speaker === 'Alice' ? 'Honestly' : 'Well'}, I keep thinking about ${topic}; it has been on my mind all week, and I wanted to hear what you think about it too (${diaId}).`;
+      turns.push({
+        speaker,
+        dia_id: diaId,
+        text,
+        ...(diaId === 'D2:5'
+          ? { img_url: ['https://example.com/cake.jpg'], blip_caption: 'a photo of a lemon cake' }
+          : {}),
+      });
+    }
+    conversation[`session_${session}`] = turns;
+  }
+  const qa = [
+    {
+      question: 'Where did Alice travel with her aunt Philippa?',
+      answer: 'Zanzibar',
+      evidence: ['D1:3'],
+      category: 4,
+    },
+    {
+      question: 'What is the name of the puppy Alice got?',
+      answer: 'Biscuit',
+      evidence: ['D1:6'],
+      category: 4,
+    },
+    {
+      question: 'Where is the pottery class Alice signed up for?',
+      answer: 'Harrogate',
+      evidence: ['D3:40'],
+      category: 4,
+    },
+    { question: 'Did Alice go to Zanzibar?', answer: 'Yes', evidence: ['D1:3'], category: 1 },
+    { question: 'What did Alice take up?', adversarial_answer: 'knitting', evidence: ['D3:40'], category: 5 },
+  ];
+  const directory = await mkdtemp(join(tmpdir(), 'compactor-locomo-fixture-'));
+  const file = join(directory, 'locomo-fixture.json');
+  await writeFile(file, JSON.stringify([{ sample_id: 'fixture-1', conversation, qa }]));
+  return file;
+}

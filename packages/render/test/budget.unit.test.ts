@@ -94,6 +94,9 @@ describe('the budget guarantee', () => {
       const result = renderUnder(provider, withoutTurnOne(provider));
       const fit = result.report.emergencyFit!;
       expect(fit.dropped.map((entry) => entry.messageId)).toEqual(['m3', 'm5', 'm7']);
+      // Each drop reports the tokens it freed (a dropped summary's whole size shows in the eval).
+      for (const entry of fit.dropped) expect(entry.tokens).toBeGreaterThan(0);
+      expect(fit.dropped.reduce((sum, entry) => sum + entry.tokens, 0)).toBeLessThanOrEqual(fit.tokensFreed);
       const turns = fit.dropped.map((entry) => entry.turn);
       expect([...turns].sort((left, right) => left - right)).toEqual(turns);
       // Turn 1 goes first (turn 0 is only the system message, which is essential).

@@ -4,8 +4,9 @@ import { ValidationError } from '@compactor/core';
 import { corpusDirectory } from '@compactor/render/bench';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
+import { EVAL_PARTS, type EvalPart } from '../eval/eval-scope.js';
 import { formatEvaluationReport } from '../eval/format-eval-report.js';
-import { retentionChart } from '../eval/retention-chart.js';
+import { needleChart, qaChart, retentionChart } from '../eval/retention-chart.js';
 import { runEvaluation } from '../eval/run-evaluation.js';
 
 interface EvalCommandOptions {
@@ -15,6 +16,34 @@ interface EvalCommandOptions {
   json?: boolean;
   out: string;
   quick?: boolean;
+  images?: boolean;
+  ratios?: number[];
+  seed?: number;
+  parts?: EvalPart[];
+}
+
+/** `qa,needles` → ['qa', 'needles']. */
+export function parsePartList(value: string): EvalPart[] {
+  const parts = value.split(',').map((item) => item.trim());
+  for (const part of parts)
+    if (!(EVAL_PARTS as readonly string[]).includes(part))
+      throw new ValidationError(`invalid part ${JSON.stringify(part)}`, [
+        { path: 'parts', message: `expected some of ${EVAL_PARTS.join(', ')}` },
+      ]);
+  return [...new Set(parts)] as EvalPart[];
+}
+
+/** `2,4,8` → [2, 4, 8]. */
+export function parseRatioList(value: string): number[] {
+  const ratios = value.split(',').map((item) => {
+    const ratio = Number(item.trim().replace(/x$/i, ''));
+    if (!Number.isFinite(ratio) || ratio < 1)
+      throw new ValidationError(`invalid ratio ${JSON.stringify(item)}`, [
+        { path: 'ratios', message: 'expected numbers of at least 1 like 2,4,8' },
+      ]);
+    return ratio;
+  });
+  return [...new Set(ratios)].sort((left, right) => left - right);
 }
 
 /** `8k,16000,32K` → [8000, 16000, 32000]. */
@@ -44,7 +73,15 @@ export function registerEvalCommand(program: Command): void {
     .option('--policy <file>', 'JSON thread policy applied to our system')
     .option('--json', 'print the full result as JSON')
     .option('--out <dir>', 'write results.json, report.md and retention.svg here', './eval-results')
-    .option('--quick', 'the first 2 LoCoMo conversations instead of all 10')
+    .option('--quick', 'a small sample of every part (under two minutes)')
+    .option('--images', 'keep LoCoMo images as URL images (default: their captions)')
+    .option(
+      '--ratios <list>',
+      'text-compression ratios of the question-conditioned LoCoMo runs, e.g. 2,4,8',
+      parseRatioList,
+    )
+    .option('--parts <list>', `run only these parts: ${EVAL_PARTS.join(', ')} (default all)`, parsePartList)
+    .option('--seed <n>', 'seed of the planted needles', (value) => Number.parseInt(value, 10))
     .action(async (options: EvalCommandOptions) => {
       const progress = process.stderr.isTTY
         ? new SingleBar({
@@ -61,8 +98,18 @@ export function registerEvalCommand(program: Command): void {
           ...(options.budgets ? { budgets: options.budgets } : {}),
           ...(options.policy ? { policyFile: options.policy } : {}),
           ...(options.quick ? { quick: true } : {}),
+          ...(options.images ? { images: true } : {}),
+          ...(options.ratios ? { qaRatios: options.ratios } : {}),
+          ...(options.parts ? { parts: options.parts } : {}),
+          ...(options.seed !== undefined && Number.isInteger(options.seed)
+            ? { needleSeed: options.seed }
+            : {}),
           onProgress: ({ done, total, step }) => {
-            if (!progress) return;
+            // Without a terminal (a background run writing to a file), one line per step.
+            if (!progress) {
+              process.stderr.write(`eval ${done}/${total} ${step}\n`);
+              return;
+            }
             if (!started) {
               progress.start(total, 0, { step });
               started = true;
@@ -80,6 +127,10 @@ export function registerEvalCommand(program: Command): void {
       await writeFile(join(outDir, 'report.md'), report);
       const systems = result.systems.map((system) => system.name);
       await writeFile(join(outDir, 'retention.svg'), retentionChart(result.runs, systems));
+      if (result.qaSummary.length > 0)
+        await writeFile(join(outDir, 'qa-retention.svg'), qaChart(result.qaSummary));
+      if (result.needleSummary.length > 0)
+        await writeFile(join(outDir, 'needles.svg'), needleChart(result.needleSummary));
       // One chart per transcript kind too: pooled, the chats' and the coding sessions' budgets mix.
       for (const kind of new Set(result.runs.map((run) => run.kind))) {
         await writeFile(
@@ -87,7 +138,7 @@ export function registerEvalCommand(program: Command): void {
           retentionChart(
             result.runs.filter((run) => run.kind === kind),
             systems,
-            `Probe retention by budget: ${kind}`,
+            `Coding-probe retention by budget: ${kind}`,
           ),
         );
       }

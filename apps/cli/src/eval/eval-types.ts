@@ -1,4 +1,8 @@
 import type { TranscriptFormat } from '@compactor/importers';
+import type { EmergencyFigures } from './conditioned-system.js';
+import type { NeedleRun } from './needle-rounds.js';
+import type { QaTally, UsageFigures } from './qa-tally.js';
+import type { QaRun } from './question-conditioned.js';
 
 /** Transcripts are grouped by their format; the coding agents' sessions get the larger budgets. */
 export type TranscriptKind = TranscriptFormat;
@@ -21,16 +25,16 @@ export interface EvalTranscript {
   label: string;
 }
 
-/** retained / compacted for one group of probes; `compacted` 0 means nothing to measure. */
+/** retained / total for one group of probes; `total` 0 means nothing to measure. */
 export interface RetentionCount {
   retained: number;
-  compacted: number;
+  total: number;
 }
 
+/** Coding-session probes (final state from the log, pi's own summaries): overall and per kind. */
 export interface ProbeRetention {
   overall: RetentionCount;
-  /** LoCoMo probes whose evidence lies in the first half of the conversation. */
-  early: RetentionCount;
+  byKind: Record<string, RetentionCount>;
 }
 
 /** The metrics of one system on one transcript at one budget. */
@@ -51,6 +55,11 @@ export interface RunMetrics {
   compressionRatio: number;
   retention: ProbeRetention;
   elapsedMs: number;
+  /** Ours: what the final render's emergency fit did (null: it did not run), summary size vs its budget. */
+  emergency?: EmergencyFigures | null;
+  summaryTokens?: number;
+  summaryBudget?: number | null;
+  rehydrationTokens?: number;
   /** Ours only. */
   summarizerCalls?: number;
   summarizerCostUsd?: number;
@@ -81,7 +90,8 @@ export interface SystemSummary {
   /** Geometric mean of the compression ratios. */
   compression: number;
   retention: RetentionCount;
-  earlyRetention: RetentionCount;
+  /** Mean request tokens ÷ ceiling over the runs. */
+  fill: number;
   /** Summed over the runs (ours: the whole replay, import and every compaction included). */
   elapsedMs: number;
 }
@@ -97,6 +107,41 @@ export interface EvaluationResult {
   drift: DriftResult[];
   /** Per kind, then `overall`. */
   summaries: Record<string, SystemSummary[]>;
-  /** LoCoMo early-evidence retention at about 4× compression, per system. */
-  locomoAtFourTimes: Record<string, RetentionCount>;
+  /** Question-conditioned LoCoMo: one run per system, conversation and text-compression ratio. */
+  qa: QaRun[];
+  /** Per system and ratio, summed over conversations. */
+  qaSummary: QaSummaryRow[];
+  qaOptions: { captions: boolean; ratios: number[] };
+  /** Planted needles through 10 chained compactions. */
+  needles: NeedleRun[];
+  needleSummary: NeedleSummaryRow[];
+  needleSeed: number;
+}
+
+export interface QaSummaryRow {
+  system: string;
+  ratio: number;
+  overall: QaTally;
+  early: QaTally;
+  late: QaTally;
+  byCategory: Record<string, QaTally>;
+  usage: UsageFigures;
+}
+
+export interface NeedleSummaryRow {
+  system: string;
+  ceiling: number;
+  /** Summed over rounds and transcripts (each round's check counts once). */
+  instructions: RetentionCount;
+  facts: RetentionCount;
+  /** Needles kept in every round / planted. */
+  keptEveryRound: RetentionCount;
+  /** Over the neutral-turn renders of every round: emergency fits, whole summaries dropped, summaries over budget. */
+  renders: number;
+  emergencyFits: number;
+  droppedSummaries: number;
+  summaryOverBudget: number;
+  meanRequestTokens: number;
+  /** Per transcript kind: instructions and facts. */
+  byKind: Record<string, { instructions: RetentionCount; facts: RetentionCount }>;
 }

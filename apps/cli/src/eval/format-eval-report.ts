@@ -1,57 +1,183 @@
-import type { EvaluationResult, RetentionCount, SystemSummary } from './eval-types.js';
-import { share } from './probe-retention.js';
+import type {
+  EvaluationResult,
+  NeedleSummaryRow,
+  QaSummaryRow,
+  RetentionCount,
+  SystemSummary,
+} from './eval-types.js';
+import { NEUTRAL_TURN } from './needle-rounds.js';
+import { addCounts, share } from './probe-retention.js';
+import type { QaTally } from './qa-tally.js';
 
 function percent(count: RetentionCount): string {
   const value = share(count);
-  return value === null ? '–' : `${(value * 100).toFixed(1)}% (${count.retained}/${count.compacted})`;
+  return value === null ? '–' : `${(value * 100).toFixed(1)}% (${count.retained}/${count.total})`;
 }
 
-function ratioPercent(part: number, whole: number): string {
+function of(part: number, whole: number): string {
   return whole === 0 ? '–' : `${((part / whole) * 100).toFixed(1)}%`;
 }
 
 function summaryTable(rows: readonly SystemSummary[]): string[] {
   return [
-    '| system | runs | within budget | valid | compression (geo. mean) | probe retention | early-evidence retention | time |',
+    '| system | runs | within budget | valid | compression (geo. mean) | fill of ceiling | coding probes retained | time |',
     '|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (row) =>
-        `| ${row.system} | ${row.runs} | ${ratioPercent(row.withinBudget, row.runs)} | ${ratioPercent(row.valid, row.runs)} | ${row.compression.toFixed(2)}× | ${percent(row.retention)} | ${percent(row.earlyRetention)} | ${(row.elapsedMs / 1000).toFixed(1)} s |`,
+        `| ${row.system} | ${row.runs} | ${of(row.withinBudget, row.runs)} | ${of(row.valid, row.runs)} | ${row.compression.toFixed(2)}× | ${(row.fill * 100).toFixed(0)}% | ${percent(row.retention)} | ${(row.elapsedMs / 1000).toFixed(1)} s |`,
     ),
   ];
 }
 
-/** The evaluation as Markdown: per kind and overall, ours beside each baseline; LoCoMo at 4×; drift. */
+function tallyCell(tally: QaTally, field: 'evidence' | 'answer' | 'chance'): string {
+  return `${of(tally[field], tally.questions)}`;
+}
+
+function qaTable(rows: readonly QaSummaryRow[]): string[] {
+  return [
+    '| system | questions | strict evidence | early | late | answer (word boundary) | chance floor | tokens used / ceiling | requests over ceiling | emergency fits | summaries dropped | summary tokens (budget) | recall tokens |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows.map((row) => {
+      const usage = row.usage;
+      return `| ${row.system} | ${row.overall.questions} | ${tallyCell(row.overall, 'evidence')} | ${tallyCell(row.early, 'evidence')} | ${tallyCell(row.late, 'evidence')} | ${tallyCell(row.overall, 'answer')} | ${tallyCell(row.overall, 'chance')} | ${usage.meanTokens} / ${usage.ceiling} (${(usage.fill * 100).toFixed(0)}%) | ${usage.overCeiling} | ${usage.emergencyFits} | ${usage.droppedSummaries} | ${usage.meanSummaryTokens}${usage.summaryBudget === null ? '' : ` (${usage.summaryBudget})`} | ${usage.meanRecallTokens} |`;
+    }),
+  ];
+}
+
+function categoryTable(rows: readonly QaSummaryRow[]): string[] {
+  const categories = [...new Set(rows.flatMap((row) => Object.keys(row.byCategory)))].sort();
+  return [
+    `| system | ${categories.join(' | ')} |`,
+    `|---|${categories.map(() => '---').join('|')}|`,
+    ...rows.map(
+      (row) =>
+        `| ${row.system} | ${categories
+          .map((category) => {
+            const tally = row.byCategory[category];
+            if (!tally) return '–';
+            return `${tallyCell(tally, 'evidence')} ev. · ${tallyCell(tally, 'answer')} ans. (chance ${tallyCell(tally, 'chance')}) · n=${tally.questions}`;
+          })
+          .join(' | ')} |`,
+    ),
+  ];
+}
+
+function needleTable(rows: readonly NeedleSummaryRow[]): string[] {
+  const kinds = [...new Set(rows.flatMap((row) => Object.keys(row.byKind)))].sort();
+  return [
+    `| system | ceiling | instructions present (all rounds) | facts recalled (all rounds) | needles kept in every round | mean tokens | emergency fits / renders | summaries dropped | summary over budget | ${kinds.map((kind) => `${kind}: instr. · facts`).join(' | ')} |`,
+    `|---|---|---|---|---|---|---|---|---|${kinds.map(() => '---').join('|')}|`,
+    ...rows.map(
+      (row) =>
+        `| ${row.system} | ${row.ceiling} | ${percent(row.instructions)} | ${percent(row.facts)} | ${percent(row.keptEveryRound)} | ${row.meanRequestTokens} | ${row.emergencyFits} / ${row.renders} | ${row.droppedSummaries} | ${row.summaryOverBudget} | ${kinds
+          .map((kind) => {
+            const counts = row.byKind[kind];
+            return counts
+              ? `${of(counts.instructions.retained, counts.instructions.total)} · ${of(counts.facts.retained, counts.facts.total)}`
+              : '–';
+          })
+          .join(' | ')} |`,
+    ),
+  ];
+}
+
+/** The evaluation as Markdown: question-conditioned LoCoMo, needles, budget runs, probes, drift. */
 export function formatEvaluationReport(result: EvaluationResult): string {
   const lines: string[] = ['# compactor eval', ''];
   lines.push(
-    `${result.transcripts.length} transcripts, ${result.runs.length} runs, ${(result.elapsedMs / 1000).toFixed(1)} s.`,
+    `${result.transcripts.length} transcripts, ${result.runs.length} budget runs, ${result.qa.length} question-conditioned runs, ${result.needles.length} needle runs, ${(result.elapsedMs / 1000).toFixed(1)} s.`,
     '',
   );
   for (const skipped of result.skipped) lines.push(`- skipped ${skipped}`);
   if (result.skipped.length > 0) lines.push('');
-  for (const [kind, rows] of Object.entries(result.summaries)) {
-    lines.push(`## ${kind}`, '', ...summaryTable(rows), '');
-  }
-  lines.push('## LoCoMo early-evidence retention at about 4× compression', '');
-  lines.push('| system | retained |', '|---|---|');
-  for (const [system, count] of Object.entries(result.locomoAtFourTimes))
-    lines.push(`| ${system} | ${percent(count)} |`);
-  lines.push('');
-  const ours = result.runs.filter((run) => run.system === result.systems[0]?.name);
-  if (ours.length > 0) {
-    lines.push('## Our system: cost', '');
-    const calls = ours.reduce((sum, run) => sum + (run.summarizerCalls ?? 0), 0);
-    const cost = ours.reduce((sum, run) => sum + (run.summarizerCostUsd ?? 0), 0);
-    const compactions = ours.reduce((sum, run) => sum + (run.compactions ?? 0), 0);
-    const time = ours.reduce((sum, run) => sum + run.elapsedMs, 0);
+
+  if (result.qaSummary.length > 0) {
     lines.push(
-      `${compactions} compactions, ${calls} summarizer calls, $${cost.toFixed(4)}, ${(time / 1000).toFixed(1)} s of replay over ${ours.length} runs.`,
+      '## LoCoMo, question-conditioned',
+      '',
+      `Images ${result.qaOptions.captions ? 'as their captions' : 'kept as URL images'}; ceiling = the conversation's text tokens ÷ ratio. Every QA item is one question for every system. Strict evidence: every evidence turn's whole text in the request. Answer: on word boundaries, 4+ characters, yes/no excluded; chance floor: the same check on a request of equal size holding none of the evidence. \`@ours-tokens\`: run with our mean request tokens as its ceiling.`,
+      '',
+    );
+    for (const ratio of result.qaOptions.ratios) {
+      const rows = result.qaSummary.filter((row) => row.ratio === ratio);
+      lines.push(
+        `### ${ratio}× of the text`,
+        '',
+        ...qaTable(rows),
+        '',
+        'By category:',
+        '',
+        ...categoryTable(rows),
+        '',
+      );
+    }
+  }
+
+  if (result.needleSummary.length > 0) {
+    lines.push(
+      '## Planted needles, 10 chained compactions',
+      '',
+      `Seed ${result.needleSeed}. Each round counts each planted needle once: instructions must be in the rendered request (newest turn: "${NEUTRAL_TURN}"), facts must be in the request that asks for them.`,
+      '',
+      ...needleTable(result.needleSummary),
       '',
     );
   }
+
+  for (const [kind, rows] of Object.entries(result.summaries)) {
+    lines.push(`## Budget runs: ${kind}`, '', ...summaryTable(rows), '');
+  }
+
+  const ours = result.runs.filter((run) => run.system === result.systems[0]?.name);
+  if (ours.length > 0) {
+    lines.push('## Our system: final renders, summaries, cost', '');
+    const fits = ours.filter((run) => run.emergency);
+    const droppedSummaries = ours.filter((run) => (run.emergency?.droppedSummaries ?? 0) > 0);
+    const overBudget = ours.filter(
+      (run) =>
+        run.summaryBudget !== null &&
+        run.summaryBudget !== undefined &&
+        (run.summaryTokens ?? 0) > run.summaryBudget,
+    );
+    const calls = ours.reduce((sum, run) => sum + (run.summarizerCalls ?? 0), 0);
+    const cost = ours.reduce((sum, run) => sum + (run.summarizerCostUsd ?? 0), 0);
+    const compactions = ours.reduce((sum, run) => sum + (run.compactions ?? 0), 0);
+    lines.push(
+      `- ${fits.length} of ${ours.length} final renders needed the emergency fit; ${droppedSummaries.length} of them dropped a whole summary${droppedSummaries.length > 0 ? `: ${droppedSummaries.map((run) => `${run.transcript} @ ${run.budget} (${run.emergency?.droppedSummaryTokens} tokens)`).join(', ')}` : ''}.`,
+      `- Summary over its budget in ${overBudget.length} of ${ours.filter((run) => (run.summaryTokens ?? 0) > 0).length} runs with a summary${overBudget.length > 0 ? `: ${overBudget.map((run) => `${run.transcript} @ ${run.budget} (${run.summaryTokens}/${run.summaryBudget})`).join(', ')}` : ''}.`,
+      `- ${compactions} compactions, ${calls} summarizer calls, $${cost.toFixed(4)}.`,
+      '',
+    );
+  }
+
+  const probeKinds = [...new Set(result.runs.flatMap((run) => Object.keys(run.retention.byKind)))].sort();
+  if (probeKinds.length > 0) {
+    lines.push(
+      '## Coding probes by kind (all budgets)',
+      '',
+      `| system | ${probeKinds.join(' | ')} |`,
+      `|---|${probeKinds.map(() => '---').join('|')}|`,
+    );
+    for (const system of result.systems) {
+      const runs = result.runs.filter((run) => run.system === system.name);
+      lines.push(
+        `| ${system.name} | ${probeKinds
+          .map((kind) =>
+            percent(
+              runs.reduce(
+                (total, run) => addCounts(total, run.retention.byKind[kind] ?? { retained: 0, total: 0 }),
+                { retained: 0, total: 0 },
+              ),
+            ),
+          )
+          .join(' | ')} |`,
+      );
+    }
+    lines.push('');
+  }
+
   if (result.drift.length > 0) {
-    lines.push('## Drift: round-1 pinned facts present after each of 10 chained compactions', '');
+    lines.push('## Drift: round-1 pinned facts present after each of 10 chained compactions (plan data)', '');
     lines.push(
       '| transcript | pinned (round 1) | round-1 pinned present, per round | summarizing rounds | pinned seen (any round) | lost, per round |',
       '|---|---|---|---|---|---|',
@@ -64,7 +190,7 @@ export function formatEvaluationReport(result: EvaluationResult): string {
   }
   const failures = result.runs.filter((run) => !run.withinBudget || !run.valid || run.error);
   if (failures.length > 0) {
-    lines.push('## Runs over budget, invalid or failed', '');
+    lines.push('## Budget runs over budget, invalid or failed', '');
     for (const run of failures.slice(0, 40)) {
       const why =
         run.error ??

@@ -1,107 +1,135 @@
-import type { Message, Thread, ThreadMessage } from '@compactor/core';
-import type { QaProbe } from '@compactor/importers';
-import { isConstraintSentence } from '@compactor/summarizer';
+import { isTurnStart, type Message, type Thread } from '@compactor/core';
+import type { PiCompaction } from '@compactor/importers';
 
-/** A fact from early in a coding session that a good prompt should still carry. */
+/**
+ * A coding-session question a good prompt should still answer, computed from the log itself (the
+ * session's final state) or taken from the summaries pi wrote when it compacted — never from our
+ * own extractors, so a probe cannot pass just because the summarizer copies what the probe tests.
+ */
 export interface CodingProbe {
-  kind: 'constraint' | 'file' | 'command' | 'error';
+  kind: 'file-modified' | 'last-failure-command' | 'last-failure-error' | 'current-task' | 'pi-summary';
   text: string;
-  /** The message it was derived from (compacted or not decides whether it counts). */
-  messageId: string;
 }
 
-/** Share of the session's user turns the coding probes are taken from. */
-export const EARLY_TURN_SHARE = 0.25;
-/** Sessions with fewer user turns take their probes from the first 25% of messages instead. */
-export const MIN_TURNS_FOR_TURN_SHARE = 4;
-/** Commands and error lines are compared by their first line, clipped to this length. */
+/** Commands, errors and the task are compared by their first line, clipped to this length. */
 export const PROBE_TEXT_LIMIT = 120;
+/** Terms of pi's summaries shorter than this are too generic to probe. */
+export const MIN_PI_TERM_CHARS = 4;
+/** A current task is a user turn of at least this many words ("ok", "continue" are not tasks). */
+export const MIN_TASK_WORDS = 5;
 
 const pathKeys = ['path', 'file_path', 'filePath', 'file', 'filename', 'notebook_path'];
-const fileToolPattern = /read|edit|write|view|open|create|str_replace|patch/i;
+const modifyingToolPattern = /edit|write|create|str_replace|patch|apply|replace|insert|delete|move|rename/i;
 const commandKeys = ['command', 'cmd'];
 const shellToolPattern = /bash|shell|exec|command|terminal|run/i;
 const errorLinePattern = /error|exception|traceback|fail|not found|denied/i;
 
 /**
- * Probes from the first 25% of user turns (turns 1..ceil(last turn × 0.25); with fewer than 4
- * turns, the first 25% of messages), in message order,
- * de-duplicated by kind and text:
- * - constraint: each sentence of a real user message that `isConstraintSentence` accepts;
- * - file: path-like arguments (`path`, `file_path`, ...) of tool calls whose name reads, edits or writes;
- * - command: the `command`/`cmd` argument of shell-like tool calls, first line, clipped to 120 characters;
- * - error: the first line of a failed tool result mentioning an error (else its first line), clipped.
+ * The session's final state, from the log: every file a modifying tool call touched; the last failed
+ * shell command and the first error line of its result; the current task (the newest user turn of
+ * 5+ words, its first line).
  */
-export function deriveCodingProbes(thread: Thread): CodingProbe[] {
-  const lastTurn = thread.messages.at(-1)?.turn ?? 0;
-  const earlyTurns = Math.max(1, Math.ceil(lastTurn * EARLY_TURN_SHARE));
-  // One long task (SWE-agent: a single user turn) has no early turns to speak of: use messages.
-  const byMessages = lastTurn < MIN_TURNS_FOR_TURN_SHARE;
-  const earlyMessages = Math.ceil(thread.messages.length * EARLY_TURN_SHARE);
+export function finalStateProbes(thread: Thread): CodingProbe[] {
   const probes: CodingProbe[] = [];
   const seen = new Set<string>();
-  const add = (kind: CodingProbe['kind'], text: string, message: ThreadMessage) => {
-    const trimmed = text.trim();
-    if (trimmed.length < 3) return;
-    const key = `${kind}\u0000${trimmed}`;
-    if (seen.has(key)) return;
-    seen.add(key);
-    probes.push({ kind, text: trimmed, messageId: message.id });
+  const add = (kind: CodingProbe['kind'], text: string) => {
+    const trimmed = clip(text.trim());
+    if (trimmed.length < 3 || seen.has(`${kind}\u0000${trimmed}`)) return;
+    seen.add(`${kind}\u0000${trimmed}`);
+    probes.push({ kind, text: trimmed });
   };
+  const commands = new Map<string, string>();
+  let lastFailure: { command: string; error: string } | undefined;
   for (const message of thread.messages) {
-    if (byMessages ? message.index >= earlyMessages : message.turn < 1 || message.turn > earlyTurns) continue;
-    if (message.role === 'user' && message.synthetic !== true) {
-      for (const sentence of splitSentences(messageText(message))) {
-        if (isConstraintSentence(sentence)) add('constraint', sentence, message);
-      }
-    }
     for (const part of message.content) {
       if (part.type === 'tool_call') {
         const input = isRecord(part.input) ? part.input : {};
-        if (fileToolPattern.test(part.name)) {
+        if (modifyingToolPattern.test(part.name)) {
           for (const key of pathKeys) {
             const value = input[key];
-            if (typeof value === 'string' && !value.includes('\n')) add('file', value, message);
+            if (typeof value === 'string' && !value.includes('\n')) add('file-modified', value);
           }
         }
         if (shellToolPattern.test(part.name)) {
-          for (const key of commandKeys) {
-            const value = input[key];
-            if (typeof value === 'string') add('command', firstLine(value), message);
-          }
+          const command = commandKeys.map((key) => input[key]).find((value) => typeof value === 'string');
+          if (typeof command === 'string') commands.set(part.id, firstLine(command));
         }
       } else if (part.type === 'tool_result' && part.outcome === 'failure') {
+        const command = commands.get(part.toolCallId);
+        if (command === undefined) continue;
         const content = typeof part.content === 'string' ? part.content : JSON.stringify(part.content);
         const lines = content
           .split('\n')
           .map((line) => line.trim())
           .filter((line) => line !== '');
-        const line = lines.find((candidate) => errorLinePattern.test(candidate)) ?? lines[0];
-        if (line) add('error', clip(line), message);
+        lastFailure = { command, error: lines.find((line) => errorLinePattern.test(line)) ?? lines[0] ?? '' };
       }
+    }
+  }
+  if (lastFailure) {
+    add('last-failure-command', lastFailure.command);
+    add('last-failure-error', lastFailure.error);
+  }
+  const task = [...thread.messages]
+    .reverse()
+    .find((message) => isTurnStart(message) && wordCount(messageText(message)) >= MIN_TASK_WORDS);
+  if (task) add('current-task', firstLine(messageText(task)));
+  return probes;
+}
+
+/**
+ * What pi kept when it compacted: the backticked terms and file paths of each of pi's own compaction
+ * summaries (4+ characters) that occur in the session before that compaction — content pi judged
+ * worth keeping from the history, not something it invented.
+ */
+export function piSummaryProbes(thread: Thread, compactions: readonly PiCompaction[]): CodingProbe[] {
+  const probes: CodingProbe[] = [];
+  const seen = new Set<string>();
+  const indexById = new Map(thread.messages.map((message) => [message.id, message.index]));
+  for (const compaction of compactions) {
+    const at = compaction.atMessageId === undefined ? -1 : (indexById.get(compaction.atMessageId) ?? -1);
+    if (at < 0) continue;
+    const before = thread.messages
+      .slice(0, at + 1)
+      .map((message) => messageText(message, true))
+      .join('\n');
+    for (const term of summaryTerms(compaction.summary)) {
+      if (seen.has(term) || !before.includes(term)) continue;
+      seen.add(term);
+      probes.push({ kind: 'pi-summary', text: term });
     }
   }
   return probes;
 }
 
-/** The plain text of a message's text parts. */
-export function messageText(message: Pick<Message, 'content'>): string {
+/** Backticked spans (single line) and path-like words with an extension, 4+ characters. */
+export function summaryTerms(summary: string): string[] {
+  const terms = new Set<string>();
+  for (const match of summary.matchAll(/`([^`\n]+)`/g)) terms.add(match[1]!.trim());
+  for (const match of summary.matchAll(
+    /(?:^|[\s(["'])((?:[\w.-]+\/)*[\w-]+\.[a-z][a-z0-9]{0,5})(?=$|[\s)\]"',:;.])/gim,
+  ))
+    terms.add(match[1]!);
+  return [...terms].filter((term) => term.length >= MIN_PI_TERM_CHARS && term.length <= PROBE_TEXT_LIMIT);
+}
+
+/** The plain text of a message's text parts (with `withTools`, tool calls and results too). */
+export function messageText(message: Pick<Message, 'content'>, withTools = false): string {
   return message.content
-    .map((part) => (part.type === 'text' ? part.text : ''))
+    .map((part) => {
+      if (part.type === 'text') return part.text;
+      if (!withTools) return '';
+      if (part.type === 'tool_call') return JSON.stringify(part.input ?? {});
+      if (part.type === 'tool_result')
+        return typeof part.content === 'string' ? part.content : JSON.stringify(part.content);
+      return '';
+    })
     .filter((text) => text !== '')
     .join('\n');
 }
 
-/** LoCoMo probes that can be measured: those whose evidence turns were found in the thread. */
-export function measurableQaProbes(probes: readonly QaProbe[]): QaProbe[] {
-  return probes.filter((probe) => probe.evidenceMessageIds.length > 0);
-}
-
-function splitSentences(text: string): string[] {
-  return text
-    .split(/(?<=[.!?])\s+|\n+/)
-    .map((sentence) => sentence.trim())
-    .filter((sentence) => sentence !== '');
+function wordCount(text: string): number {
+  return text.split(/\s+/).filter(Boolean).length;
 }
 
 function firstLine(text: string): string {

@@ -1,28 +1,43 @@
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { type CompactionPolicy, compactionPolicySchema, normalizePlan } from '@compactor/core';
+import {
+  availableForMessages,
+  type CompactionPolicy,
+  compactionPolicySchema,
+  summaryBudgetFor,
+} from '@compactor/core';
+import { threadBudget } from '@compactor/engine';
+import { summaryText } from '@compactor/render';
 import { replayTranscript } from '../replay/replay-transcript.js';
 import type { Baseline } from './baselines/baseline.js';
 import { baselines as defaultBaselines } from './baselines/index.js';
-import { measureDrift } from './drift.js';
+import { slidingWindowBaseline } from './baselines/sliding-window-baseline.js';
 import {
-  type DriftResult,
-  defaultChatBudgets,
-  defaultCodingBudgets,
-  type EvalTranscript,
-  type EvaluationResult,
-  isCodingKind,
-  type ProbeRetention,
-  type RunMetrics,
+  conditionedBaseline,
+  slidingWindowWithRecall,
+  userMessagesVerbatim,
+} from './conditioned-baselines.js';
+import type { ConditionedSystem } from './conditioned-system.js';
+import { measureDrift } from './drift.js';
+import { type EvalPart, type EvalScope, evalScope } from './eval-scope.js';
+import type {
+  DriftResult,
+  EvalTranscript,
+  EvaluationResult,
+  ProbeRetention,
+  RunMetrics,
 } from './eval-types.js';
-import { codingRetention, qaRetention, type RequestView } from './probe-retention.js';
-import { deriveCodingProbes, measurableQaProbes } from './probes.js';
+import { runNeedles } from './needle-rounds.js';
+import { emergencyFigures, OURS } from './ours-conditioned.js';
+import { codingRetention } from './probe-retention.js';
+import { finalStateProbes, piSummaryProbes } from './probes.js';
+import { runQuestionConditioned } from './question-conditioned.js';
 import { checkRequest, compressionRatio } from './request-checks.js';
 import { requestText } from './request-text.js';
-import { summarize } from './summarize-runs.js';
+import { summarize, summarizeNeedles, summarizeQa } from './summarize-runs.js';
 import { selectTranscripts } from './transcript-set.js';
 
-export const OURS = 'compactor';
+export { OURS };
 
 export interface EvaluationProgress {
   done: number;
@@ -33,7 +48,7 @@ export interface EvaluationProgress {
 
 export interface EvaluationOptions {
   corpusDir: string;
-  /** Budgets for every transcript; default per kind (chats 8k–64k, coding sessions 32k–128k). */
+  /** Budgets (context windows) for every transcript of the budget runs; default per kind. */
   budgets?: number[];
   /** A JSON thread policy (partial) applied to our system. */
   policyFile?: string;
@@ -42,12 +57,26 @@ export interface EvaluationOptions {
   quick?: boolean;
   /** Default: the four baselines of `./baselines/index.ts`. */
   baselines?: Baseline[];
-  /** Chained-compaction drift on every coding session and the first transcript of each other kind (default true). */
+  /** Chained-compaction drift (default true; `--quick` skips it). */
   drift?: boolean;
+  /** Question-conditioned LoCoMo (default true when a LoCoMo transcript is selected). */
+  qa?: boolean;
+  /** Compression ratios of LoCoMo's text for the question-conditioned runs (default 2, 4, 8; quick 4). */
+  qaRatios?: number[];
+  /** Keep LoCoMo's images as URL images instead of their captions. */
+  images?: boolean;
+  /** Planted needles (default true). */
+  needles?: boolean;
+  needleCeilings?: number[];
+  needleSeed?: number;
+  /** Run only these parts (default all). */
+  parts?: EvalPart[];
   onProgress?: (progress: EvaluationProgress) => void;
 }
 
-/** Run our compaction and every baseline on each transcript at each budget, and measure them. */
+export const DEFAULT_NEEDLE_SEED = 12;
+
+/** Budget runs, question-conditioned LoCoMo, planted needles and drift, measured side by side. */
 export async function runEvaluation(options: EvaluationOptions): Promise<EvaluationResult> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
@@ -56,33 +85,65 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
   const selection = options.transcripts
     ? { transcripts: options.transcripts, skipped: [] }
     : await selectTranscripts(options.corpusDir, { quick: options.quick ?? false });
-  const budgetsFor = (transcript: EvalTranscript) =>
-    options.budgets ?? (isCodingKind(transcript.kind) ? defaultCodingBudgets : defaultChatBudgets);
-  const driftSample = options.drift === false ? [] : driftTranscripts(selection.transcripts);
-  const total =
-    selection.transcripts.reduce((sum, transcript) => sum + budgetsFor(transcript).length, 0) +
-    driftSample.length;
+  const scope: EvalScope = evalScope(selection.transcripts, {
+    quick: options.quick ?? false,
+    ...(options.budgets ? { budgets: options.budgets } : {}),
+    ...(options.qaRatios ? { qaRatios: options.qaRatios } : {}),
+    ...(options.needleCeilings ? { needleCeilings: options.needleCeilings } : {}),
+    drift: options.drift,
+    qa: options.qa,
+    needles: options.needles,
+    ...(options.parts ? { parts: options.parts } : {}),
+  });
   let done = 0;
+  const progress = (step: string) => {
+    done += 1;
+    options.onProgress?.({ done, total: scope.steps, step });
+  };
   const runs: RunMetrics[] = [];
-  for (const transcript of selection.transcripts) {
-    for (const budget of budgetsFor(transcript)) {
+  for (const { transcript, budgets } of scope.budgetRuns) {
+    for (const budget of budgets) {
       runs.push(...(await evaluateAtBudget(transcript, budget, baselines, policy)));
-      done += 1;
-      options.onProgress?.({ done, total, step: `${transcript.label} @ ${budget}` });
+      progress(`${transcript.label} @ ${budget}`);
     }
   }
+  const captions = options.images !== true;
+  const qa = await runQuestionConditioned({
+    transcripts: scope.qaTranscripts,
+    ratios: scope.qaRatios,
+    captions,
+    ...(policy ? { policy } : {}),
+    systems: [
+      ...baselines.map((baseline) => conditionedBaseline(baseline)),
+      slidingWindowWithRecall(),
+      userMessagesVerbatim(),
+    ],
+    equalUse: [conditionedBaseline(slidingWindowBaseline), slidingWindowWithRecall()],
+    onProgress: progress,
+  });
+  const needleSeed = options.needleSeed ?? DEFAULT_NEEDLE_SEED;
+  const needleSystems: ConditionedSystem[] = [
+    conditionedBaseline(slidingWindowBaseline),
+    slidingWindowWithRecall(),
+    userMessagesVerbatim(),
+  ];
+  const needles = await runNeedles({
+    transcripts: scope.needleTranscripts,
+    ceilings: scope.needleCeilings,
+    seed: needleSeed,
+    ...(policy ? { policy } : {}),
+    systems: needleSystems,
+    onProgress: progress,
+  });
   const drift: DriftResult[] = [];
-  for (const transcript of driftSample) {
-    // A window the whole transcript fits, so only the forced rounds compact.
-    drift.push(await measureDrift(transcript, Math.max(...budgetsFor(transcript), 200_000)));
-    done += 1;
-    options.onProgress?.({ done, total, step: `drift ${transcript.label}` });
+  for (const { transcript, window } of scope.driftRuns) {
+    drift.push(await measureDrift(transcript, window));
+    progress(`drift ${transcript.label}`);
   }
   const systems = [
     { name: OURS, source: '@compactor/engine (replayTranscript)' },
     ...baselines.map((baseline) => ({ name: baseline.name, source: baseline.source })),
   ];
-  const { summaries, locomoAtFourTimes } = summarize(runs, systems);
   return {
     startedAt,
     elapsedMs: Math.round(performance.now() - started),
@@ -92,8 +153,13 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
     systems,
     runs,
     drift,
-    summaries,
-    locomoAtFourTimes,
+    summaries: summarize(runs, systems),
+    qa,
+    qaSummary: summarizeQa(qa),
+    qaOptions: { captions, ratios: scope.qaRatios },
+    needles,
+    needleSummary: summarizeNeedles(needles),
+    needleSeed,
   };
 }
 
@@ -112,10 +178,11 @@ async function evaluateAtBudget(
   const { report, thread, plan, tokenizer, imported } = replay;
   const provider = report.provider;
   const ceiling = report.ceiling > 0 ? report.ceiling : budget;
-  const qaProbes = imported.probes ? measurableQaProbes(imported.probes) : undefined;
-  const codingProbes = qaProbes ? [] : deriveCodingProbes(thread);
-  const retentionOf = (view: RequestView): ProbeRetention =>
-    qaProbes ? qaRetention(thread, qaProbes, view) : codingRetention(codingProbes, view);
+  // LoCoMo is measured by its questions (question-conditioned runs); the rest by final-state probes.
+  const probes = imported.probes
+    ? []
+    : [...finalStateProbes(thread), ...piSummaryProbes(thread, imported.piCompactions ?? [])];
+  const retentionOf = (request: unknown): ProbeRetention => codingRetention(probes, requestText(request));
   const common = {
     transcript: transcript.label,
     kind: transcript.kind,
@@ -123,23 +190,22 @@ async function evaluateAtBudget(
     ceiling,
     transcriptTokens: report.tokensBefore,
   };
-
-  const normalized = plan ? normalizePlan(plan) : undefined;
-  const artifacts = new Map<string, Set<string>>(
-    (plan?.externalizations ?? []).map((record) => [record.artifactId, new Set(record.span.messageIds)]),
-  );
   const ours = checkRequest(replay.request, provider, tokenizer, ceiling);
+  const summaries = plan?.summarizations ?? [];
   const results: RunMetrics[] = [
     {
       system: OURS,
       ...common,
       ...ours,
       compressionRatio: compressionRatio(report.tokensBefore, ours.requestTokens),
-      retention: retentionOf({
-        text: requestText(replay.request),
-        keptVerbatim: (id) => (normalized?.actions.get(id)?.action ?? 'include') === 'include',
-        artifacts,
-      }),
+      retention: retentionOf(replay.request),
+      emergency: replay.renderReport ? emergencyFigures(replay.renderReport) : null,
+      summaryTokens: summaries.reduce((sum, record) => sum + tokenizer.count(summaryText(record)), 0),
+      summaryBudget:
+        summaries.length > 0
+          ? summaryBudgetFor(thread.policy, availableForMessages(threadBudget(thread)))
+          : null,
+      rehydrationTokens: replay.renderReport?.rehydration.tokens ?? 0,
       elapsedMs: report.elapsedMs,
       summarizerCalls: report.summarizerCalls,
       summarizerCostUsd: report.summarizerCostUsd,
@@ -152,18 +218,13 @@ async function evaluateAtBudget(
     try {
       const output = await baseline.run({ thread, ceiling, provider, tokenizer, system: '' });
       const elapsedMs = Math.round(performance.now() - started);
-      const kept = new Set(output.keptMessageIds);
       const checks = checkRequest(output.request, provider, tokenizer, ceiling);
       results.push({
         system: baseline.name,
         ...common,
         ...checks,
         compressionRatio: compressionRatio(report.tokensBefore, checks.requestTokens),
-        retention: retentionOf({
-          text: requestText(output.request),
-          keptVerbatim: (id) => kept.has(id),
-          artifacts: new Map(),
-        }),
+        retention: retentionOf(output.request),
         elapsedMs,
       });
     } catch (error) {
@@ -175,7 +236,7 @@ async function evaluateAtBudget(
         valid: false,
         validationErrors: [],
         compressionRatio: 0,
-        retention: { overall: { retained: 0, compacted: 0 }, early: { retained: 0, compacted: 0 } },
+        retention: { overall: { retained: 0, total: probes.length }, byKind: {} },
         elapsedMs: Math.round(performance.now() - started),
         error: error instanceof Error ? error.message : String(error),
       });
@@ -186,15 +247,4 @@ async function evaluateAtBudget(
 
 async function readPolicy(file: string): Promise<Partial<CompactionPolicy>> {
   return compactionPolicySchema.partial().parse(JSON.parse(await readFile(file, 'utf8')));
-}
-
-/** Every coding session (their pinned instructions are what drift threatens), the first of each chat kind. */
-function driftTranscripts(transcripts: readonly EvalTranscript[]): EvalTranscript[] {
-  const seen = new Set<string>();
-  return transcripts.filter((transcript) => {
-    if (isCodingKind(transcript.kind)) return true;
-    if (seen.has(transcript.kind)) return false;
-    seen.add(transcript.kind);
-    return true;
-  });
 }

@@ -1,18 +1,23 @@
-import type { RetentionCount, RunMetrics, SystemSummary } from './eval-types.js';
+import type {
+  NeedleSummaryRow,
+  QaSummaryRow,
+  RetentionCount,
+  RunMetrics,
+  SystemSummary,
+} from './eval-types.js';
+import type { NeedleRun } from './needle-rounds.js';
 import { addCounts } from './probe-retention.js';
+import { addTally, emptyTally, mergeUsage } from './qa-tally.js';
+import type { QaRun } from './question-conditioned.js';
+import { entryOf } from './record-entry.js';
 
-/** The compression a LoCoMo run is counted at for the "4× compression" target. */
-export const TARGET_COMPRESSION = 4;
+const zero = (): RetentionCount => ({ retained: 0, total: 0 });
 
-/**
- * Per transcript kind and `overall`, each system's totals. For LoCoMo at 4×: per transcript, the
- * budget whose nominal compression (transcript tokens / budget) is nearest 4; early-evidence counts
- * summed over those runs.
- */
+/** Per transcript kind and `overall`, each system's totals. */
 export function summarize(
   runs: readonly RunMetrics[],
   systems: ReadonlyArray<{ name: string; source: string }>,
-): { summaries: Record<string, SystemSummary[]>; locomoAtFourTimes: Record<string, RetentionCount> } {
+): Record<string, SystemSummary[]> {
   const kinds = [...new Set(runs.map((run) => run.kind))];
   const summaries: Record<string, SystemSummary[]> = {};
   for (const kind of [...kinds, 'overall']) {
@@ -23,23 +28,7 @@ export function summarize(
       ),
     );
   }
-  const locomoAtFourTimes: Record<string, RetentionCount> = {};
-  const chosen = new Map<string, number>();
-  for (const run of runs.filter((candidate) => candidate.kind === 'locomo' && candidate.budget > 0)) {
-    const current = chosen.get(run.transcript);
-    const distance = (budget: number) => Math.abs(run.transcriptTokens / budget - TARGET_COMPRESSION);
-    if (current === undefined || distance(run.budget) < distance(current))
-      chosen.set(run.transcript, run.budget);
-  }
-  for (const system of systems) {
-    locomoAtFourTimes[system.name] = runs
-      .filter(
-        (run) =>
-          run.system === system.name && run.kind === 'locomo' && chosen.get(run.transcript) === run.budget,
-      )
-      .reduce((total, run) => addCounts(total, run.retention.early), { retained: 0, compacted: 0 });
-  }
-  return { summaries, locomoAtFourTimes };
+  return summaries;
 }
 
 function summarizeSystem(
@@ -47,6 +36,7 @@ function summarizeSystem(
   runs: readonly RunMetrics[],
 ): SystemSummary {
   const ratios = runs.map((run) => run.compressionRatio).filter((ratio) => ratio > 0);
+  const fills = runs.filter((run) => run.ceiling > 0).map((run) => run.requestTokens / run.ceiling);
   return {
     system: system.name,
     source: system.source,
@@ -57,14 +47,84 @@ function summarizeSystem(
       ratios.length === 0
         ? 0
         : Math.exp(ratios.reduce((sum, ratio) => sum + Math.log(ratio), 0) / ratios.length),
-    retention: runs.reduce((total, run) => addCounts(total, run.retention.overall), {
-      retained: 0,
-      compacted: 0,
-    }),
+    retention: runs.reduce((total, run) => addCounts(total, run.retention.overall), zero()),
+    fill: fills.length === 0 ? 0 : fills.reduce((sum, fill) => sum + fill, 0) / fills.length,
     elapsedMs: runs.reduce((total, run) => total + run.elapsedMs, 0),
-    earlyRetention: runs.reduce((total, run) => addCounts(total, run.retention.early), {
-      retained: 0,
-      compacted: 0,
-    }),
   };
+}
+
+/** Question-conditioned runs per system and ratio, summed over conversations. */
+export function summarizeQa(runs: readonly QaRun[]): QaSummaryRow[] {
+  const rows = new Map<string, { row: QaSummaryRow; usages: QaRun['usage'][] }>();
+  for (const run of runs) {
+    const key = `${run.system}\u0000${run.ratio}`;
+    let entry = rows.get(key);
+    if (!entry) {
+      entry = {
+        row: {
+          system: run.system,
+          ratio: run.ratio,
+          overall: emptyTally(),
+          early: emptyTally(),
+          late: emptyTally(),
+          byCategory: {},
+          usage: run.usage,
+        },
+        usages: [],
+      };
+      rows.set(key, entry);
+    }
+    addTally(entry.row.overall, run.overall);
+    addTally(entry.row.early, run.early);
+    addTally(entry.row.late, run.late);
+    for (const [category, tally] of Object.entries(run.byCategory))
+      addTally(entryOf(entry.row.byCategory, category, emptyTally), tally);
+    entry.usages.push(run.usage);
+  }
+  return [...rows.values()].map(({ row, usages }) => ({ ...row, usage: mergeUsage(usages) }));
+}
+
+/** Needle runs per system and ceiling, summed over rounds and transcripts. */
+export function summarizeNeedles(runs: readonly NeedleRun[]): NeedleSummaryRow[] {
+  const rows = new Map<string, NeedleSummaryRow>();
+  for (const run of runs) {
+    const key = `${run.system}\u0000${run.ceiling}`;
+    let row = rows.get(key);
+    if (!row) {
+      row = {
+        system: run.system,
+        ceiling: run.ceiling,
+        instructions: zero(),
+        facts: zero(),
+        keptEveryRound: zero(),
+        renders: 0,
+        emergencyFits: 0,
+        droppedSummaries: 0,
+        summaryOverBudget: 0,
+        meanRequestTokens: 0,
+        byKind: {},
+      };
+      rows.set(key, row);
+    }
+    const kind = entryOf(row.byKind, run.kind, () => ({ instructions: zero(), facts: zero() }));
+    for (const round of run.rounds) {
+      for (const into of [row.instructions, kind.instructions]) {
+        into.retained += round.instructionsPresent;
+        into.total += round.instructions;
+      }
+      for (const into of [row.facts, kind.facts]) {
+        into.retained += round.factsRecalled;
+        into.total += round.facts;
+      }
+      row.meanRequestTokens = (row.meanRequestTokens * row.renders + round.requestTokens) / (row.renders + 1);
+      row.renders += 1;
+      if (round.emergency) row.emergencyFits += 1;
+      row.droppedSummaries += round.emergency?.droppedSummaries ?? 0;
+      if (round.summaryBudget !== null && round.summaryTokens > round.summaryBudget)
+        row.summaryOverBudget += 1;
+    }
+    row.keptEveryRound.retained += run.keptEveryRound;
+    row.keptEveryRound.total += run.needles.length;
+  }
+  return [...rows.values()].map((row) => ({ ...row, meanRequestTokens: Math.round(row.meanRequestTokens) }));
 }

@@ -19,7 +19,7 @@ import {
 import { createEmbeddedStores } from '@compactor/embedded';
 import { createCompactionEngine } from '@compactor/engine';
 import { type ImportedTranscript, type ImportOptions, importTranscriptFile } from '@compactor/importers';
-import { RenderBudgetExceededError, renderPromptSync } from '@compactor/render';
+import { RenderBudgetExceededError, type RenderReport, renderPromptSync } from '@compactor/render';
 import { createResilientSummarizer } from '@compactor/summarizer';
 import { createTokenizer, type ProviderTokenizer, resolveModelInfo } from '@compactor/tokenizer';
 import { unboundedRender } from './unbounded-tokens.js';
@@ -48,6 +48,8 @@ export interface ReplayOptions {
   checkEveryTokens?: number;
   onProgress?: (done: number, total: number) => void;
   logger?: Logger;
+  /** Rewrites the imported events before the replay (the eval's images-as-captions mode, planted needles). */
+  mapEvents?: (events: EventInput[]) => EventInput[];
 }
 
 export type StrategyCounts = Record<CompactionRecordKind, number>;
@@ -102,6 +104,8 @@ export interface LocalReplayResult extends ReplayResult {
   plan: CompactionPlan | null;
   /** The tokenizer every count of the replay used. */
   tokenizer: ProviderTokenizer;
+  /** The final render's report (null when the render failed). */
+  renderReport: RenderReport | null;
 }
 
 const noStrategies = (): StrategyCounts => ({ externalize: 0, summarize: 0, clear: 0, drop: 0 });
@@ -201,7 +205,8 @@ export async function replayTranscript(options: ReplayOptions): Promise<LocalRep
         for (const record of result.planner.added) report.recordsAddedByStrategy[record.kind] += 1;
       } else if (result.commit.status === 'lost_race') report.lostRaces += 1;
     };
-    const events = imported.events.map((event): EventInput => {
+    const source = options.mapEvents ? options.mapEvents(imported.events) : imported.events;
+    const events = source.map((event): EventInput => {
       if (event.type === 'thread.created')
         return {
           ...event,
@@ -244,6 +249,7 @@ export async function replayTranscript(options: ReplayOptions): Promise<LocalRep
     const system = options.system ?? '';
     report.tokensBefore = unboundedRender(thread, null, provider, tokenizer, system).tokens.total;
     let request: unknown = null;
+    let renderReport: RenderReport | null = null;
     try {
       const rendered = renderPromptSync({
         thread,
@@ -260,6 +266,7 @@ export async function replayTranscript(options: ReplayOptions): Promise<LocalRep
         tokenizer,
       });
       request = rendered.request;
+      renderReport = rendered.report;
       report.tokensAfter = rendered.tokens.total;
       report.ceiling = rendered.report.ceiling;
       report.emergencyFit = rendered.report.emergencyFit !== null;
@@ -269,7 +276,7 @@ export async function replayTranscript(options: ReplayOptions): Promise<LocalRep
       report.ceiling = error.numbers.ceiling;
     }
     report.elapsedMs = Math.round(performance.now() - started);
-    return { report, request, imported, thread, plan: current.plan, tokenizer };
+    return { report, request, imported, thread, plan: current.plan, tokenizer, renderReport };
   } finally {
     await stores.close();
     if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });

@@ -22,3 +22,4 @@ export {
   unitTokensFrom,
 } from './protected-tail.js';
 export { contentAsText } from './rungs/externalize.js';
+export { summaryBudgetFor } from './rungs/summarize.js';

@@ -8,6 +8,8 @@ export interface EmergencyDrop {
   messageId: string;
   kind: 'message' | 'summary' | 'externalization';
   turn: number;
+  /** Tokens the dropped slot held (a dropped summary's whole size). */
+  tokens: number;
   /** Results that went with it. */
   resultMessageIds: string[];
 }
@@ -126,6 +128,7 @@ export function emergencyFit({
             ? 'externalization'
             : 'summary',
       turn: slot.turn,
+      tokens: slot.tokens,
       resultMessageIds: slot.results.flatMap((result) => (result.message ? [result.message.id] : [])),
     });
   };

@@ -47,6 +47,7 @@ export const aiSdkPruneBaseline: Baseline = {
         `pruneMessages kept ${afterPrune.length} of ${input.thread.messages.length} messages`,
         `dropped the oldest ${afterPrune.length - selection.length} to fit`,
       ],
+      selection,
     );
   },
 };

@@ -1,5 +1,5 @@
 // apps/cli/src/eval/baselines/baseline.ts
-import type { ProviderName, Thread, Tokenizer } from '@compactor/core';
+import type { ProviderName, Thread, ThreadMessage, Tokenizer } from '@compactor/core';
 export interface BaselineInput {
   /** The whole transcript, folded (the baseline decides what to keep). */
   thread: Thread;
@@ -14,6 +14,11 @@ export interface BaselineOutput {
   request: unknown;
   /** Message ids of the thread whose content the request still carries verbatim (for probe retention). */
   keptMessageIds: string[];
+  /**
+   * The messages the request carries, edits included (pruned tool outputs), in order: what the
+   * question-conditioned evals append a new turn to. Absent: the kept messages as they are.
+   */
+  sent?: ThreadMessage[];
 }
 export interface Baseline {
   name: string;

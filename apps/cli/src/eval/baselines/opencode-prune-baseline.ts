@@ -98,6 +98,7 @@ export const openCodePruneBaseline: Baseline = {
         `protect ${thresholds.protect}, minimum ${thresholds.minimum}: pruned ${prunable.size} tool outputs`,
         `dropped ${afterPrune.length - selection.length} messages to fit`,
       ],
+      selection,
     );
   },
 };

@@ -92,10 +92,17 @@ export function resultOf(
   measured: MeasuredRender,
   keptMessageIds: string[],
   extraNotes: string[] = [],
+  sent?: ThreadMessage[],
 ): BaselineResult {
   const notes = [...extraNotes];
   if (measured.warnings.length > 0) {
     notes.push(`renderer repaired ${measured.warnings.length} problem(s): ${measured.warnings.join('; ')}`);
   }
-  return { request: measured.request, keptMessageIds, requestTokens: measured.tokens, notes };
+  return {
+    request: measured.request,
+    keptMessageIds,
+    requestTokens: measured.tokens,
+    notes,
+    ...(sent ? { sent } : {}),
+  };
 }

@@ -1,0 +1,145 @@
+import type { ThreadMessage } from '@compactor/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createRecallIndex, messageRecallText, recallQuery } from '../src/index.js';
+
+const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
+
+describe('createRecallIndex', () => {
+  it('runs the README example: the turn about the locker comes back for a question about it', () => {
+    const index = createRecallIndex();
+    index.add([
+      { id: 'm1', text: 'My locker code is 5433, gym on the second floor.', turn: 1 },
+      { id: 'm2', text: 'We adopted a puppy named Biscuit last week.', turn: 2 },
+      { id: 'm3', text: 'The build failed on the lint step again.', turn: 3 },
+    ]);
+    const result = index.search({
+      query: 'What was my locker code again?',
+      topK: 2,
+      maxTokens: 50,
+      minScore: 0.5,
+      countTokens: words,
+    });
+    expect(result.hits.map((hit) => hit.id)).toEqual(['m1']);
+    expect(result.hits[0]!.turn).toBe(1);
+    expect(result.tokens).toBe(words('My locker code is 5433, gym on the second floor.'));
+  });
+
+  it('keeps the hits within the token budget and top-k, skipping a hit that does not fit', () => {
+    const index = createRecallIndex();
+    index.add([
+      { id: 'long', text: `deploy ${'filler '.repeat(40)}` },
+      { id: 'short1', text: 'deploy to staging' },
+      { id: 'short2', text: 'deploy to production' },
+      { id: 'short3', text: 'deploy again' },
+    ]);
+    const result = index.search({ query: 'deploy', topK: 2, maxTokens: 10, countTokens: words });
+    expect(result.hits).toHaveLength(2);
+    expect(result.hits.every((hit) => hit.id !== 'long')).toBe(true);
+    expect(result.tokens).toBeLessThanOrEqual(10);
+    expect(result.matched).toBe(4);
+  });
+
+  it('drops hits under the minimum score and excluded ids, and finds nothing for stop words only', () => {
+    const index = createRecallIndex();
+    index.add([
+      { id: 'a', text: 'the kettle is broken' },
+      { id: 'b', text: 'kettle kettle kettle descaling guide' },
+    ]);
+    const all = index.search({ query: 'kettle', topK: 5, maxTokens: 100, countTokens: words });
+    expect(all.hits).toHaveLength(2);
+    const excluded = index.search({
+      query: 'kettle',
+      topK: 5,
+      maxTokens: 100,
+      countTokens: words,
+      exclude: (id) => id === 'b',
+    });
+    expect(excluded.hits.map((hit) => hit.id)).toEqual(['a']);
+    const strict = index.search({
+      query: 'kettle',
+      topK: 5,
+      maxTokens: 100,
+      countTokens: words,
+      minScore: (all.hits[0]!.score + all.hits[1]!.score) / 2,
+    });
+    expect(strict.hits).toHaveLength(1);
+    expect(index.search({ query: 'what is the', topK: 5, maxTokens: 100, countTokens: words }).matched).toBe(
+      0,
+    );
+  });
+
+  it('removes documents, replaces a re-added id and evicts the oldest past maxDocuments', () => {
+    const index = createRecallIndex({ maxDocuments: 2 });
+    index.add([{ id: 'x', text: 'alpha' }]);
+    index.add([{ id: 'x', text: 'beta' }]);
+    expect(index.size).toBe(1);
+    expect(index.search({ query: 'alpha', topK: 1, maxTokens: 9, countTokens: words }).hits).toEqual([]);
+    index.add([
+      { id: 'y', text: 'gamma' },
+      { id: 'z', text: 'delta' },
+    ]);
+    expect(index.has('x')).toBe(false);
+    expect(index.size).toBe(2);
+    index.remove(['y']);
+    expect(index.has('y')).toBe(false);
+    expect(index.search({ query: 'gamma', topK: 1, maxTokens: 9, countTokens: words }).hits).toEqual([]);
+  });
+
+  it('gives the same hits for the same documents and query, whatever was removed before (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('red', 'blue', 'green', 'lamp', 'chair', 'tea'), {
+          minLength: 1,
+          maxLength: 6,
+        }),
+        fc.array(
+          fc.array(fc.constantFrom('red', 'blue', 'green', 'lamp', 'chair', 'tea'), { maxLength: 5 }),
+          {
+            minLength: 1,
+            maxLength: 12,
+          },
+        ),
+        fc.integer({ min: 1, max: 20 }),
+        (query, texts, budget) => {
+          const build = () => {
+            const index = createRecallIndex();
+            index.add(texts.map((text, i) => ({ id: `d${i}`, text: text.join(' ') })));
+            return index;
+          };
+          const options = { query: query.join(' '), topK: 3, maxTokens: budget, countTokens: words };
+          const first = build().search(options);
+          const second = build().search(options);
+          expect(second).toEqual(first);
+          expect(first.tokens).toBeLessThanOrEqual(budget);
+          expect(first.hits.length).toBeLessThanOrEqual(3);
+          for (let i = 1; i < first.hits.length; i += 1)
+            expect(first.hits[i - 1]!.score).toBeGreaterThanOrEqual(first.hits[i]!.score);
+        },
+      ),
+    );
+  });
+});
+
+describe('recallQuery', () => {
+  const message = (
+    id: string,
+    role: ThreadMessage['role'],
+    content: ThreadMessage['content'],
+    synthetic = false,
+  ) => ({ id, role, content, ...(synthetic ? { synthetic: true } : {}) }) as ThreadMessage;
+
+  it('is the newest real user turn, plus the pending tool call when the thread ends on one', () => {
+    const messages = [
+      message('1', 'user', [{ type: 'text', text: 'fix the flaky login test' }]),
+      message('2', 'assistant', [{ type: 'text', text: 'on it' }]),
+      message('3', 'user', [{ type: 'text', text: '[hook output]' }], true),
+      message('4', 'assistant', [
+        { type: 'tool_call', id: 'c1', name: 'read', input: { path: 'login.spec.ts' } },
+      ]),
+    ];
+    expect(recallQuery(messages)).toBe('fix the flaky login test\nread {"path":"login.spec.ts"}');
+    expect(recallQuery(messages.slice(0, 2))).toBe('fix the flaky login test');
+    expect(messageRecallText(messages[3]!)).toBe('read {"path":"login.spec.ts"}');
+  });
+});
