@@ -1,6 +1,7 @@
 import {
   type LifecycleEvent,
   type LifecycleEventLog,
+  type LifecycleListener,
   type Logger,
   lifecycleEventSchema,
 } from '@compactor/core';
@@ -8,6 +9,7 @@ import type { StoreLocks } from '../concurrency/store-locks.js';
 import { RecordLogFile } from '../files/record-log.js';
 import type { DataLayout } from '../paths/data-layout.js';
 import { createStoreContext } from '../store-context.js';
+import { ListenersByThread } from './listeners-by-thread.js';
 import { type EmbeddedStoreOptions, storeClosedError } from '../store-options.js';
 import { parseOrThrow, requirePositiveInteger } from '../validation.js';
 
@@ -22,6 +24,7 @@ export class EmbeddedLifecycleEventLog implements LifecycleEventLog {
   private readonly locks: StoreLocks;
   private readonly shared: boolean;
   private readonly logs = new Map<string, Promise<RecordLogFile>>();
+  private readonly listeners = new ListenersByThread();
   private closed = false;
 
   constructor(options: EmbeddedStoreOptions = {}) {
@@ -43,6 +46,16 @@ export class EmbeddedLifecycleEventLog implements LifecycleEventLog {
       if (this.shared) await log.catchUp(true);
       await log.append([parsed]);
     });
+    this.listeners.notify(parsed.tenantId, parsed.threadId, parsed as LifecycleEvent, this.logger);
+  }
+
+  /**
+   * In-process notification: appends made through this instance reach its subscribers. Another
+   * process sharing the directory is not heard; its readers see those events on their next list.
+   */
+  subscribe(tenantId: string, threadId: string, listener: LifecycleListener): () => void {
+    this.ensureOpen();
+    return this.listeners.add(tenantId, threadId, listener);
   }
 
   async list(
@@ -59,6 +72,7 @@ export class EmbeddedLifecycleEventLog implements LifecycleEventLog {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.listeners.clear();
     await this.locks.drain();
   }
 
