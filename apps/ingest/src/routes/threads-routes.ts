@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CompactorError, type EventInput, NotFoundError, parsePolicy } from '@compactor/core';
+import { CompactorError, type EventInput, NotFoundError } from '@compactor/core';
 import { resolveModelInfo } from '@compactor/tokenizer';
 import type { IngestApp } from '../app/ingest-app.js';
 import type { IngestContext } from '../app/ingest-context.js';
@@ -104,7 +104,7 @@ export function registerThreadRoutes(app: IngestApp, context: IngestContext): vo
         model: thread.model,
         contextWindow: thread.contextWindow,
         maxOutputTokens: origin.created.maxOutputTokens ?? null,
-        policy: parsePolicy(origin.created.policy ?? {}),
+        policy: await context.policies.configured(thread),
         metadata: origin.created.metadata ?? {},
         version: thread.version,
         eventCount: thread.eventCount,

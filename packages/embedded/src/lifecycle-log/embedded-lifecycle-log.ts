@@ -9,9 +9,9 @@ import type { StoreLocks } from '../concurrency/store-locks.js';
 import { RecordLogFile } from '../files/record-log.js';
 import type { DataLayout } from '../paths/data-layout.js';
 import { createStoreContext } from '../store-context.js';
-import { ListenersByThread } from './listeners-by-thread.js';
 import { type EmbeddedStoreOptions, storeClosedError } from '../store-options.js';
 import { parseOrThrow, requirePositiveInteger } from '../validation.js';
+import { ListenersByThread } from './listeners-by-thread.js';
 
 /**
  * Lifecycle events in a local directory: one append-only record log per thread, fsynced per event.

@@ -114,7 +114,9 @@ export function testLifecycleEventLog(
       const otherThread: LifecycleEvent[] = [];
       await log.append(lifecycleEvent(0));
       const unsubscribe = log.subscribe(tenantId, threadId, (event) => heard.push(event));
-      const unsubscribeOther = log.subscribe(tenantId, `${threadId}-other`, (event) => otherThread.push(event));
+      const unsubscribeOther = log.subscribe(tenantId, `${threadId}-other`, (event) =>
+        otherThread.push(event),
+      );
       const unsubscribeThrowing = log.subscribe(tenantId, threadId, () => {
         throw new Error('a listener that throws');
       });
