@@ -59,6 +59,10 @@ describe('diffPlans', () => {
   });
 
   it('is empty between a plan and itself', () => {
-    fc.assert(fc.property(planArbitrary, (plan) => expect(diffPlans(ids, plan, plan)).toEqual([])));
+    fc.assert(
+      fc.property(planArbitrary, (plan) => {
+        expect(diffPlans(ids, plan, plan)).toEqual([]);
+      }),
+    );
   });
 });
