@@ -25,6 +25,7 @@ import { THREAD_ID_MAX_LENGTH } from '../schemas/request-schemas.js';
 import { installErrorHandling } from './error-handling.js';
 import type { IngestApp } from './ingest-app.js';
 import { createIngestContext } from './ingest-context.js';
+import { registerInspectorPage } from './inspector-page.js';
 import { installRequestLogging } from './request-logging.js';
 import { installRequestMetrics } from './request-metrics.js';
 
@@ -87,6 +88,9 @@ export function buildIngestApp(dependencies: IngestDependencies): FastifyInstanc
 
   // Routes are added inside plugins so that @fastify/swagger (loaded first) sees every one of them.
   app.register(async (operations) => registerOperationsRoutes(operations, app, context));
+  if (dependencies.inspectorDirectory !== null) {
+    app.register(async (page) => registerInspectorPage(page, dependencies.inspectorDirectory ?? undefined));
+  }
   app.register(async (plugin) => {
     const v1 = plugin.withTypeProvider<ZodTypeProvider>() as IngestApp;
     v1.addHook('onRequest', createAuthenticator(dependencies.apiKeys));
