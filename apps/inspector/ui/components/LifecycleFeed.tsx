@@ -60,7 +60,7 @@ export function LifecycleFeed(props: { api: Api; threadId: string; onCompaction:
           {state}
         </span>
       </h2>
-      <ol class="lifecycle" aria-live="polite" reversed>
+      <ol class="lifecycle" aria-live="polite">
         {[...events].reverse().map((event) => (
           <li
             key={event.index}
