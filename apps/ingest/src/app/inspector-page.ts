@@ -25,6 +25,7 @@ export function registerInspectorPage(
   app.register(fastifyStatic, {
     root: directory,
     prefix: '/ui/',
+    cacheControl: false,
     // Hashed asset names change with their content; index.html must be re-read after a build.
     setHeaders(response, path) {
       response.setHeader(
