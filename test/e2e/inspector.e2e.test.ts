@@ -177,7 +177,63 @@ describe.skipIf(!existsSync(CHROMIUM))(
       const stored = (await api(serve, KEY_A, `/v1/threads/${threadId}/lifecycle?limit=1000`)).body;
       const newest = await page.locator('ol.lifecycle li').first().getAttribute('data-index');
       expect(Number(newest)).toBe(stored.total);
+      // The summary marks exactly the facts the plan pins.
+      const plan = (await api(serve, KEY_A, `/v1/threads/${threadId}/plan`)).body;
+      const facts = plan.current.plan.summarizations.flatMap(
+        (record: { summary: { facts: Array<{ pinned: boolean }> } }) => record.summary.facts,
+      );
+      expect(await page.locator('li[data-pinned="true"]').count()).toBe(
+        facts.filter((fact: { pinned: boolean }) => fact.pinned).length,
+      );
+      expect(await page.locator('[data-testid="summary"] li[data-pinned]').count()).toBe(facts.length);
       await shot(page, 'live-compaction');
+      await page.close();
+    });
+
+    it('pages and virtualizes a 10,000-message timeline: few rows in the DOM, every message reachable', async () => {
+      const longId = 'long-thread';
+      await api(serve, KEY_A, '/v1/threads', {
+        method: 'POST',
+        body: JSON.stringify({ threadId: longId, model: 'claude-sonnet-4-5' }),
+      });
+      for (let batch = 0; batch < 20; batch += 1) {
+        const events = Array.from({ length: 500 }, (_, offset) => {
+          const n = batch * 500 + offset;
+          return {
+            eventId: `e${n}`,
+            type: 'message.appended',
+            message: {
+              id: `m${n}`,
+              role: n % 2 === 0 ? 'user' : 'assistant',
+              content: [{ type: 'text', text: `message ${n}` }],
+            },
+          };
+        });
+        const appended = await api(serve, KEY_A, `/v1/threads/${longId}/events`, {
+          method: 'POST',
+          body: JSON.stringify({ events }),
+        });
+        expect(appended.status).toBe(201);
+      }
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await signIn(page, serve, KEY_A);
+      await page.goto(`${serve.url}/ui/#/threads/${longId}`);
+      const loaded = () => page.getByTestId('timeline-count').textContent().then(Number);
+      // One page of 1,000 events first: thread.created and 999 messages.
+      await expect.poll(loaded).toBe(999);
+      const timeline = page.locator('section.timeline');
+      for (let round = 0; round < 40 && (await loaded()) < 10_000; round += 1) {
+        await timeline.evaluate((element) => {
+          element.scrollTop = element.scrollHeight;
+        });
+        await page.waitForTimeout(150);
+      }
+      await expect.poll(loaded, { timeout: 30_000 }).toBe(10_000);
+      await timeline.evaluate((element) => {
+        element.scrollTop = element.scrollHeight;
+      });
+      await page.locator('li[data-message="m9999"]').waitFor();
+      expect(await timeline.locator('li').count()).toBeLessThan(80);
       await page.close();
     });
 
