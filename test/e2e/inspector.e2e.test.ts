@@ -257,7 +257,7 @@ describe.skipIf(!existsSync(CHROMIUM))(
       await page.goto(`${serve.url}/ui/`);
       await page.keyboard.press('Tab');
       await page.keyboard.press('Tab');
-      expect(await page.evaluate(() => document.activeElement?.id)).toBe('api-key');
+      expect(await page.locator(':focus').getAttribute('id')).toBe('api-key');
       await page.keyboard.type(KEY_A);
       await page.keyboard.press('Enter');
       await page.getByLabel('Search by thread id (prefix)').waitFor();

@@ -176,7 +176,8 @@ async function readEvents(response: Response, count: number, timeoutMs = 10_000)
           .filter((line) => !line.startsWith(':') && line.includes(': '))
           .map((line) => [line.slice(0, line.indexOf(': ')), line.slice(line.indexOf(': ') + 2)]),
       );
-      if (fields.event === 'lifecycle') events.push({ id: fields.id, data: JSON.parse(fields.data) });
+      if (fields.event === 'lifecycle')
+        events.push({ id: fields.id ?? '', data: JSON.parse(fields.data ?? 'null') });
       end = buffer.indexOf('\n\n');
     }
   }
