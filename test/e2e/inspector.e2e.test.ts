@@ -237,6 +237,35 @@ describe.skipIf(!existsSync(CHROMIUM))(
       await page.close();
     });
 
+    it('switches auto-compaction off, renders for another provider, and branches at a message', async () => {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await signIn(page, serve, KEY_A);
+      await page.goto(`${serve.url}/ui/#/threads/${encodeURIComponent(threadId)}`);
+      await page.getByTestId('context-parts').waitFor();
+
+      await page.getByLabel('Auto-compaction').uncheck();
+      await expect.poll(() => page.getByTestId('notice').textContent()).toBe('Auto-compaction off');
+      expect((await api(serve, KEY_A, `/v1/threads/${threadId}`)).body.policy.autoCompact).toBe(false);
+      await page.getByLabel('Auto-compaction').check();
+      await expect.poll(() => page.getByTestId('notice').textContent()).toBe('Auto-compaction on');
+
+      await page.getByLabel('Provider').selectOption('openai-chat');
+      await expect
+        .poll(() => page.locator('.parts caption').textContent())
+        .toContain('Rendered for openai-chat');
+
+      const third = page.locator('section.timeline li').nth(2);
+      const messageId = await third.getAttribute('data-message');
+      await third.getByRole('button', { name: `Branch at ${messageId}` }).click();
+      await expect.poll(() => page.url()).not.toContain(encodeURIComponent(threadId));
+      await page.getByText(`branched from ${threadId}`, { exact: false }).waitFor();
+      const branchId = decodeURIComponent(page.url().split('#/threads/')[1]!);
+      const branch = (await api(serve, KEY_A, `/v1/threads/${branchId}`)).body;
+      expect(branch.branchedFrom).toMatchObject({ sourceThreadId: threadId, fromMessageId: messageId });
+      expect(branch.messageCount).toBe(3);
+      await page.close();
+    });
+
     it("shows a second tenant's key none of it", async () => {
       const context = await browser.newContext({ viewport: { width: 1280, height: 700 } });
       const page = await context.newPage();
