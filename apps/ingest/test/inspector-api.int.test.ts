@@ -1,6 +1,7 @@
 import { createCompactionEngine } from '@compactor/engine';
 import { createExtractiveSummarizer } from '@compactor/summarizer';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildIngestApp } from '../src/index.js';
 import {
   appendTurns,
   createConversation,
@@ -215,6 +216,27 @@ describe('GET /v1/threads/:id/lifecycle/stream', () => {
     });
     const [last] = await readEvents(resumed, 1);
     expect(last!.data).toEqual({ index: all.length, ...all.at(-1) });
+  });
+
+  it('still streams from a lifecycle log that cannot notify, by re-reading it', async () => {
+    const log = ingest.stores.lifecycle;
+    const app = buildIngestApp({
+      ...ingest.dependencies,
+      stores: { ...ingest.stores, lifecycle: { append: log.append.bind(log), list: log.list.bind(log) } },
+    });
+    try {
+      const { host, port } = await listenOnLoopback(app);
+      await createConversation(ingest.app, KEY_A, 'garden', 6);
+      const live = await fetch(`http://${host}:${port}/v1/threads/garden/lifecycle/stream`, {
+        headers: { authorization: `Bearer ${KEY_A}` },
+      });
+      const arriving = readEvents(live, 1);
+      await forceCompact('garden');
+      const [first] = await arriving;
+      expect(first!.data).toMatchObject({ index: 1, name: 'compaction_check_started' });
+    } finally {
+      await app.close();
+    }
   });
 
   it("refuses another tenant's thread with 404 and a missing key with 401", async () => {
