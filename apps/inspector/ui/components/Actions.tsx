@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Api, PromptResponse, ThreadDetail } from '../api.js';
 
 /** Compact now (with instructions), branch at a message, toggle auto-compaction, copy the request. */
@@ -13,6 +13,9 @@ export function Actions(props: {
   const [branchFrom, setBranchFrom] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // Shown at once when clicked; put back if the server refuses.
+  const [autoCompact, setAutoCompact] = useState(thread.policy.autoCompact);
+  useEffect(() => setAutoCompact(thread.policy.autoCompact), [thread.policy.autoCompact]);
 
   const run = async (what: () => Promise<string>) => {
     setBusy(true);
@@ -36,8 +39,14 @@ export function Actions(props: {
 
   const toggle = () =>
     run(async () => {
-      const next = !thread.policy.autoCompact;
-      await api.setPolicy(thread.threadId, { autoCompact: next });
+      const next = !autoCompact;
+      setAutoCompact(next);
+      try {
+        await api.setPolicy(thread.threadId, { autoCompact: next });
+      } catch (error) {
+        setAutoCompact(!next);
+        throw error;
+      }
       onChanged();
       return `Auto-compaction ${next ? 'on' : 'off'}`;
     });
@@ -79,7 +88,7 @@ export function Actions(props: {
         <input
           type="checkbox"
           id="auto-compact"
-          checked={thread.policy.autoCompact}
+          checked={autoCompact}
           disabled={busy}
           onChange={() => void toggle()}
         />
