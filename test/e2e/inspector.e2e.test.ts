@@ -71,8 +71,12 @@ describe.skipIf(!existsSync(CHROMIUM))(
     let threadId: string;
 
     beforeAll(async () => {
-      if (!inspectorIsBuilt())
-        execFileSync('pnpm', INSPECTOR_BUILD_COMMAND.split(' ').slice(1), { cwd: repositoryRoot });
+      // Always from the current sources: a build left from before an edit would test old code.
+      execFileSync('pnpm', INSPECTOR_BUILD_COMMAND.split(' ').slice(1), {
+        cwd: repositoryRoot,
+        stdio: 'ignore',
+      });
+      expect(inspectorIsBuilt()).toBe(true);
       dataDir = await mkdtemp(join(tmpdir(), 'compactor-e2e-inspector-'));
       serve = await startServe(['--port', '0', '--data-dir', dataDir], {
         COMPACTOR_API_KEYS: `${KEY_A}=tenant-a,${KEY_B}=tenant-b`,
