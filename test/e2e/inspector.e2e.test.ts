@@ -11,7 +11,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { replayThroughServer } from '@compactor/cli';
-import { INSPECTOR_BUILD_COMMAND, inspectorIsBuilt } from '@compactor/inspector';
+import { INSPECTOR_BUILD_COMMAND, inspectorIsBuilt, inspectorNeedsBuild } from '@compactor/inspector';
 import { corpusAvailable, corpusFile } from '@compactor/testkit/corpus';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,11 +71,13 @@ describe.skipIf(!existsSync(CHROMIUM))(
     let threadId: string;
 
     beforeAll(async () => {
-      // Always from the current sources: a build left from before an edit would test old code.
-      execFileSync('pnpm', INSPECTOR_BUILD_COMMAND.split(' ').slice(1), {
-        cwd: repositoryRoot,
-        stdio: 'ignore',
-      });
+      // From the current sources: a build left from before an edit would test old code.
+      if (inspectorNeedsBuild()) {
+        execFileSync('pnpm', INSPECTOR_BUILD_COMMAND.split(' ').slice(1), {
+          cwd: repositoryRoot,
+          stdio: 'ignore',
+        });
+      }
       expect(inspectorIsBuilt()).toBe(true);
       dataDir = await mkdtemp(join(tmpdir(), 'compactor-e2e-inspector-'));
       serve = await startServe(['--port', '0', '--data-dir', dataDir], {
