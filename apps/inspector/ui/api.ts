@@ -173,7 +173,7 @@ export interface PromptResponse {
     ceiling: number;
     provider: string;
     planVersion: number | null;
-    rehydration: { tokens: number; performed: unknown[]; blocked: unknown[] };
+    rehydration: { tokens: number; performed: RehydrationEvent[]; blocked: RehydrationEvent[] };
     counts: Record<string, number>;
   };
 }
@@ -183,4 +183,15 @@ export interface ArtifactMetadata {
   expiresAt?: string;
   createdAt?: string;
   sizeBytes?: number;
+}
+
+/** A rehydration the render performed or refused (the render report's, not the lifecycle log's). */
+export interface RehydrationEvent {
+  name: string;
+  artifactId: string;
+  trigger: string;
+  reason?: string;
+  detail?: string;
+  sensitivity?: string;
+  tokens?: number;
 }

@@ -120,6 +120,31 @@ export function ContextBar(props: {
           </tfoot>
         </table>
       )}
+      {prompt && <RehydrationList prompt={prompt} />}
     </section>
+  );
+}
+
+/** What this render brought back from artifacts, and what it refused and why. */
+function RehydrationList({ prompt }: { prompt: PromptResponse }) {
+  const { performed, blocked } = prompt.report.rehydration;
+  if (performed.length === 0 && blocked.length === 0) {
+    return <p class="muted">No artifact was rehydrated or refused in this render.</p>;
+  }
+  return (
+    <ul class="plain" data-testid="rehydration">
+      {performed.map((event) => (
+        <li key={`ok-${event.artifactId}`}>
+          Rehydrated <code>{event.artifactId.slice(0, 16)}…</code> ({event.trigger},{' '}
+          {number(event.tokens ?? 0)} tokens)
+        </li>
+      ))}
+      {blocked.map((event) => (
+        <li key={`blocked-${event.artifactId}`} class="error">
+          Blocked <code>{event.artifactId.slice(0, 16)}…</code>: {event.reason ?? 'refused'}
+          {event.detail ? ` (${event.detail})` : ''}
+        </li>
+      ))}
+    </ul>
   );
 }
