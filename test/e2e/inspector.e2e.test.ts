@@ -269,6 +269,13 @@ describe.skipIf(!existsSync(CHROMIUM))(
       const branch = (await api(serve, KEY_A, `/v1/threads/${branchId}`)).body;
       expect(branch.branchedFrom).toMatchObject({ sourceThreadId: threadId, fromMessageId: messageId });
       expect(branch.messageCount).toBe(3);
+      // Back on the source thread, the branch is one of its branch points, at that message.
+      await page.goto(`${serve.url}/ui/#/threads/${encodeURIComponent(threadId)}`);
+      await page.getByTestId('branch-points').getByRole('link', { name: branchId }).waitFor();
+      await page
+        .locator(`li[data-message="${messageId}"]`)
+        .getByRole('link', { name: `⑂ ${branchId}` })
+        .waitFor();
       await page.close();
     });
 

@@ -117,6 +117,33 @@ describe('GET /v1/threads', () => {
     expect(latest.tokens.now).toBe(plan.compactedTokenCount + grown!.messageTokens - stored!.messageTokens);
   });
 
+  it("lists a thread's branch points: the threads branched from it", async () => {
+    await createConversation(ingest.app, KEY_A, 'garden', 4);
+    await createConversation(ingest.app, KEY_A, 'other', 2);
+    for (const [from, id] of [
+      ['u2', 'garden-b1'],
+      ['a3', 'garden-b2'],
+    ] as const) {
+      const branched = await call(KEY_A, 'POST', '/v1/threads/garden/branch', {
+        fromMessageId: from,
+        newThreadId: id,
+      });
+      expect(branched.status).toBe(201);
+    }
+    await call(KEY_A, 'POST', '/v1/threads/other/branch', { fromMessageId: 'u1', newThreadId: 'other-b1' });
+    const branches = await call(KEY_A, 'GET', '/v1/threads?branchedFrom=garden');
+    expect(
+      branches.json.threads.map((row: { threadId: string; branchedFrom: unknown }) => [
+        row.threadId,
+        row.branchedFrom,
+      ]),
+    ).toEqual([
+      ['garden-b1', { sourceThreadId: 'garden', fromMessageId: 'u2' }],
+      ['garden-b2', { sourceThreadId: 'garden', fromMessageId: 'a3' }],
+    ]);
+    expect((await call(KEY_B, 'GET', '/v1/threads?branchedFrom=garden')).json.threads).toEqual([]);
+  });
+
   it('answers 401 without a key and 400 for a bad limit, in the error envelope', async () => {
     const anonymous = await call(null, 'GET', '/v1/threads');
     expect(anonymous.status).toBe(401);

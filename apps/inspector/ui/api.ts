@@ -33,9 +33,15 @@ export function createApi(apiKey: string) {
   const thread = (id: string) => `/v1/threads/${encodeURIComponent(id)}`;
   return {
     apiKey,
-    listThreads: (query: { prefix?: string; cursor?: string | null; limit?: number }) => {
+    listThreads: (query: {
+      prefix?: string;
+      branchedFrom?: string;
+      cursor?: string | null;
+      limit?: number;
+    }) => {
       const params = new URLSearchParams();
       if (query.prefix) params.set('prefix', query.prefix);
+      if (query.branchedFrom) params.set('branchedFrom', query.branchedFrom);
       if (query.cursor) params.set('cursor', query.cursor);
       params.set('limit', String(query.limit ?? 50));
       return call<{ threads: ThreadRow[]; nextCursor: string | null }>('GET', `/v1/threads?${params}`);

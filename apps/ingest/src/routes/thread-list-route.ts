@@ -17,12 +17,14 @@ export function registerThreadListRoute(app: IngestApp, context: IngestContext):
     '/v1/threads',
     {
       schema: {
-        summary: "The caller tenant's threads, a page at a time, ordered by id; prefix filters by id",
+        summary:
+          "The caller tenant's threads, a page at a time, ordered by id; filter by id prefix or by source thread",
         description:
           'Each row: model, window, tokens now (the plan measure plus messages since) against the ceiling ' +
           '(window less output reserve and safety buffer), plan version, last compaction, auto-compaction, ' +
           'and status (pending: a check waits for the sweeper; failed: the last lifecycle event is ' +
-          'compaction_failed). With a prefix, a page may hold fewer rows than limit while nextCursor is set.',
+          'compaction_failed). branchedFrom keeps the branches of one thread (its ' +
+          'branch points). With a filter, a page may hold fewer rows than limit while nextCursor is set.',
         tags: ['threads'],
         security: securedByApiKey,
         querystring: listThreadsQuerySchema,
@@ -41,6 +43,15 @@ export function registerThreadListRoute(app: IngestApp, context: IngestContext):
       const caller = callerOf(request);
       const { query } = request;
       const limit = query.limit ?? DEFAULT_PAGE;
+      const { prefix, branchedFrom } = query;
+      const matching = async (threads: ThreadMetadata[]) => {
+        const named = prefix ? threads.filter((thread) => thread.threadId.startsWith(prefix)) : threads;
+        if (branchedFrom === undefined) return named;
+        const origins = await Promise.all(
+          named.map((thread) => context.origins.get(caller.tenantId, thread.threadId)),
+        );
+        return named.filter((_, index) => origins[index]!.branched?.sourceThreadId === branchedFrom);
+      };
       const found: ThreadMetadata[] = [];
       let cursor = query.cursor;
       let nextCursor: string | null = null;
@@ -49,10 +60,7 @@ export function registerThreadListRoute(app: IngestApp, context: IngestContext):
           limit: limit - found.length,
           ...(cursor !== undefined ? { cursor } : {}),
         });
-        const prefix = query.prefix;
-        found.push(
-          ...(prefix ? page.threads.filter((thread) => thread.threadId.startsWith(prefix)) : page.threads),
-        );
+        found.push(...(await matching(page.threads)));
         nextCursor = page.nextCursor;
         if (nextCursor === null || found.length >= limit) break;
         cursor = nextCursor;

@@ -14,6 +14,8 @@ export const listThreadsQuerySchema = z.strictObject({
   cursor: z.string().min(1).max(1_000).optional(),
   /** Only threads whose id starts with this. */
   prefix: z.string().min(1).max(THREAD_ID_MAX_LENGTH).optional(),
+  /** Only branches of this thread (its branch points). */
+  branchedFrom: z.string().min(1).max(THREAD_ID_MAX_LENGTH).optional(),
 });
 
 export const lifecycleQuerySchema = z.strictObject({

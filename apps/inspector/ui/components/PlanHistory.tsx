@@ -1,9 +1,14 @@
 import { useState } from 'preact/hooks';
-import type { Api, PlanDiff, PlanVersionSummary } from '../api.js';
+import type { Api, PlanDiff, PlanVersionSummary, ThreadRow } from '../api.js';
 import { number, when } from '../format.js';
 
 /** Every plan version, newest first; opening one shows which spans changed action against the one before. */
-export function PlanHistory(props: { api: Api; threadId: string; history: PlanVersionSummary[] }) {
+export function PlanHistory(props: {
+  api: Api;
+  threadId: string;
+  history: PlanVersionSummary[];
+  branches: ThreadRow[];
+}) {
   const [open, setOpen] = useState<number | null>(null);
   const [diff, setDiff] = useState<PlanDiff | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -40,6 +45,20 @@ export function PlanHistory(props: { api: Api; threadId: string; history: PlanVe
           </li>
         ))}
       </ul>
+      {props.branches.length > 0 && (
+        <>
+          <h3>Branch points</h3>
+          <ul class="plain" data-testid="branch-points">
+            {props.branches.map((branch) => (
+              <li key={branch.threadId}>
+                ⑂ at <code>{branch.branchedFrom?.fromMessageId}</code>:{' '}
+                <a href={`#/threads/${encodeURIComponent(branch.threadId)}`}>{branch.threadId}</a> (plan v
+                {branch.planVersion})
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
       {error && (
         <p role="alert" class="error">
           {error}

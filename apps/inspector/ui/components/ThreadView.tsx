@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import type { Api, PlanResponse, PromptResponse, ThreadDetail } from '../api.js';
+import type { Api, PlanResponse, PromptResponse, ThreadDetail, ThreadRow } from '../api.js';
 import { number } from '../format.js';
 import { Actions } from './Actions.js';
 import { Artifacts } from './Artifacts.js';
@@ -21,16 +21,22 @@ export function ThreadView({ api, threadId }: { api: Api; threadId: string }) {
   const [prompt, setPrompt] = useState<PromptResponse | null>(null);
   const [choice, setChoice] = useState<RenderChoice>({ provider: 'anthropic' });
   const [error, setError] = useState<string | null>(null);
+  const [branches, setBranches] = useState<ThreadRow[]>([]);
   const [generation, setGeneration] = useState(0);
   const refresh = useCallback(() => setGeneration((value) => value + 1), []);
 
   useEffect(() => {
     let live = true;
-    Promise.all([api.getThread(threadId), api.getPlan(threadId)])
-      .then(([loadedThread, loadedPlan]) => {
+    Promise.all([
+      api.getThread(threadId),
+      api.getPlan(threadId),
+      api.listThreads({ branchedFrom: threadId, limit: 100 }),
+    ])
+      .then(([loadedThread, loadedPlan, loadedBranches]) => {
         if (!live) return;
         setThread(loadedThread);
         setPlan(loadedPlan);
+        setBranches(loadedBranches.threads);
         setError(null);
       })
       .catch((caught: Error) => live && setError(caught.message));
@@ -98,10 +104,11 @@ export function ThreadView({ api, threadId }: { api: Api; threadId: string }) {
             api={api}
             threadId={threadId}
             plan={current}
+            branches={branches}
             generation={generation}
             onChanged={refresh}
           />
-          <PlanHistory api={api} threadId={threadId} history={plan.history} />
+          <PlanHistory api={api} threadId={threadId} history={plan.history} branches={branches} />
           <SummaryView plan={current} />
           <Artifacts api={api} plan={current} />
         </div>

@@ -1,6 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { Api, Plan } from '../api.js';
+import type { Api, Plan, ThreadRow } from '../api.js';
 import type { MessagePart, StoredEvent } from '../api-types.js';
 import { number } from '../format.js';
 import { planActions } from '../plan-actions.js';
@@ -58,6 +58,7 @@ export function Timeline(props: {
   api: Api;
   threadId: string;
   plan: Plan | null;
+  branches: ThreadRow[];
   generation: number;
   onChanged: () => void;
 }) {
@@ -68,6 +69,14 @@ export function Timeline(props: {
   const [status, setStatus] = useState<string | null>(null);
   const scroller = useRef<HTMLElement>(null);
   const actionOf = useMemo(() => planActions(props.plan), [props.plan]);
+  const branchesAt = useMemo(() => {
+    const at = new Map<string, string[]>();
+    for (const branch of props.branches) {
+      const from = branch.branchedFrom?.fromMessageId;
+      if (from) at.set(from, [...(at.get(from) ?? []), branch.threadId]);
+    }
+    return at;
+  }, [props.branches]);
 
   const pairs = useMemo(() => {
     const where = new Map<string, { call?: string; result?: string }>();
@@ -170,6 +179,11 @@ export function Timeline(props: {
                       </span>
                     );
                   })}
+                  {branchesAt.get(row.id)?.map((branchId) => (
+                    <a key={branchId} href={`#/threads/${encodeURIComponent(branchId)}`}>
+                      ⑂ {branchId}
+                    </a>
+                  ))}
                   <button
                     type="button"
                     class="link"
