@@ -346,6 +346,22 @@ describe('PATCH /v1/threads/:id/policy', () => {
     expect((await engine.check(TENANT_A, 'tight')).commit.status).toBe('committed');
   });
 
+  it('carries policy changes made before the branch point into a branch, and not later ones', async () => {
+    await createConversation(ingest.app, KEY_A, 'garden', 2);
+    await call(KEY_A, 'PATCH', '/v1/threads/garden/policy', { autoCompact: false, keepRecentTurns: 2 });
+    await appendTurns(ingest.app, KEY_A, 'garden', 3, 4);
+    await call(KEY_A, 'PATCH', '/v1/threads/garden/policy', { keepRecentTurns: 7 });
+    const branched = await call(KEY_A, 'POST', '/v1/threads/garden/branch', {
+      fromMessageId: 'a3',
+      newThreadId: 'garden-b',
+    });
+    expect(branched.status).toBe(201);
+    const branch = (await call(KEY_A, 'GET', '/v1/threads/garden-b')).json;
+    expect(branch.policy).toMatchObject({ autoCompact: false, keepRecentTurns: 2 });
+    expect(branch.messageCount).toBe(6);
+    expect((await call(KEY_A, 'GET', '/v1/threads/garden')).json.policy.keepRecentTurns).toBe(7);
+  });
+
   it('rejects empty, unknown and immutable fields, a stale If-Match, and another tenant', async () => {
     await createConversation(ingest.app, KEY_A, 'garden', 2);
     const empty = await call(KEY_A, 'PATCH', '/v1/threads/garden/policy', {});
