@@ -1,3 +1,4 @@
+import { createCompactorClient } from '@compactor/client';
 import { createCompactionEngine } from '@compactor/engine';
 import { createExtractiveSummarizer } from '@compactor/summarizer';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -401,5 +402,28 @@ describe('OpenAPI', () => {
       ]),
     );
     expect(document.paths['/v1/threads/{id}/policy'].patch.requestBody).toBeDefined();
+  });
+});
+
+describe('the typed client', () => {
+  it('lists threads, pages lifecycle events, reads a plan diff and patches the policy', async () => {
+    const client = createCompactorClient({ baseUrl: base, apiKey: KEY_A });
+    await createConversation(ingest.app, KEY_A, 'garden', 6);
+    await forceCompact('garden');
+    const page = await client.listThreads({ prefix: 'gar' });
+    expect(page.threads.map((row) => [row.threadId, row.planVersion])).toEqual([['garden', 1]]);
+    const lifecycle = await client.listLifecycle('garden', { limit: 1 });
+    expect(lifecycle.events[0]!.index).toBe(1);
+    expect(lifecycle.nextIndex).toBe(2);
+    const diff = await client.getPlanDiff('garden', 1);
+    expect(diff.changedMessages).toBeGreaterThan(0);
+    const thread = await client.getThread('garden');
+    const patched = await client.updatePolicy(
+      'garden',
+      { autoCompact: false },
+      { expectedVersion: thread.version },
+    );
+    expect(patched.policy.autoCompact).toBe(false);
+    expect(patched.version).toBe(thread.version + 1);
   });
 });
