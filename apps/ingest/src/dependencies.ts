@@ -80,6 +80,11 @@ export interface IngestDependencies {
   metrics: Registry;
   logger: PinoLogger;
   clock: Clock;
+  /**
+   * Where the built inspector page is (served at /ui/); default the inspector package's `dist`;
+   * null serves no page.
+   */
+  inspectorDirectory?: string | null;
   /** Debounce of the compaction check enqueued after an append. Default 1000 ms. */
   compactionDebounceMs?: number;
   /**

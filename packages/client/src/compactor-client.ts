@@ -18,6 +18,14 @@ import type {
   ThreadView,
 } from './api-types.js';
 import { createTransport, type RetryEvent } from './http-transport.js';
+import type {
+  LifecyclePage,
+  ListThreadsOptions,
+  PlanDiffView,
+  PolicyPatch,
+  PolicyUpdateResult,
+  ThreadsPage,
+} from './inspector-types.js';
 import { defaultRetryPolicy, type RetryPolicy } from './retry-policy.js';
 
 export interface CompactorClientOptions {
@@ -172,6 +180,39 @@ export function createCompactorClient(options: CompactorClientOptions) {
           body,
           retry: true,
           signal: call?.signal,
+        })
+      ).body;
+    },
+
+    /** The tenant's threads by id, a page at a time; filter by id prefix or source thread. */
+    listThreads: (list: ListThreadsOptions = {}, call?: CallOptions) =>
+      read<ThreadsPage>('/v1/threads', { ...list }, call),
+
+    /** A page of the thread's lifecycle events (1-based `index`), oldest first. */
+    listLifecycle: (
+      threadId: string,
+      page: { fromIndex?: number; limit?: number } = {},
+      call?: CallOptions,
+    ) => read<LifecyclePage>(`/v1/threads/${segment(threadId)}/lifecycle`, { ...page }, call),
+
+    /** Which spans a plan version treats differently from the one before it. */
+    getPlanDiff: (threadId: string, version: number, call?: CallOptions) =>
+      read<PlanDiffView>(`/v1/threads/${segment(threadId)}/plans/${version}/diff`, undefined, call),
+
+    /** Patch the thread's mutable policy; retried safely (setting the same fields twice changes nothing more). */
+    async updatePolicy(
+      threadId: string,
+      patch: PolicyPatch,
+      update: { expectedVersion?: number; signal?: AbortSignal } = {},
+    ): Promise<PolicyUpdateResult> {
+      const headers: Record<string, string> =
+        update.expectedVersion === undefined ? {} : { 'if-match': `"${update.expectedVersion}"` };
+      return (
+        await send<PolicyUpdateResult>('PATCH', `/v1/threads/${segment(threadId)}/policy`, {
+          body: patch,
+          headers,
+          retry: update.expectedVersion === undefined,
+          signal: update.signal,
         })
       ).body;
     },

@@ -12,4 +12,5 @@ export {
   createCompactorClient,
 } from './compactor-client.js';
 export type { RetryEvent } from './http-transport.js';
+export type * from './inspector-types.js';
 export { backoffDelay, defaultRetryPolicy, type RetryPolicy, retryAfterMs } from './retry-policy.js';

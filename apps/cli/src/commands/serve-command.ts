@@ -55,7 +55,7 @@ export function registerServeCommand(program: Command): void {
           ? `dev API key (tenant "local"): ${devKey}   — set COMPACTOR_API_KEYS="key=tenant,..." to choose your own`
           : `API keys: from COMPACTOR_API_KEYS (${ingestConfig.apiKeys.size})`,
         `try: curl -H "Authorization: Bearer ${devKey ?? '<key>'}" ${address}/v1/threads -d '{"model":"claude-sonnet-4-5"}' -H 'content-type: application/json'`,
-        `OpenAPI: ${address}/openapi.json   metrics: ${address}/metrics   stop: Ctrl-C`,
+        `inspector: ${address}/ui/   OpenAPI: ${address}/openapi.json   metrics: ${address}/metrics   stop: Ctrl-C`,
       ];
       process.stdout.write(`${lines.join('\n')}\n`);
       await new Promise<void>((resolve) => {

@@ -12,15 +12,20 @@ import { registerArtifactRoute } from '../routes/artifact-route.js';
 import { registerBranchRoute } from '../routes/branch-route.js';
 import { registerCompactRoute } from '../routes/compact-route.js';
 import { registerEventRoutes } from '../routes/events-routes.js';
+import { registerLifecycleRoutes } from '../routes/lifecycle-routes.js';
 import { registerOperationsRoutes } from '../routes/operations-routes.js';
+import { registerPlanDiffRoute } from '../routes/plan-diff-route.js';
 import { registerPlanRoute } from '../routes/plan-route.js';
+import { registerPolicyRoute } from '../routes/policy-route.js';
 import { registerPromptRoute } from '../routes/prompt-route.js';
+import { registerThreadListRoute } from '../routes/thread-list-route.js';
 import { registerThreadRoutes } from '../routes/threads-routes.js';
 import { openApiTransform } from '../schemas/openapi-transform.js';
 import { THREAD_ID_MAX_LENGTH } from '../schemas/request-schemas.js';
 import { installErrorHandling } from './error-handling.js';
 import type { IngestApp } from './ingest-app.js';
 import { createIngestContext } from './ingest-context.js';
+import { registerInspectorPage } from './inspector-page.js';
 import { installRequestLogging } from './request-logging.js';
 import { installRequestMetrics } from './request-metrics.js';
 
@@ -83,6 +88,9 @@ export function buildIngestApp(dependencies: IngestDependencies): FastifyInstanc
 
   // Routes are added inside plugins so that @fastify/swagger (loaded first) sees every one of them.
   app.register(async (operations) => registerOperationsRoutes(operations, app, context));
+  if (dependencies.inspectorDirectory !== null) {
+    app.register(async (page) => registerInspectorPage(page, dependencies.inspectorDirectory ?? undefined));
+  }
   app.register(async (plugin) => {
     const v1 = plugin.withTypeProvider<ZodTypeProvider>() as IngestApp;
     v1.addHook('onRequest', createAuthenticator(dependencies.apiKeys));
@@ -93,6 +101,11 @@ export function buildIngestApp(dependencies: IngestDependencies): FastifyInstanc
     registerCompactRoute(v1, context);
     registerBranchRoute(v1, context);
     registerArtifactRoute(v1, context);
+    // Behind the inspector page (ADR-0090), and usable without it.
+    registerThreadListRoute(v1, context);
+    registerLifecycleRoutes(v1, context);
+    registerPlanDiffRoute(v1, context);
+    registerPolicyRoute(v1, context);
   });
   return app;
 }

@@ -5,6 +5,7 @@ import type { EnqueueCheckContext } from '../compaction/enqueue-check.js';
 import { defaultCompactionDebounceMs, type IngestDependencies } from '../dependencies.js';
 import { createIngestMetrics, type IngestMetrics } from '../metrics/ingest-metrics.js';
 import { createThreadOrigins, type ThreadOrigins } from '../threads/thread-origin.js';
+import { createThreadPolicies, type ThreadPolicies } from '../threads/thread-policies.js';
 
 /** What every route handler shares. */
 export interface IngestContext {
@@ -12,6 +13,8 @@ export interface IngestContext {
   logger: Logger;
   metrics: IngestMetrics;
   origins: ThreadOrigins;
+  /** Effective policies: created + policy.updated patches (ADR-0092). */
+  policies: ThreadPolicies;
   tokenizers: ThreadTokenizers;
   enqueue: EnqueueCheckContext;
   /**
@@ -25,11 +28,13 @@ export interface IngestContext {
 export function createIngestContext(dependencies: IngestDependencies): IngestContext {
   const metrics = createIngestMetrics(dependencies.metrics);
   const logger = dependencies.logger;
+  const origins = createThreadOrigins(dependencies.stores.events);
   return {
     dependencies,
     logger,
     metrics,
-    origins: createThreadOrigins(dependencies.stores.events),
+    origins,
+    policies: createThreadPolicies(dependencies.stores.events, origins),
     tokenizers: createThreadTokenizers(),
     enqueue: {
       events: dependencies.stores.events,

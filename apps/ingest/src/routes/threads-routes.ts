@@ -3,7 +3,6 @@ import {
   CompactorError,
   type EventInput,
   NotFoundError,
-  parsePolicy,
   TOKENIZER_FAMILY_METADATA_KEY,
 } from '@compactor/core';
 import { resolveModelInfo } from '@compactor/tokenizer';
@@ -109,7 +108,7 @@ export function registerThreadRoutes(app: IngestApp, context: IngestContext): vo
         model: thread.model,
         contextWindow: thread.contextWindow,
         maxOutputTokens: origin.created.maxOutputTokens ?? null,
-        policy: parsePolicy(origin.created.policy ?? {}),
+        policy: await context.policies.configured(thread),
         metadata: origin.created.metadata ?? {},
         version: thread.version,
         eventCount: thread.eventCount,

@@ -38,4 +38,18 @@ export interface LifecycleEvent {
 export interface LifecycleEventLog {
   append(event: LifecycleEvent): Promise<void>;
   list(tenantId: string, threadId: string, options?: { limit?: number }): Promise<LifecycleEvent[]>;
+  /**
+   * Optional live notification (ADR-0091): `listener` is called once for each event appended to
+   * this tenant's thread after `subscribe` returned, in append order, possibly from another process
+   * (a database adapter may use LISTEN/NOTIFY). It is a wake-up, not the record: readers that need
+   * every event re-read `list` on each call, so a lost or late notice costs latency, not events.
+   * A listener that throws never fails the append. Returns the function that unsubscribes.
+   * A subscription that starts asynchronously (a LISTEN on its own connection) may miss notices
+   * until it is active; readers also re-read the log now and then, so that costs latency only.
+   * Adapters without it are polled by their readers.
+   */
+  subscribe?(tenantId: string, threadId: string, listener: LifecycleListener): () => void;
 }
+
+/** Told of a lifecycle event appended to a subscribed thread. */
+export type LifecycleListener = (event: LifecycleEvent) => void;

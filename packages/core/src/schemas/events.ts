@@ -34,6 +34,31 @@ export const planCommittedPayloadSchema = z.object({
   tokensAfter: z.number().int().min(0),
 });
 
+/**
+ * The policy fields a person may change on a live thread (`PATCH /v1/threads/:id/policy`). No
+ * defaults: an absent field keeps its current value. Fold applies patches in log order (ADR-0092).
+ */
+export const policyPatchSchema = z.strictObject({
+  autoCompact: z.boolean().optional(),
+  softThresholdPercent: z.number().gt(0).max(1).optional(),
+  keepRecentTurns: z.number().int().min(0).optional(),
+  keepRecentTokens: z.number().int().min(0).optional(),
+  outputReserveTokens: z.number().int().min(0).optional(),
+  safetyBufferTokens: z.number().int().min(0).optional(),
+  clearAtLeastTokens: z.number().int().min(0).optional(),
+  summaryBudgetTokens: z.number().int().positive().optional(),
+  maxSummarizationRounds: z.number().int().positive().optional(),
+});
+export type PolicyPatch = z.infer<typeof policyPatchSchema>;
+
+/** A change to the thread's policy, written by the service; later events see the new policy. */
+export const policyUpdatedPayloadSchema = z.object({
+  type: z.literal('policy.updated'),
+  patch: policyPatchSchema,
+  /** Who changed it (a key's non-secret id), for the audit trail. */
+  requesterId: z.string().min(1).optional(),
+});
+
 export const lifecycleEventNameSchema = z.enum([
   'compaction_check_started',
   'compaction_proposal_generated',
@@ -60,6 +85,7 @@ export const eventPayloadSchema = z.discriminatedUnion('type', [
   threadBranchedPayloadSchema,
   planCommittedPayloadSchema,
   lifecyclePayloadSchema,
+  policyUpdatedPayloadSchema,
 ]);
 export type EventPayload = z.infer<typeof eventPayloadSchema>;
 export type EventType = EventPayload['type'];

@@ -1,11 +1,17 @@
 import { ValidationError } from '../errors.js';
-import type { StoredEvent } from '../schemas/events.js';
-import { parsePolicy, policyForWindow } from '../schemas/policy.js';
+import type { PolicyPatch, StoredEvent } from '../schemas/events.js';
+import {
+  type CompactionPolicy,
+  type CompactionPolicyInput,
+  parsePolicy,
+  policyForWindow,
+} from '../schemas/policy.js';
 import { isTurnStart, type Thread, type ThreadMessage, tokenizerFamilyOf } from './thread.js';
 
 /**
  * Fold a thread's events (in sequence order) into its messages. Only `thread.created` and
- * `message.appended` shape the message list; plans and lifecycle events are recorded elsewhere.
+ * `message.appended` shape the message list; `policy.updated` patches the policy (later patches
+ * win); plans and lifecycle events are recorded elsewhere.
  */
 export function foldThread(events: readonly StoredEvent[]): Thread {
   const first = events[0];
@@ -27,6 +33,7 @@ export function foldThread(events: readonly StoredEvent[]): Thread {
     branchedFrom: undefined,
   };
   const seenIds = new Set<string>();
+  const patches: PolicyPatch[] = [];
   let turn = 0;
   let previousSeq = 0;
   for (const event of events) {
@@ -41,6 +48,8 @@ export function foldThread(events: readonly StoredEvent[]): Thread {
         fromMessageId: event.fromMessageId,
         sourceVersion: event.sourceVersion,
       };
+    } else if (event.type === 'policy.updated') {
+      patches.push(event.patch);
     } else if (event.type === 'message.appended') {
       const message = event.message;
       if (seenIds.has(message.id)) {
@@ -52,7 +61,22 @@ export function foldThread(events: readonly StoredEvent[]): Thread {
       thread.messages.push(folded);
     }
   }
+  if (patches.length > 0) thread.policy = patchedPolicy(first.policy, patches, first.contextWindow);
   return thread;
+}
+
+/** The created policy with every patch applied in order, sized for the window. */
+export function patchedPolicy(
+  created: CompactionPolicyInput | undefined,
+  patches: readonly PolicyPatch[],
+  contextWindow: number,
+): CompactionPolicy {
+  const merged = Object.assign({}, created ?? {}, ...patches.map(withoutUndefined));
+  return policyForWindow(parsePolicy(merged), contextWindow);
+}
+
+function withoutUndefined(patch: PolicyPatch): Partial<PolicyPatch> {
+  return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
 }
 
 /** Append more events to an already folded thread (for incremental consumers). */
@@ -62,9 +86,17 @@ export function foldMore(thread: Thread, events: readonly StoredEvent[]): Thread
   let turn = messages.at(-1)?.turn ?? 0;
   let version = thread.version;
   let branchedFrom = thread.branchedFrom;
+  let policy = thread.policy;
   for (const event of events) {
     if (event.seq <= version) continue;
     version = event.seq;
+    if (event.type === 'policy.updated') {
+      // Capping an already capped policy again changes nothing, so this equals a full fold.
+      policy = policyForWindow(
+        parsePolicy({ ...policy, ...withoutUndefined(event.patch) }),
+        thread.contextWindow,
+      );
+    }
     if (event.type === 'thread.branched') {
       branchedFrom = {
         sourceThreadId: event.sourceThreadId,
@@ -80,5 +112,5 @@ export function foldMore(thread: Thread, events: readonly StoredEvent[]): Thread
     if (isTurnStart(event.message)) turn += 1;
     messages.push({ ...event.message, seq: event.seq, index: messages.length, turn });
   }
-  return { ...thread, messages, version, branchedFrom };
+  return { ...thread, messages, version, branchedFrom, policy };
 }

@@ -1,4 +1,10 @@
-import { type LifecycleEvent, type LifecycleEventLog, lifecycleEventSchema } from '@compactor/core';
+import {
+  type LifecycleEvent,
+  type LifecycleEventLog,
+  type LifecycleListener,
+  type Logger,
+  lifecycleEventSchema,
+} from '@compactor/core';
 import type { StoreLocks } from '../concurrency/store-locks.js';
 import { OpenLogs } from '../memory/open-logs.js';
 import type { ResidentCacheStats } from '../memory/resident-cache.js';
@@ -6,6 +12,7 @@ import type { DataLayout } from '../paths/data-layout.js';
 import { createStoreContext } from '../store-context.js';
 import { type EmbeddedStoreOptions, storeClosedError } from '../store-options.js';
 import { parseOrThrow, requirePositiveInteger } from '../validation.js';
+import { ListenersByThread } from './listeners-by-thread.js';
 
 /**
  * Lifecycle events in a local directory: one append-only record log per thread, fsynced per event.
@@ -16,13 +23,16 @@ export class EmbeddedLifecycleEventLog implements LifecycleEventLog {
   private readonly layout: DataLayout;
   private readonly locks: StoreLocks;
   private readonly shared: boolean;
+  private readonly logger: Logger;
   private readonly logs: OpenLogs;
+  private readonly listeners = new ListenersByThread();
   private closed = false;
 
   constructor(options: EmbeddedStoreOptions = {}) {
     const context = createStoreContext(options);
     this.layout = context.layout;
     this.shared = context.shared;
+    this.logger = context.logger;
     this.locks = context.locks;
     this.logs = new OpenLogs({
       maxBytes: context.cacheBytes,
@@ -48,6 +58,16 @@ export class EmbeddedLifecycleEventLog implements LifecycleEventLog {
         await log.append([parsed]);
       }),
     );
+    this.listeners.notify(parsed.tenantId, parsed.threadId, parsed as LifecycleEvent, this.logger);
+  }
+
+  /**
+   * In-process notification: appends made through this instance reach its subscribers. Another
+   * process sharing the directory is not heard; its readers see those events on their next list.
+   */
+  subscribe(tenantId: string, threadId: string, listener: LifecycleListener): () => void {
+    this.ensureOpen();
+    return this.listeners.add(tenantId, threadId, listener);
   }
 
   async list(
@@ -65,6 +85,7 @@ export class EmbeddedLifecycleEventLog implements LifecycleEventLog {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.listeners.clear();
     await this.locks.drain();
   }
 

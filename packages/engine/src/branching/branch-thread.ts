@@ -44,6 +44,32 @@ const COPY_EVENT_PREFIX = 'branch.copy.';
 const copyEventId = (sourceSeq: number) => `${COPY_EVENT_PREFIX}${sourceSeq}`;
 
 /** The source seq a branch event was copied from (undefined for the branch's own events). */
+/** The branch's copy of a source event, for messages and policy changes; nothing for the rest. */
+function copyForBranch(event: StoredEvent): EventInput[] {
+  const copied = { eventId: copyEventId(event.seq), timestamp: event.timestamp };
+  if (event.type === 'message.appended') {
+    return [
+      {
+        ...copied,
+        type: 'message.appended',
+        message: event.message,
+        ...(event.tokens !== undefined ? { tokens: event.tokens } : {}),
+      },
+    ];
+  }
+  if (event.type === 'policy.updated') {
+    return [
+      {
+        ...copied,
+        type: 'policy.updated',
+        patch: event.patch,
+        ...(event.requesterId !== undefined ? { requesterId: event.requesterId } : {}),
+      },
+    ];
+  }
+  return [];
+}
+
 function sourceSeqOf(event: StoredEvent): number | undefined {
   return event.eventId.startsWith(COPY_EVENT_PREFIX)
     ? Number(event.eventId.slice(COPY_EVENT_PREFIX.length))
@@ -119,20 +145,8 @@ export async function branchThread(
       fromMessageId: request.fromMessageId,
       sourceVersion,
     },
-    ...source
-      .filter(
-        (event): event is StoredEventOf<'message.appended'> =>
-          event.type === 'message.appended' && event.seq <= from.seq,
-      )
-      .map(
-        (event): EventInput => ({
-          eventId: copyEventId(event.seq),
-          type: 'message.appended',
-          message: event.message,
-          timestamp: event.timestamp,
-          ...(event.tokens !== undefined ? { tokens: event.tokens } : {}),
-        }),
-      ),
+    // Messages up to the branch point, and the policy changes made before it (ADR-0092), in log order.
+    ...source.filter((event) => event.seq <= from.seq).flatMap(copyForBranch),
   ];
   let appended: Awaited<ReturnType<typeof events.append>>;
   try {

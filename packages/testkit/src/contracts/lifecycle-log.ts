@@ -103,5 +103,44 @@ export function testLifecycleEventLog(
       );
       expect(await log.list(tenantId, threadId)).toEqual([]);
     });
+
+    // The optional live notification (ADR-0091): run only for adapters that offer it.
+    it('notifies subscribers of later appends to their thread only, in order, until unsubscribed', async (context) => {
+      if (!log.subscribe) {
+        context.skip();
+        return;
+      }
+      const heard: LifecycleEvent[] = [];
+      const otherThread: LifecycleEvent[] = [];
+      await log.append(lifecycleEvent(0));
+      const unsubscribe = log.subscribe(tenantId, threadId, (event) => heard.push(event));
+      const unsubscribeOther = log.subscribe(tenantId, `${threadId}-other`, (event) =>
+        otherThread.push(event),
+      );
+      const unsubscribeThrowing = log.subscribe(tenantId, threadId, () => {
+        throw new Error('a listener that throws');
+      });
+      await log.append(lifecycleEvent(1));
+      await log.append(lifecycleEvent(2));
+      await log.append(lifecycleEvent(3, { tenantId: `${tenantId}-other` }));
+      await waitFor(() => heard.length >= 2);
+      expect(heard.map((event) => event.tokensFreed)).toEqual([6_001, 6_002]);
+      expect(otherThread).toEqual([]);
+      unsubscribe();
+      unsubscribeOther();
+      unsubscribeThrowing();
+      await log.append(lifecycleEvent(4));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(heard).toHaveLength(2);
+    });
   });
+}
+
+/** Notices may come from another process (LISTEN/NOTIFY): wait for them, up to a few seconds. */
+async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for lifecycle notices');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }

@@ -1,0 +1,14 @@
+import { actionFor, type CompactionPlan, normalizePlan } from '@compactor/core';
+import type { Plan } from './api.js';
+
+export type MessageAction = ReturnType<typeof actionFor>;
+
+/**
+ * What the current plan does with each message: core's own precedence rules (drop > externalize >
+ * summarize > clear > include), so the page shows what the renderer does.
+ */
+export function planActions(plan: Plan | null): (messageId: string) => MessageAction {
+  if (!plan) return () => 'include';
+  const normalized = normalizePlan(plan as unknown as CompactionPlan);
+  return (messageId) => actionFor(normalized, messageId);
+}
