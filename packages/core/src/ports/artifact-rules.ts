@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { ArtifactSensitivity } from '../plan/records.js';
 import { ARTIFACT_ID_PATTERN, type ArtifactMetadata } from './artifact-store.js';
 
@@ -10,10 +11,8 @@ import { ARTIFACT_ID_PATTERN, type ArtifactMetadata } from './artifact-store.js'
 
 /** Hex SHA-256 of the content (UTF-8 for strings), as stored in `ArtifactMetadata.sha256`. */
 export function artifactContentSha256(content: string | Uint8Array): string {
-  const hash = createHash('sha256');
-  if (typeof content === 'string') hash.update(content, 'utf8');
-  else hash.update(content);
-  return hash.digest('hex');
+  // A platform-neutral SHA-256: core runs in browsers too (the inspector bundles it).
+  return bytesToHex(sha256(typeof content === 'string' ? utf8ToBytes(content) : content));
 }
 
 /**
