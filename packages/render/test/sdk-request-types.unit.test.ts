@@ -12,44 +12,18 @@ import { generateText, jsonSchema, type ModelMessage, modelMessageSchema, type T
 import { MockLanguageModelV3 } from 'ai/test';
 import fc from 'fast-check';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import type {
-  ResponseCreateParamsNonStreaming,
-  ResponseInputItem,
-} from 'openai/resources/responses/responses';
+import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   type AiSdkRequest,
   type AnthropicRequest,
   type OpenAIChatRequest,
   type OpenAIResponsesAssistantMessage,
-  type OpenAIResponsesItem,
-  type OpenAIResponsesRequest,
   renderPromptSync,
 } from '../src/index.js';
 import { SYSTEM_PROMPT, TOOLS } from './support/fixtures.js';
+import { aiSdkMessages, anthropicParams, openAIChatParams } from './support/sdk-assignments.js';
 import { tokenizerFor } from './support/tokenizers.js';
-
-/** What an integrator writes: spread the rendered request into the SDK call, add model and limits. */
-export function anthropicParams(request: AnthropicRequest): MessageCreateParamsNonStreaming {
-  return { model: 'claude-sonnet-4-5', max_tokens: 1_024, ...request };
-}
-export function openAIChatParams(request: OpenAIChatRequest): ChatCompletionCreateParamsNonStreaming {
-  return { model: 'gpt-4.1', ...request };
-}
-/** Every Responses item but a previous assistant message (see `OpenAIResponsesAssistantMessage`). */
-export function openAIResponsesItems(
-  items: Exclude<OpenAIResponsesItem, OpenAIResponsesAssistantMessage>[],
-): ResponseInputItem[] {
-  return items;
-}
-export function openAIResponsesTools(
-  request: OpenAIResponsesRequest,
-): ResponseCreateParamsNonStreaming['tools'] {
-  return request.tools;
-}
-export function aiSdkMessages(request: AiSdkRequest): ModelMessage[] {
-  return request.messages;
-}
 
 describe('requests typed as the SDKs type them', () => {
   it('assign to the SDK request types without casts', () => {
@@ -79,10 +53,26 @@ describe('requests typed as the SDKs type them', () => {
       provider: 'anthropic',
       tokenizer: tokenizerFor('anthropic'),
     });
+    expect(anthropicParams(rendered.request).tools).toBe(rendered.request.tools);
     const schemas = rendered.request.tools!.map((entry) => entry.input_schema);
     expect(schemas.every((schema) => schema.type === 'object')).toBe(true);
     // A schema that already says `object` is sent as given.
     expect(schemas[1]).toBe(TOOLS[0]!.inputSchema);
+  });
+
+  it('OpenAI Chat requests spread into the SDK params as they are', () => {
+    const rendered = renderPromptSync({
+      thread: foldThread(arbitrarySample()),
+      plan: null,
+      system: SYSTEM_PROMPT,
+      tools: TOOLS,
+      budget: tokenBudget({ maxInputTokens: 1_000_000 }),
+      provider: 'openai-chat',
+      tokenizer: tokenizerFor('openai-chat'),
+    });
+    const params = openAIChatParams(rendered.request);
+    expect(params.messages[0]).toEqual({ role: 'system', content: SYSTEM_PROMPT });
+    expect(params.tools?.map((entry) => entry.type)).toEqual(['function', 'function']);
   });
 
   it('AI SDK messages of random threads pass the SDK’s own modelMessageSchema', () => {
@@ -97,7 +87,7 @@ describe('requests typed as the SDKs type them', () => {
           provider: 'ai-sdk',
           tokenizer: tokenizerFor('ai-sdk'),
         });
-        const parsed = modelMessageSchema.array().safeParse(rendered.request.messages);
+        const parsed = modelMessageSchema.array().safeParse(aiSdkMessages(rendered.request));
         expect(parsed.success, JSON.stringify(parsed.error?.issues.slice(0, 3))).toBe(true);
       }),
       { numRuns: 60 },
