@@ -21,6 +21,7 @@ import {
   createRenderCache,
   type RenderReport,
   type RequestByProvider,
+  renderCeiling,
   renderPrompt,
   type TokenTotals,
 } from '@compactor/render';
@@ -151,7 +152,16 @@ export function createCompactor(options: CompactorOptions): Compactor {
       let compaction: CheckResult | null = null;
       if (mode === 'inline') {
         const tokenizer = tokenizerFor(thread);
-        const engine = engineFor(provider, tokenizer.count(system), tokenizer.countTools(tools, provider));
+        // A budget below the thread's own ceiling is room the planner must not plan with either.
+        const withheld =
+          prepareOptions.budget === undefined
+            ? 0
+            : Math.max(0, renderCeiling(threadBudget(thread)) - prepareOptions.budget);
+        const engine = engineFor(
+          provider,
+          tokenizer.count(system) + withheld,
+          tokenizer.countTools(tools, provider),
+        );
         compaction = await engine.check(tenantId, threadId);
         if (compaction.commit.status !== 'not_needed') thread = await loadThread(threadId);
       }
