@@ -3,6 +3,7 @@ import type {
   LanguageModelV3Content,
   LanguageModelV3FunctionTool,
   LanguageModelV3Middleware,
+  LanguageModelV3StreamPart,
 } from '@ai-sdk/provider';
 import type { ContentPart, Message, ToolDefinition } from '@compactor/core';
 import type { Compactor, PreparedRequest } from '@compactor/engine';
@@ -55,7 +56,51 @@ export function compactionMiddleware(options: CompactionMiddlewareOptions): Lang
       if (at && answer) await options.compactor.append(at.threadId, messagesToEvents([answer]));
       return result;
     },
+    async wrapStream({ doStream, params }) {
+      const { stream, ...rest } = await doStream();
+      const at = positions.get(params);
+      if (!at) return { stream, ...rest };
+      const assembled = new StreamedAnswer();
+      const appendOnce = new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+        transform(chunk, controller) {
+          assembled.add(chunk);
+          controller.enqueue(chunk);
+        },
+        // Only a stream that finished cleanly is appended: a failed or aborted answer is not a message.
+        async flush() {
+          const answer = assembled.failed ? null : assistantMessage(at.position, assembled.content());
+          if (answer) await options.compactor.append(at.threadId, messagesToEvents([answer]));
+        },
+      });
+      return { stream: stream.pipeThrough(appendOnce), ...rest };
+    },
   };
+}
+
+/** Text blocks and tool calls of a streamed answer, in the order they started. */
+class StreamedAnswer {
+  private readonly parts: LanguageModelV3Content[] = [];
+  private readonly texts = new Map<string, { type: 'text'; text: string }>();
+  failed = false;
+
+  add(chunk: LanguageModelV3StreamPart): void {
+    if (chunk.type === 'text-start') {
+      const part = { type: 'text' as const, text: '' };
+      this.texts.set(chunk.id, part);
+      this.parts.push(part);
+    } else if (chunk.type === 'text-delta') {
+      const part = this.texts.get(chunk.id);
+      if (part) part.text += chunk.delta;
+    } else if (chunk.type === 'tool-call') {
+      this.parts.push(chunk);
+    } else if (chunk.type === 'error') {
+      this.failed = true;
+    }
+  }
+
+  content(): LanguageModelV3Content[] {
+    return this.parts;
+  }
 }
 
 /** The tools of a call as Compactor counts them (provider-defined tools have no schema to count). */
