@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { loadIngestConfig, startIngestServer } from '@compactor/ingest';
 import { createRuntime, loadRuntimeConfig } from '@compactor/runtime';
 import { corpusAvailable, corpusFile } from '@compactor/testkit/corpus';
@@ -69,6 +69,28 @@ describe('compactor replay (the command)', () => {
     const badConversation = await runCli(['replay', 'x.json', '--conversation', '0']);
     expect(badConversation.code).not.toBe(0);
     expect(badConversation.stderr).toContain('expected a whole number of at least 1');
+    const file = await writeChatTranscript(3);
+    const missingConversation = await runCli(['replay', file, '--conversation', '2']);
+    expect(missingConversation.code).toBe(1);
+    expect(missingConversation.stderr).toContain('--conversation 2 does not exist');
+    expect(missingConversation.stderr).toContain('expected 1 to 1 (1 = the first conversation)');
+    const directory = await runCli(['replay', dirname(file)]);
+    expect(directory.code).toBe(1);
+    expect(directory.stderr).toContain('is a directory: give one transcript file inside it');
+    expect(directory.stderr).not.toContain('EISDIR');
+  });
+
+  it('takes --budget in thousands and reports the thread and the summarizer', async () => {
+    const file = await writeChatTranscript(5);
+    const result = await runCli(['replay', file, '--budget', '6k', '--json']);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.contextWindow).toBe(6_000);
+    expect(report.conversation).toBe(1);
+    expect(report.summarizer).toMatch(/^(resilient:|extractive)/);
+    const readable = await runCli(['replay', file, '--budget', '6K']);
+    expect(readable.stdout).toMatch(new RegExp(`^thread +${report.threadId}$`, 'm'));
+    expect(readable.stdout).toMatch(/^summarizer +\S+: \d+ calls/m);
   });
 
   it('keeps the store with --data-dir, and inspect shows the thread', async () => {
@@ -131,7 +153,8 @@ describe.skipIf(!corpusAvailable('pi'))('replay on the corpus (needs ../shared/c
       budget: 16_000,
       conversation: 1,
     });
-    expect(locomo.report.conversation).toBe(1);
+    // The library counts from 0 (conversation: 1 is the second); the report counts as the flag does.
+    expect(locomo.report.conversation).toBe(2);
     expect(locomo.report.tokensAfter).toBeLessThanOrEqual(locomo.report.ceiling);
     expect(locomo.report.tokensBefore / locomo.report.tokensAfter).toBeGreaterThan(4);
   });

@@ -1,11 +1,11 @@
-import { writeFile } from 'node:fs/promises';
-import { providerNameSchema } from '@compactor/core';
-import { transcriptFormats } from '@compactor/importers';
+import { readFile, writeFile } from 'node:fs/promises';
+import { CompactorError, providerNameSchema, ValidationError } from '@compactor/core';
+import { listConversations, transcriptFormats } from '@compactor/importers';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { formatReplayReport } from '../replay/format-report.js';
 import { type ReplayResult, replayTranscript } from '../replay/replay-transcript.js';
-import { parseChoice, parsePositiveInteger } from './option-parsers.js';
+import { parseChoice, parsePositiveInteger, parseTokenCount } from './option-parsers.js';
 
 export interface ReplayCommandOptions {
   format: string;
@@ -18,6 +18,24 @@ export interface ReplayCommandOptions {
   dataDir?: string;
   server?: string;
   apiKey?: string;
+}
+
+/**
+ * The importers count conversations from 0, as a library should; the flag counts from 1. Say which
+ * conversations exist in the flag's terms.
+ */
+async function oneBasedConversationError(error: unknown, file: string, options: ReplayCommandOptions) {
+  const aboutConversation =
+    CompactorError.hasCode(error, 'validation') &&
+    ((error.details.issues as Array<{ path: string }> | undefined) ?? []).some(
+      (issue) => issue.path === 'conversation',
+    );
+  if (!aboutConversation || options.conversation === undefined) return error;
+  const text = await readFile(file, 'utf8');
+  const count = listConversations(text, options.format as 'auto', file).length;
+  return new ValidationError(`--conversation ${options.conversation} does not exist in ${file}`, [
+    { path: '--conversation', message: `expected 1 to ${count} (1 = the first conversation)` },
+  ]);
 }
 
 export function registerReplayCommand(
@@ -44,8 +62,8 @@ export function registerReplayCommand(
     .option('--model <name>', 'model to replay for (default: what the transcript says)')
     .option(
       '--budget <tokens>',
-      'context window the conversation must fit (default: the model’s)',
-      parsePositiveInteger,
+      'context window the conversation must fit, e.g. 16000 or 16k (default: the model’s)',
+      parseTokenCount,
     )
     .option(
       '--provider <provider>',
@@ -89,6 +107,8 @@ export function registerReplayCommand(
               ...(options.dataDir ? { dataDir: options.dataDir } : {}),
               onProgress,
             });
+      } catch (error) {
+        throw await oneBasedConversationError(error, file, options);
       } finally {
         progress?.stop();
       }

@@ -62,9 +62,10 @@ export async function replayThroughServer(
     report: {
       file,
       format: imported.format,
-      conversation: imported.conversationIndex,
+      conversation: imported.conversationIndex + 1,
       conversationCount: imported.conversationCount,
       threadId,
+      summarizer: 'server',
       model,
       provider,
       contextWindow: view.contextWindow,
