@@ -136,6 +136,37 @@ describe('compactor replay --server', () => {
       expect(report.planVersion).toBeGreaterThan(0);
       expect(report.tokensAfter).toBeLessThanOrEqual(report.ceiling);
       expect(validateProviderRequest('openai-chat', request).errors).toEqual([]);
+
+      // inspect through the same server: the data directory stays the server's alone.
+      const printed = await runCli([
+        'inspect',
+        '--server',
+        address,
+        '--api-key',
+        'test-key',
+        report.threadId,
+      ]);
+      expect(printed.stderr).toBe('');
+      // The server's worker may have committed again since the replay returned.
+      const printedVersion = Number(/^plan {6}version (\d+)/m.exec(printed.stdout)?.[1]);
+      expect(printedVersion).toBeGreaterThanOrEqual(report.planVersion);
+      const asJson = await runCli([
+        'inspect',
+        '--server',
+        address,
+        '--api-key',
+        'test-key',
+        '--json',
+        report.threadId,
+      ]);
+      const view = JSON.parse(asJson.stdout);
+      expect(view.messages).toBe(report.messages);
+      expect(view.plan.version).toBeGreaterThanOrEqual(report.planVersion);
+      const unknown = await runCli(['inspect', '--server', address, '--api-key', 'test-key', 'nope']);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('no thread "nope"');
+      const noKey = await runCli(['inspect', '--server', address, 'nope']);
+      expect(noKey.stderr).toContain('--server needs --api-key');
     } finally {
       await ingest.close();
     }
