@@ -41,7 +41,7 @@ describe('compactor replay (the command)', () => {
   it('prints a JSON report and writes the final request with --out', async () => {
     const file = await writeChatTranscript();
     const out = join(await mkdtemp(join(tmpdir(), 'compactor-out-')), 'request.json');
-    const result = await runCli(['replay', file, '--budget', '6000', '--json', '--out', out]);
+    const result = await runCli(['replay', file, '--window', '6000', '--json', '--out', out]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
@@ -80,15 +80,16 @@ describe('compactor replay (the command)', () => {
     expect(directory.stderr).not.toContain('EISDIR');
   });
 
-  it('takes --budget in thousands and reports the thread and the summarizer', async () => {
+  it('takes --window in thousands and reports the thread and the summarizer', async () => {
     const file = await writeChatTranscript(5);
-    const result = await runCli(['replay', file, '--budget', '6k', '--json']);
+    const result = await runCli(['replay', file, '--window', '6k', '--json']);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report.contextWindow).toBe(6_000);
     expect(report.conversation).toBe(1);
     expect(report.summarizer).toMatch(/^(resilient:|extractive)/);
     const readable = await runCli(['replay', file, '--budget', '6K']);
+    expect(readable.stderr).toContain('--budget is now --window');
     expect(readable.stdout).toMatch(new RegExp(`^thread +${report.threadId}$`, 'm'));
     expect(readable.stdout).toMatch(/^summarizer +\S+: \d+ calls/m);
   });
@@ -96,7 +97,7 @@ describe('compactor replay (the command)', () => {
   it('keeps the store with --data-dir, and inspect shows the thread', async () => {
     const file = await writeChatTranscript();
     const dataDir = await mkdtemp(join(tmpdir(), 'compactor-data-'));
-    const replay = await runCli(['replay', file, '--budget', '6000', '--json', '--data-dir', dataDir]);
+    const replay = await runCli(['replay', file, '--window', '6000', '--json', '--data-dir', dataDir]);
     const { threadId, planVersion } = JSON.parse(replay.stdout);
     expect(existsSync(join(dataDir, 'FORMAT.json'))).toBe(true);
     const view = await inspectThread(threadId, { dataDir, tenant: 'local' });

@@ -11,6 +11,9 @@ export interface ReplayCommandOptions {
   format: string;
   conversation?: number;
   model?: string;
+  /** The model's context window to replay into (ADR-0082: a window, not a budget). */
+  window?: number;
+  /** The old name of `window`, still accepted. */
   budget?: number;
   provider?: string;
   out?: string;
@@ -18,6 +21,19 @@ export interface ReplayCommandOptions {
   dataDir?: string;
   server?: string;
   apiKey?: string;
+}
+
+let noted = false;
+
+/** `--window`, or its old name `--budget` (with a note: a budget is a request's ceiling, ADR-0082). */
+export function windowOf(options: ReplayCommandOptions): number | undefined {
+  if (options.window === undefined && options.budget !== undefined && !noted) {
+    noted = true;
+    process.stderr.write(
+      'compactor: --budget is now --window (the context window); it means the same here\n',
+    );
+  }
+  return options.window ?? options.budget;
 }
 
 /**
@@ -61,10 +77,11 @@ export function registerReplayCommand(
     )
     .option('--model <name>', 'model to replay for (default: what the transcript says)')
     .option(
-      '--budget <tokens>',
+      '--window <tokens>',
       'context window the conversation must fit, e.g. 16000 or 16k (default: the model’s)',
       parseTokenCount,
     )
+    .option('--budget <tokens>', 'old name of --window', parseTokenCount)
     .option(
       '--provider <provider>',
       `request format: ${providerNameSchema.options.join(', ')}`,
@@ -102,7 +119,7 @@ export function registerReplayCommand(
               ...(options.format !== 'auto' ? { format: options.format as never } : {}),
               ...(options.conversation !== undefined ? { conversation: options.conversation - 1 } : {}),
               ...(options.model ? { model: options.model } : {}),
-              ...(options.budget ? { budget: options.budget } : {}),
+              ...(windowOf(options) ? { budget: windowOf(options) } : {}),
               ...(options.provider ? { provider: options.provider as never } : {}),
               ...(options.dataDir ? { dataDir: options.dataDir } : {}),
               onProgress,
