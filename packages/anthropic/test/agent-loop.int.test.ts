@@ -102,7 +102,7 @@ describe('withCompaction around messages.create', () => {
       response = await client.messages.create({
         model: 'claude-sonnet-4-5',
         max_tokens: 1_024,
-        temperature: 0,
+        stop_sequences: ['<done>'],
         system: 'You are an SRE assistant.',
         tools: TOOLS,
         messages,
@@ -127,7 +127,7 @@ describe('withCompaction around messages.create', () => {
       const body = request.body as Record<string, unknown>;
       expect(body.model).toBe('claude-sonnet-4-5');
       expect(body.max_tokens).toBe(1_024);
-      expect(body.temperature).toBe(0);
+      expect(body.stop_sequences).toEqual(['<done>']);
       expect(body.messages).toEqual(prepared[index]!.request.messages);
       expect(body.system).toEqual(prepared[index]!.request.system);
       expect(validateProviderRequest('anthropic', body).errors).toEqual([]);
