@@ -56,6 +56,28 @@ export function modelMessagesToMessages(messages: readonly ModelMessage[]): Mess
   return converted;
 }
 
+/** An image or file part → ours; URLs by reference, strings as base64, bytes encoded. */
+function mediaPart(
+  data: unknown,
+  mediaType: string | undefined,
+  part: { type: 'image' | 'file'; filename?: string },
+): ContentPart | null {
+  const source =
+    data instanceof URL
+      ? { kind: 'url' as const, url: data.href }
+      : typeof data === 'string'
+        ? /^https?:\/\//.test(data)
+          ? { kind: 'url' as const, url: data }
+          : { kind: 'base64' as const, data }
+        : data instanceof Uint8Array
+          ? { kind: 'base64' as const, data: Buffer.from(data).toString('base64') }
+          : null;
+  if (!source) return null;
+  const type = mediaType ?? 'image/png';
+  if (type.startsWith('image/')) return { type: 'image', mediaType: type, source };
+  return { type: 'document', mediaType: type, source, ...(part.filename ? { title: part.filename } : {}) };
+}
+
 function contentOf(message: Exclude<ModelMessage, { role: 'system' }>): ContentPart[] {
   if (typeof message.content === 'string') {
     return message.content === '' ? [] : [{ type: 'text', text: message.content }];
@@ -91,8 +113,14 @@ function contentOf(message: Exclude<ModelMessage, { role: 'system' }>): ContentP
         });
         break;
       }
+      case 'image':
+      case 'file': {
+        const media = mediaPart(part.type === 'image' ? part.image : part.data, part.mediaType, part);
+        if (media) parts.push(media);
+        break;
+      }
       default:
-        // Images, files and reasoning are left to the SDK's own handling in this helper.
+        // Reasoning carries provider-specific signatures the portable format cannot resend.
         break;
     }
   }
