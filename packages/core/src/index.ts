@@ -9,6 +9,7 @@ export * from './plan/span.js';
 export * from './planner/index.js';
 export * from './ports/artifact-store.js';
 export * from './ports/clock.js';
+export * from './ports/event-batch-rules.js';
 export * from './ports/event-store.js';
 export * from './ports/job-queue.js';
 export * from './ports/lifecycle-log.js';
