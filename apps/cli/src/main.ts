@@ -1,24 +1,15 @@
 #!/usr/bin/env node
 import { CompactorError } from '@compactor/core';
 import { Command, CommanderError } from 'commander';
-import { registerBenchCommand } from './commands/bench-command.js';
-import { registerEvalCommand } from './commands/eval-command.js';
-import { registerInspectCommand } from './commands/inspect-command.js';
-import { registerReplayCommand } from './commands/replay-command.js';
-import { registerServeCommand } from './commands/serve-command.js';
-import { replayThroughServer } from './replay/replay-through-server.js';
+import { registerCommands } from './command-catalog.js';
 
 const program = new Command('compactor')
   .description('Keep long LLM-agent conversations inside the context window.')
   .showHelpAfterError()
   .exitOverride();
-registerServeCommand(program);
-registerReplayCommand(program, replayThroughServer);
-registerInspectCommand(program);
-registerEvalCommand(program);
-registerBenchCommand(program);
 
 try {
+  await registerCommands(program, process.argv);
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) process.exit(error.exitCode);

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { loadIngestConfig, startIngestServer } from '@compactor/ingest';
 import { validateProviderRequest } from '@compactor/render/validate';
 import { createRuntime, loadRuntimeConfig } from '@compactor/runtime';
@@ -41,7 +41,7 @@ describe('compactor replay (the command)', () => {
   it('prints a JSON report and writes the final request with --out', async () => {
     const file = await writeChatTranscript();
     const out = join(await mkdtemp(join(tmpdir(), 'compactor-out-')), 'request.json');
-    const result = await runCli(['replay', file, '--budget', '6000', '--json', '--out', out]);
+    const result = await runCli(['replay', file, '--window', '6000', '--json', '--out', out]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
@@ -69,12 +69,35 @@ describe('compactor replay (the command)', () => {
     const badConversation = await runCli(['replay', 'x.json', '--conversation', '0']);
     expect(badConversation.code).not.toBe(0);
     expect(badConversation.stderr).toContain('expected a whole number of at least 1');
+    const file = await writeChatTranscript(3);
+    const missingConversation = await runCli(['replay', file, '--conversation', '2']);
+    expect(missingConversation.code).toBe(1);
+    expect(missingConversation.stderr).toContain('--conversation 2 does not exist');
+    expect(missingConversation.stderr).toContain('expected 1 to 1 (1 = the first conversation)');
+    const directory = await runCli(['replay', dirname(file)]);
+    expect(directory.code).toBe(1);
+    expect(directory.stderr).toContain('is a directory: give one transcript file inside it');
+    expect(directory.stderr).not.toContain('EISDIR');
+  });
+
+  it('takes --window in thousands and reports the thread and the summarizer', async () => {
+    const file = await writeChatTranscript(5);
+    const result = await runCli(['replay', file, '--window', '6k', '--json']);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.contextWindow).toBe(6_000);
+    expect(report.conversation).toBe(1);
+    expect(report.summarizer).toMatch(/^(resilient:|extractive)/);
+    const readable = await runCli(['replay', file, '--budget', '6K']);
+    expect(readable.stderr).toContain('--budget is now --window');
+    expect(readable.stdout).toMatch(new RegExp(`^thread +${report.threadId}$`, 'm'));
+    expect(readable.stdout).toMatch(/^summarizer +\S+: \d+ calls/m);
   });
 
   it('keeps the store with --data-dir, and inspect shows the thread', async () => {
     const file = await writeChatTranscript();
     const dataDir = await mkdtemp(join(tmpdir(), 'compactor-data-'));
-    const replay = await runCli(['replay', file, '--budget', '6000', '--json', '--data-dir', dataDir]);
+    const replay = await runCli(['replay', file, '--window', '6000', '--json', '--data-dir', dataDir]);
     const { threadId, planVersion } = JSON.parse(replay.stdout);
     expect(existsSync(join(dataDir, 'FORMAT.json'))).toBe(true);
     const view = await inspectThread(threadId, { dataDir, tenant: 'local' });
@@ -114,6 +137,37 @@ describe('compactor replay --server', () => {
       expect(report.planVersion).toBeGreaterThan(0);
       expect(report.tokensAfter).toBeLessThanOrEqual(report.ceiling);
       expect(validateProviderRequest('openai-chat', request).errors).toEqual([]);
+
+      // inspect through the same server: the data directory stays the server's alone.
+      const printed = await runCli([
+        'inspect',
+        '--server',
+        address,
+        '--api-key',
+        'test-key',
+        report.threadId,
+      ]);
+      expect(printed.stderr).toBe('');
+      // The server's worker may have committed again since the replay returned.
+      const printedVersion = Number(/^plan {6}version (\d+)/m.exec(printed.stdout)?.[1]);
+      expect(printedVersion).toBeGreaterThanOrEqual(report.planVersion);
+      const asJson = await runCli([
+        'inspect',
+        '--server',
+        address,
+        '--api-key',
+        'test-key',
+        '--json',
+        report.threadId,
+      ]);
+      const view = JSON.parse(asJson.stdout);
+      expect(view.messages).toBe(report.messages);
+      expect(view.plan.version).toBeGreaterThanOrEqual(report.planVersion);
+      const unknown = await runCli(['inspect', '--server', address, '--api-key', 'test-key', 'nope']);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('no thread "nope"');
+      const noKey = await runCli(['inspect', '--server', address, 'nope']);
+      expect(noKey.stderr).toContain('--server needs --api-key');
     } finally {
       await ingest.close();
     }
@@ -131,7 +185,8 @@ describe.skipIf(!corpusAvailable('pi'))('replay on the corpus (needs ../shared/c
       budget: 16_000,
       conversation: 1,
     });
-    expect(locomo.report.conversation).toBe(1);
+    // The library counts from 0 (conversation: 1 is the second); the report counts as the flag does.
+    expect(locomo.report.conversation).toBe(2);
     expect(locomo.report.tokensAfter).toBeLessThanOrEqual(locomo.report.ceiling);
     expect(locomo.report.tokensBefore / locomo.report.tokensAfter).toBeGreaterThan(4);
   });

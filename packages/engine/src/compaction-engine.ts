@@ -184,12 +184,18 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
   return {
     check,
     /** Manual compaction (`/compact [instructions]`): runs whatever the trigger says; `force` compacts even under target. */
-    compactThread(
+    async compactThread(
       tenantId: string,
       threadId: string,
       manual: { instructions?: string; force?: boolean } = {},
-    ) {
-      return check(tenantId, threadId, { manual });
+    ): Promise<CheckResult> {
+      const result = await check(tenantId, threadId, { manual });
+      // Instructions only steer a summary; when nothing was compacted the caller must hear they went unused.
+      if (manual.instructions && result.planner?.status === 'unchanged') {
+        const reason = `${result.planner.reason}; the instructions were not used`;
+        return { ...result, planner: { ...result.planner, reason } };
+      }
+      return result;
     },
   };
 }

@@ -14,3 +14,11 @@ export {
   threadBudget,
 } from './compaction-engine.js';
 export { createRenderMeasurer, type ThreadMeasurer } from './measure.js';
+export {
+  type Compactor,
+  type CompactorOptions,
+  type CompactorStores,
+  createCompactor,
+  type PreparedRequest,
+  type PrepareOptions,
+} from './prepare/create-compactor.js';

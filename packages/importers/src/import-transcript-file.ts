@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { NotFoundError } from '@compactor/core';
+import { NotFoundError, ValidationError } from '@compactor/core';
 import { detectFormat } from './detect-format.js';
 import { importTranscript } from './import-transcript.js';
 import type { ImportedTranscript, ImportOptions, SubagentTranscript } from './types.js';
@@ -18,6 +18,11 @@ export async function importTranscriptFile(
     text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new NotFoundError('transcript file', path);
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR') {
+      throw new ValidationError(`${path} is a directory: give one transcript file inside it`, [
+        { path: 'file', message: 'expected a transcript file, not a directory' },
+      ]);
+    }
     throw error;
   }
   const format =

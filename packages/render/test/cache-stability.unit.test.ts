@@ -155,7 +155,7 @@ describe('cache-stable prefix', () => {
     let thread: Thread = base;
     for (const event of appended.slice(0, 10)) thread = foldMore(thread, [event as StoredEvent]);
     const result = renderPromptSync(renderInput('anthropic', thread, plan));
-    const request = result.request as {
+    const request = result.request as unknown as {
       system: Record<string, unknown>[];
       tools: Record<string, unknown>[];
       messages: { content: Record<string, unknown>[] }[];

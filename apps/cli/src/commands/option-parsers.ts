@@ -7,6 +7,15 @@ export function parsePositiveInteger(value: string): number {
   return parsed;
 }
 
+/** A token count: `16000`, `16k` or `16K` (thousands), the same syntax as `eval --budgets`. */
+export function parseTokenCount(value: string): number {
+  const match = /^\s*(\d+)\s*(k?)\s*$/i.exec(value);
+  const parsed = match ? Number(match[1]) * (match[2] ? 1000 : 1) : Number.NaN;
+  if (!Number.isSafeInteger(parsed) || parsed < 1)
+    throw new InvalidArgumentError('expected a token count like 16000 or 16k');
+  return parsed;
+}
+
 export function parseChoice(choices: readonly string[]): (value: string) => string {
   return (value) => {
     if (!choices.includes(value)) throw new InvalidArgumentError(`expected one of: ${choices.join(', ')}`);

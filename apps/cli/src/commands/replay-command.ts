@@ -1,16 +1,19 @@
-import { writeFile } from 'node:fs/promises';
-import { providerNameSchema } from '@compactor/core';
-import { transcriptFormats } from '@compactor/importers';
+import { readFile, writeFile } from 'node:fs/promises';
+import { CompactorError, providerNameSchema, ValidationError } from '@compactor/core';
+import { listConversations, transcriptFormats } from '@compactor/importers';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { formatReplayReport } from '../replay/format-report.js';
 import { type ReplayResult, replayTranscript } from '../replay/replay-transcript.js';
-import { parseChoice, parsePositiveInteger } from './option-parsers.js';
+import { parseChoice, parsePositiveInteger, parseTokenCount } from './option-parsers.js';
 
 export interface ReplayCommandOptions {
   format: string;
   conversation?: number;
   model?: string;
+  /** The model's context window to replay into (ADR-0082: a window, not a budget). */
+  window?: number;
+  /** The old name of `window`, still accepted. */
   budget?: number;
   provider?: string;
   out?: string;
@@ -18,6 +21,37 @@ export interface ReplayCommandOptions {
   dataDir?: string;
   server?: string;
   apiKey?: string;
+}
+
+let noted = false;
+
+/** `--window`, or its old name `--budget` (with a note: a budget is a request's ceiling, ADR-0082). */
+export function windowOf(options: ReplayCommandOptions): number | undefined {
+  if (options.window === undefined && options.budget !== undefined && !noted) {
+    noted = true;
+    process.stderr.write(
+      'compactor: --budget is now --window (the context window); it means the same here\n',
+    );
+  }
+  return options.window ?? options.budget;
+}
+
+/**
+ * The importers count conversations from 0, as a library should; the flag counts from 1. Say which
+ * conversations exist in the flag's terms.
+ */
+async function oneBasedConversationError(error: unknown, file: string, options: ReplayCommandOptions) {
+  const aboutConversation =
+    CompactorError.hasCode(error, 'validation') &&
+    ((error.details.issues as Array<{ path: string }> | undefined) ?? []).some(
+      (issue) => issue.path === 'conversation',
+    );
+  if (!aboutConversation || options.conversation === undefined) return error;
+  const text = await readFile(file, 'utf8');
+  const count = listConversations(text, options.format as 'auto', file).length;
+  return new ValidationError(`--conversation ${options.conversation} does not exist in ${file}`, [
+    { path: '--conversation', message: `expected 1 to ${count} (1 = the first conversation)` },
+  ]);
 }
 
 export function registerReplayCommand(
@@ -43,10 +77,11 @@ export function registerReplayCommand(
     )
     .option('--model <name>', 'model to replay for (default: what the transcript says)')
     .option(
-      '--budget <tokens>',
-      'context window the conversation must fit (default: the model’s)',
-      parsePositiveInteger,
+      '--window <tokens>',
+      'context window the conversation must fit, e.g. 16000 or 16k (default: the model’s)',
+      parseTokenCount,
     )
+    .option('--budget <tokens>', 'old name of --window', parseTokenCount)
     .option(
       '--provider <provider>',
       `request format: ${providerNameSchema.options.join(', ')}`,
@@ -84,11 +119,13 @@ export function registerReplayCommand(
               ...(options.format !== 'auto' ? { format: options.format as never } : {}),
               ...(options.conversation !== undefined ? { conversation: options.conversation - 1 } : {}),
               ...(options.model ? { model: options.model } : {}),
-              ...(options.budget ? { budget: options.budget } : {}),
+              ...(windowOf(options) ? { budget: windowOf(options) } : {}),
               ...(options.provider ? { provider: options.provider as never } : {}),
               ...(options.dataDir ? { dataDir: options.dataDir } : {}),
               onProgress,
             });
+      } catch (error) {
+        throw await oneBasedConversationError(error, file, options);
       } finally {
         progress?.stop();
       }

@@ -1,9 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { loadIngestConfig, startIngestServer } from '@compactor/ingest';
 import { createRuntime, loadRuntimeConfig, type RuntimeConfig } from '@compactor/runtime';
 import type { Command } from 'commander';
 import { pino } from 'pino';
+import { DEV_API_KEY_FILE, loadOrCreateDevApiKey } from './dev-api-key.js';
 import { parsePort } from './option-parsers.js';
+import { terminalLogDestination } from './terminal-log.js';
 
 interface ServeOptions {
   dataDir?: string;
@@ -30,21 +31,28 @@ export function registerServeCommand(program: Command): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .action(async (options: ServeOptions) => {
       const environment = { ...process.env };
-      const devKey = environment.COMPACTOR_API_KEYS ? undefined : `dev-${randomBytes(12).toString('hex')}`;
-      if (devKey) environment.COMPACTOR_API_KEYS = `${devKey}=local`;
       const runtimeConfig = loadRuntimeConfig({
         ...environment,
         COMPACTOR_ARTIFACTS: 'embedded',
         COMPACTOR_QUEUE: 'in-process',
         ...(options.dataDir ? { COMPACTOR_DATA_DIR: options.dataDir } : {}),
       });
+      // The development key lives in the data directory, so it survives restarts.
+      const devKey = environment.COMPACTOR_API_KEYS
+        ? undefined
+        : await loadOrCreateDevApiKey(runtimeConfig.dataDir);
+      if (devKey) environment.COMPACTOR_API_KEYS = `${devKey}=local`;
       const ingestConfig = loadIngestConfig({
         ...environment,
         PORT: String(options.port),
         HOST: options.host,
       });
       // Logs go to stderr; stdout carries only what a person needs to start.
-      const logger = pino({ level: runtimeConfig.logLevel, name: 'compactor' }, pino.destination(2));
+      // On a terminal: short lines, no per-request chatter. Anywhere else: JSON lines.
+      const logger = pino(
+        { level: runtimeConfig.logLevel, name: 'compactor' },
+        process.stderr.isTTY ? terminalLogDestination() : pino.destination(2),
+      );
       const runtime = await createRuntime(runtimeConfig, { logger });
       const server = await startIngestServer({ runtime, ingest: ingestConfig, logger, runWorker: true });
       const address = await server.app.listen({ port: ingestConfig.port, host: ingestConfig.host });
@@ -52,7 +60,7 @@ export function registerServeCommand(program: Command): void {
         `Compactor listening on ${address}`,
         `${storeLine(runtimeConfig)}; summarizer: ${runtimeConfig.summarizer.kind === 'anthropic' ? 'Anthropic (with extractive fallback)' : 'extractive (set ANTHROPIC_API_KEY for Claude)'}`,
         devKey
-          ? `dev API key (tenant "local"): ${devKey}   — set COMPACTOR_API_KEYS="key=tenant,..." to choose your own`
+          ? `dev API key (tenant "local", kept in ${runtimeConfig.dataDir}/${DEV_API_KEY_FILE}): ${devKey}   — set COMPACTOR_API_KEYS="key=tenant,..." to choose your own`
           : `API keys: from COMPACTOR_API_KEYS (${ingestConfig.apiKeys.size})`,
         `try: curl -H "Authorization: Bearer ${devKey ?? '<key>'}" ${address}/v1/threads -d '{"model":"claude-sonnet-4-5"}' -H 'content-type: application/json'`,
         `inspector: ${address}/ui/   OpenAPI: ${address}/openapi.json   metrics: ${address}/metrics   stop: Ctrl-C`,

@@ -12,8 +12,9 @@ export function formatReplayReport(report: ReplayReport, outFile?: string): stri
   const rows: Array<[string, string]> = [
     [
       'transcript',
-      `${report.file} (${report.format}, conversation ${report.conversation + 1} of ${report.conversationCount})`,
+      `${report.file} (${report.format}, conversation ${report.conversation} of ${report.conversationCount})`,
     ],
+    ['thread', report.threadId],
     ['model', `${report.model}, ${number(report.contextWindow)}-token window, ${report.provider} format`],
     [
       'events',
@@ -32,7 +33,10 @@ export function formatReplayReport(report: ReplayReport, outFile?: string): stri
     ],
     ['records (final plan)', strategies(report.recordsByStrategy)],
     ['records (all rounds)', strategies(report.recordsAddedByStrategy)],
-    ['summarizer', `${report.summarizerCalls} calls, $${report.summarizerCostUsd.toFixed(4)}`],
+    [
+      'summarizer',
+      `${report.summarizer}: ${report.summarizerCalls} calls, $${report.summarizerCostUsd.toFixed(4)}`,
+    ],
     ['elapsed', `${(report.elapsedMs / 1000).toFixed(1)} s`],
   ];
   if (report.importWarnings.length > 0)

@@ -3,7 +3,7 @@ import { createCompactorClient } from '@compactor/client';
 import { type EventInput, foldThread, type ProviderName, type StoredEvent } from '@compactor/core';
 import { importTranscriptFile } from '@compactor/importers';
 import { tokenizerForThread } from '@compactor/tokenizer';
-import type { ReplayCommandOptions } from '../commands/replay-command.js';
+import { type ReplayCommandOptions, windowOf } from '../commands/replay-command.js';
 import { providerForModel, type ReplayResult, type StrategyCounts } from './replay-transcript.js';
 import { unboundedRender } from './unbounded-tokens.js';
 
@@ -30,7 +30,7 @@ export async function replayThroughServer(
   const { threadId } = await client.createThread({
     threadId: `${imported.threadId}-${Date.now().toString(36)}`,
     model,
-    ...(options.budget ? { contextWindow: options.budget } : {}),
+    ...(windowOf(options) ? { contextWindow: windowOf(options) } : {}),
     ...(created?.type === 'thread.created' && created.policy ? { policy: created.policy } : {}),
   });
   const messages = imported.events.filter(
@@ -62,9 +62,10 @@ export async function replayThroughServer(
     report: {
       file,
       format: imported.format,
-      conversation: imported.conversationIndex,
+      conversation: imported.conversationIndex + 1,
       conversationCount: imported.conversationCount,
       threadId,
+      summarizer: 'server',
       model,
       provider,
       contextWindow: view.contextWindow,

@@ -57,9 +57,12 @@ export type StrategyCounts = Record<CompactionRecordKind, number>;
 export interface ReplayReport {
   file: string;
   format: string;
+  /** Which conversation of the file, 1 = the first (as `--conversation` counts). */
   conversation: number;
   conversationCount: number;
   threadId: string;
+  /** The summarizer that ran (its id), or `server` when replayed through a running ingest. */
+  summarizer: string;
   model: string;
   provider: ProviderName;
   contextWindow: number;
@@ -167,9 +170,10 @@ export async function replayTranscript(options: ReplayOptions): Promise<LocalRep
   const report: ReplayReport = {
     file: options.file,
     format: imported.format,
-    conversation: imported.conversationIndex,
+    conversation: imported.conversationIndex + 1,
     conversationCount: imported.conversationCount,
     threadId,
+    summarizer: summarizer.id,
     model,
     provider,
     contextWindow,

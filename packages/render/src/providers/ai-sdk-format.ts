@@ -24,7 +24,9 @@ export const aiSdkFormat: ProviderFormat = {
   },
   formatMessage(message) {
     const role = message.role === 'assistant' ? 'assistant' : 'user';
-    return [{ role, content: message.content.map(part) }];
+    const parts = message.content.map(part);
+    // ModelMessage takes no image part from the assistant; the same bytes go as a file part.
+    return [{ role, content: role === 'assistant' ? parts.map(imageAsFile) : parts }];
   },
   formatResult(result: ToolResultPart) {
     const failed = result.outcome === 'failure';
@@ -88,6 +90,11 @@ function part(content: ContentPart): Part {
     default:
       return { type: 'text', text: '' };
   }
+}
+
+function imageAsFile(content: Part): Part {
+  if (content.type !== 'image') return content;
+  return { type: 'file', data: content.image, mediaType: content.mediaType };
 }
 
 function sourceData(content: { source: { kind: string; data?: string } }): string {

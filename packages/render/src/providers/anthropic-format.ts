@@ -48,7 +48,7 @@ export const anthropicFormat: ProviderFormat = {
     return tools.map((tool) => ({
       name: tool.name,
       ...(tool.description ? { description: tool.description } : {}),
-      input_schema: tool.inputSchema,
+      input_schema: objectSchema(tool.inputSchema),
     }));
   },
   buildRequest({ system, tools, messages, breakpoints }: RequestParts) {
@@ -81,6 +81,11 @@ export const anthropicFormat: ProviderFormat = {
     return { messages: [] };
   },
 };
+
+/** Anthropic takes only object schemas; one that omits `type` is sent as an object schema (bytes kept when it says so). */
+function objectSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  return schema.type === 'object' ? schema : { ...schema, type: 'object' };
+}
 
 /** Copy-on-write: cached message objects are shared between renders and never mutated. */
 function withCacheControl(message: AnthropicMessage): AnthropicMessage {

@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto';
+import type { Anthropic } from '@anthropic-ai/sdk';
+import type { ContentPart, EventInput, Message } from '@compactor/core';
+
+type MessageParam = Anthropic.Messages.MessageParam;
+type ContentBlockParam = Anthropic.Messages.ContentBlockParam;
+
+/**
+ * The id of the message at `position`: position plus a hash of its canonical content, so the
+ * history an agent resends on every call is appended once (ADR-0084).
+ */
+export function stableMessageId(position: number, message: Pick<Message, 'role' | 'content'>): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify({ role: message.role, content: message.content }))
+    .digest('hex')
+    .slice(0, 16);
+  return `m${position}-${digest}`;
+}
+
+/**
+ * Anthropic `MessageParam`s → Compactor messages. A user message's `tool_result` blocks become one
+ * tool message (our log keeps results apart from what the person wrote), placed before the rest of
+ * that user message, as the API reads them.
+ */
+export function messageParamsToMessages(params: readonly MessageParam[]): Message[] {
+  const messages: Message[] = [];
+  const toolNames = new Map<string, string>();
+  const push = (role: Message['role'], content: ContentPart[]) => {
+    if (content.length === 0) return;
+    messages.push({ id: stableMessageId(messages.length, { role, content }), role, content });
+  };
+  for (const param of params) {
+    const blocks: ContentBlockParam[] =
+      typeof param.content === 'string' ? [{ type: 'text', text: param.content }] : param.content;
+    if (param.role === 'assistant') {
+      push(
+        'assistant',
+        blocks.flatMap((block) => assistantPart(block, toolNames)),
+      );
+      continue;
+    }
+    push(
+      'tool',
+      blocks.flatMap((block) => (block.type === 'tool_result' ? [resultPart(block, toolNames)] : [])),
+    );
+    push(
+      'user',
+      blocks.flatMap((block) => (block.type === 'tool_result' ? [] : userPart(block))),
+    );
+  }
+  return messages;
+}
+
+function assistantPart(block: ContentBlockParam, toolNames: Map<string, string>): ContentPart[] {
+  switch (block.type) {
+    case 'text':
+      return block.text === '' ? [] : [{ type: 'text', text: block.text }];
+    case 'tool_use':
+      toolNames.set(block.id, block.name);
+      return [{ type: 'tool_call', id: block.id, name: block.name, input: block.input }];
+    case 'thinking':
+      return [{ type: 'reasoning', text: block.thinking, signature: block.signature }];
+    case 'redacted_thinking':
+      return [{ type: 'reasoning', text: '', signature: block.data, redacted: true }];
+    default:
+      return [];
+  }
+}
+
+function userPart(block: ContentBlockParam): ContentPart[] {
+  switch (block.type) {
+    case 'text':
+      return block.text === '' ? [] : [{ type: 'text', text: block.text }];
+    case 'image':
+      if (block.source.type === 'base64') {
+        return [
+          {
+            type: 'image',
+            mediaType: block.source.media_type,
+            source: { kind: 'base64', data: block.source.data },
+          },
+        ];
+      }
+      if (block.source.type === 'url') {
+        // A URL image has no media type in the API; ours needs one and the renderer sends only the URL.
+        return [{ type: 'image', mediaType: 'image/png', source: { kind: 'url', url: block.source.url } }];
+      }
+      // Files uploaded to Anthropic (file_id) have no content here to keep.
+      return [];
+    case 'document':
+      if (block.source.type === 'base64') {
+        return [
+          {
+            type: 'document',
+            mediaType: block.source.media_type,
+            source: { kind: 'base64', data: block.source.data },
+            ...(block.title ? { title: block.title } : {}),
+          },
+        ];
+      }
+      if (block.source.type === 'url') {
+        return [
+          {
+            type: 'document',
+            mediaType: 'application/pdf',
+            source: { kind: 'url', url: block.source.url },
+            ...(block.title ? { title: block.title } : {}),
+          },
+        ];
+      }
+      return [];
+    default:
+      return [];
+  }
+}
+
+function resultPart(
+  block: Anthropic.Messages.ToolResultBlockParam,
+  toolNames: Map<string, string>,
+): ContentPart {
+  const content =
+    typeof block.content === 'string'
+      ? block.content
+      : (block.content ?? [])
+          .map((part) => (part.type === 'text' ? part.text : ''))
+          .filter((text) => text !== '')
+          .join('\n');
+  return {
+    type: 'tool_result',
+    toolCallId: block.tool_use_id,
+    toolName: toolNames.get(block.tool_use_id) ?? 'unknown_tool',
+    outcome: block.is_error ? 'failure' : 'success',
+    content,
+    keyFields: {},
+  };
+}
+
+/** Messages → the events that append them (event id = message id: re-appending is a no-op). */
+export function messagesToEvents(messages: readonly Message[]): EventInput[] {
+  return messages.map((message) => ({ eventId: message.id, type: 'message.appended', message }));
+}

@@ -1,0 +1,204 @@
+import {
+  type ArtifactStore,
+  type Clock,
+  type EventInput,
+  type EventStore,
+  foldThread,
+  type LifecycleEventLog,
+  type Logger,
+  NotFoundError,
+  type PlanStore,
+  type ProviderName,
+  type SecurityContext,
+  type Summarizer,
+  systemClock,
+  type Thread,
+  type Tokenizer,
+  type ToolDefinition,
+  tokenBudget,
+} from '@compactor/core';
+import {
+  createRenderCache,
+  type RenderReport,
+  type RequestByProvider,
+  renderCeiling,
+  renderPrompt,
+  type TokenTotals,
+} from '@compactor/render';
+import { createTokenizer } from '@compactor/tokenizer';
+import {
+  type CheckResult,
+  type CompactionEngine,
+  createCompactionEngine,
+  threadBudget,
+} from '../compaction-engine.js';
+
+/** Where the stores of a runtime (in-memory, embedded or production) plug in. */
+export interface CompactorStores {
+  events: EventStore;
+  plans: PlanStore;
+  artifacts?: ArtifactStore;
+  lifecycle?: LifecycleEventLog;
+}
+
+export interface CompactorOptions {
+  stores: CompactorStores;
+  summarizer: Summarizer;
+  /** Default `local`. */
+  tenantId?: string;
+  /**
+   * `inline` (default): `prepare` compacts before it renders when the thread's trigger fires.
+   * `background`: a worker owns compaction; `prepare` renders under the last committed plan.
+   */
+  compaction?: 'inline' | 'background';
+  clock?: Clock;
+  logger?: Logger;
+  tokenizerFor?: (thread: Thread) => Tokenizer;
+  /** Who reads rehydrated artifacts; default the tenant itself with no extra permissions. */
+  securityContext?: SecurityContext;
+}
+
+export interface PrepareOptions<P extends ProviderName> {
+  provider: P;
+  system?: string;
+  tools?: readonly ToolDefinition[];
+  /**
+   * The budget: the most tokens the whole request (system, tools, formatting, messages,
+   * rehydration) may take. Default: the thread's context window less the policy's output reserve
+   * and safety buffer.
+   */
+  budget?: number;
+}
+
+export interface PreparedRequest<P extends ProviderName> {
+  request: RequestByProvider[P];
+  tokens: TokenTotals;
+  report: RenderReport;
+  /** What compaction did before rendering: null when a background worker owns it. */
+  compaction: CheckResult | null;
+}
+
+export interface Compactor {
+  readonly tenantId: string;
+  /** Append events (idempotent by event id); creates the thread with its first event. */
+  append(threadId: string, events: EventInput[]): Promise<{ version: number; duplicates: number }>;
+  /** Appends nothing; compacts if due (inline mode), renders, returns the typed request and the report. */
+  prepare<P extends ProviderName>(threadId: string, options: PrepareOptions<P>): Promise<PreparedRequest<P>>;
+}
+
+/**
+ * One call in process: `prepare(threadId, { provider, system, tools, budget })`. System prompt and
+ * tool schemas count toward the budget, both in the trigger's target and in the render.
+ */
+export function createCompactor(options: CompactorOptions): Compactor {
+  const tenantId = options.tenantId ?? 'local';
+  const clock = options.clock ?? systemClock;
+  const mode = options.compaction ?? 'inline';
+  const renderCache = createRenderCache();
+  const tokenizers = new Map<string, Tokenizer>();
+  const tokenizerFor =
+    options.tokenizerFor ??
+    ((thread: Thread) => {
+      const key = `${thread.model}:${thread.contextWindow}`;
+      let tokenizer = tokenizers.get(key);
+      if (!tokenizer) {
+        tokenizer = createTokenizer({
+          model: thread.model,
+          modelInfo: { contextWindow: thread.contextWindow },
+        });
+        tokenizers.set(key, tokenizer);
+      }
+      return tokenizer;
+    });
+  // Engines measure the overhead they were made with; agents keep one system prompt and tool set.
+  const engines = new Map<string, CompactionEngine>();
+  function engineFor(provider: ProviderName, systemPromptTokens: number, toolSchemaTokens: number) {
+    const key = `${provider}:${systemPromptTokens}:${toolSchemaTokens}`;
+    let engine = engines.get(key);
+    if (!engine) {
+      if (engines.size >= 16) engines.clear();
+      engine = createCompactionEngine({
+        events: options.stores.events,
+        plans: options.stores.plans,
+        ...(options.stores.artifacts ? { artifacts: options.stores.artifacts } : {}),
+        ...(options.stores.lifecycle ? { lifecycle: options.stores.lifecycle } : {}),
+        summarizer: options.summarizer,
+        clock,
+        provider,
+        tokenizerFor,
+        overhead: { systemPromptTokens, toolSchemaTokens },
+        ...(options.logger ? { logger: options.logger } : {}),
+      });
+      engines.set(key, engine);
+    }
+    return engine;
+  }
+
+  async function loadThread(threadId: string): Promise<Thread> {
+    const events = await options.stores.events.readAll(tenantId, threadId);
+    if (events.length === 0) throw new NotFoundError('thread', threadId);
+    return foldThread(events);
+  }
+
+  return {
+    tenantId,
+    async append(threadId, events) {
+      const result = await options.stores.events.append(tenantId, threadId, events);
+      return { version: result.version, duplicates: result.duplicates };
+    },
+    async prepare(threadId, prepareOptions) {
+      const { provider, system = '', tools = [] } = prepareOptions;
+      let thread = await loadThread(threadId);
+      let compaction: CheckResult | null = null;
+      if (mode === 'inline') {
+        const tokenizer = tokenizerFor(thread);
+        // A budget below the thread's own ceiling is room the planner must not plan with either.
+        const withheld =
+          prepareOptions.budget === undefined
+            ? 0
+            : Math.max(0, renderCeiling(threadBudget(thread)) - prepareOptions.budget);
+        const engine = engineFor(
+          provider,
+          tokenizer.count(system) + withheld,
+          tokenizer.countTools(tools, provider),
+        );
+        compaction = await engine.check(tenantId, threadId);
+        if (compaction.commit.status !== 'not_needed') thread = await loadThread(threadId);
+      }
+      const current = await options.stores.plans.getCurrent(tenantId, threadId);
+      const rendered = await renderPrompt({
+        thread,
+        plan: current.plan,
+        system,
+        tools,
+        budget: budgetFor(thread, prepareOptions.budget),
+        provider,
+        tokenizer: tokenizerFor(thread),
+        cache: renderCache,
+        ...(options.stores.artifacts
+          ? {
+              artifactStore: options.stores.artifacts,
+              securityContext: options.securityContext ?? {
+                requesterId: 'compactor',
+                tenantId,
+                permissions: [],
+              },
+            }
+          : {}),
+        ...(options.logger ? { logger: options.logger } : {}),
+      });
+      return { request: rendered.request, tokens: rendered.tokens, report: rendered.report, compaction };
+    },
+  };
+}
+
+/** An explicit budget is the request's ceiling; the default keeps the policy's reserves free. */
+function budgetFor(thread: Thread, budget: number | undefined) {
+  if (budget === undefined) return threadBudget(thread);
+  return tokenBudget({
+    maxInputTokens: budget,
+    outputReserveTokens: 0,
+    safetyBufferTokens: 0,
+    rehydrationReserveTokens: thread.policy.rehydrationReserveTokens,
+  });
+}

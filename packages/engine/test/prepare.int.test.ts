@@ -1,0 +1,132 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EventInput, ToolDefinition } from '@compactor/core';
+import { createEmbeddedStores, type EmbeddedStores } from '@compactor/embedded';
+import type { AnthropicRequest } from '@compactor/render';
+import { validateProviderRequest } from '@compactor/render/validate';
+import { createExtractiveSummarizer } from '@compactor/summarizer';
+import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { createCompactor } from '../src/index.js';
+
+const TOOLS: ToolDefinition[] = [
+  {
+    name: 'run_tests',
+    description: 'Run the tests of one module and print the report.',
+    inputSchema: { type: 'object', properties: { module: { type: 'string' } }, required: ['module'] },
+  },
+];
+const SYSTEM = 'You are a careful testing agent. Run each module’s tests and explain failures.';
+
+function step(index: number): EventInput[] {
+  const callId = `call_${index}`;
+  return [
+    {
+      eventId: `u${index}`,
+      type: 'message.appended',
+      message: { id: `u${index}`, role: 'user', content: [{ type: 'text', text: `Test module ${index}.` }] },
+    },
+    {
+      eventId: `a${index}`,
+      type: 'message.appended',
+      message: {
+        id: `a${index}`,
+        role: 'assistant',
+        content: [{ type: 'tool_call', id: callId, name: 'run_tests', input: { module: `m${index}` } }],
+      },
+    },
+    {
+      eventId: `t${index}`,
+      type: 'message.appended',
+      message: {
+        id: `t${index}`,
+        role: 'tool',
+        content: [
+          {
+            type: 'tool_result',
+            toolName: 'run_tests',
+            toolCallId: callId,
+            outcome: 'success',
+            content: `module m${index}: 31 passed, 0 failed. `.repeat(25),
+            keyFields: { module: `m${index}` },
+          },
+        ],
+      },
+    },
+  ];
+}
+
+describe('compactor.prepare', () => {
+  let dataDir: string;
+  let stores: EmbeddedStores;
+
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'compactor-prepare-'));
+    stores = await createEmbeddedStores({ dataDir });
+  });
+  afterEach(async () => {
+    await stores.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('compacts inline when due and returns a typed, valid request within the budget, system and tools included', async () => {
+    const compactor = createCompactor({ stores, summarizer: createExtractiveSummarizer() });
+    await compactor.append('agent', [
+      { eventId: 'created', type: 'thread.created', model: 'claude-sonnet-4-5', contextWindow: 12_000 },
+    ]);
+    let commits = 0;
+    for (let index = 1; index <= 40; index += 1) {
+      await compactor.append('agent', step(index));
+      const prepared = await compactor.prepare('agent', {
+        provider: 'anthropic',
+        system: SYSTEM,
+        tools: TOOLS,
+        budget: 6_000,
+      });
+      expectTypeOf(prepared.request).toEqualTypeOf<AnthropicRequest>();
+      if (prepared.compaction?.commit.status === 'committed') commits += 1;
+      expect(prepared.tokens.system).toBeGreaterThan(0);
+      expect(prepared.tokens.tools).toBeGreaterThan(0);
+      expect(prepared.tokens.total).toBeLessThanOrEqual(6_000);
+      expect(validateProviderRequest('anthropic', prepared.request).errors).toEqual([]);
+      // The newest tool result is always in the request, verbatim.
+      expect(JSON.stringify(prepared.request.messages.at(-1))).toContain(`call_${index}`);
+    }
+    expect(commits).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('in background mode renders under the last committed plan and compacts nothing itself', async () => {
+    const summarizer = createExtractiveSummarizer();
+    const inline = createCompactor({ stores, summarizer });
+    const background = createCompactor({ stores, summarizer, compaction: 'background' });
+    await inline.append('agent', [
+      { eventId: 'created', type: 'thread.created', model: 'claude-sonnet-4-5', contextWindow: 12_000 },
+    ]);
+    for (let index = 1; index <= 20; index += 1) await inline.append('agent', step(index));
+    const before = await stores.plans.getCurrent('local', 'agent');
+    const viaWorker = await background.prepare('agent', {
+      provider: 'openai-chat',
+      system: SYSTEM,
+      tools: TOOLS,
+    });
+    expect(viaWorker.compaction).toBeNull();
+    expect((await stores.plans.getCurrent('local', 'agent')).version).toBe(before.version);
+    expect(viaWorker.report.planVersion).toBe(before.plan ? before.version : null);
+
+    await inline.prepare('agent', { provider: 'openai-chat', system: SYSTEM, tools: TOOLS });
+    const committed = await stores.plans.getCurrent('local', 'agent');
+    expect(committed.version).toBeGreaterThan(before.version);
+    const afterWorker = await background.prepare('agent', {
+      provider: 'openai-chat',
+      system: SYSTEM,
+      tools: TOOLS,
+    });
+    expect(afterWorker.report.planVersion).toBe(committed.version);
+    expect(afterWorker.tokens.total).toBeLessThan(viaWorker.tokens.total);
+  }, 120_000);
+
+  it('says which thread it cannot find', async () => {
+    const compactor = createCompactor({ stores, summarizer: createExtractiveSummarizer() });
+    await expect(compactor.prepare('missing', { provider: 'ai-sdk' })).rejects.toThrow(/missing/);
+  });
+});

@@ -1,0 +1,175 @@
+/**
+ * The published form, as an integrator gets it: every public package is built, packed with
+ * `pnpm pack` (which applies each package's `publishConfig`: exports, main and types point at
+ * `dist/`), and installed with npm from the tarballs into a fresh project outside the workspace.
+ * Third-party dependencies come from the registry (or npm's cache). The consumer then type-checks
+ * an agent loop against the installed declarations, runs it on this Node, and imports every
+ * package in plain ESM. Skipped by name only when the npm registry does not answer.
+ */
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repositoryRoot } from './serve-process.js';
+
+const run = promisify(execFile);
+const consumerSources = resolve(repositoryRoot, 'test/e2e/packed-consumer');
+
+/** npm and pnpm pass their own settings down as npm_* variables; the consumer must not inherit them. */
+function cleanEnvironment(): NodeJS.ProcessEnv {
+  const environment: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (key.startsWith('npm_') || key.startsWith('PNPM_') || key === 'INIT_CWD') continue;
+    environment[key] = value;
+  }
+  return environment;
+}
+
+async function registryUrl(): Promise<string> {
+  const { stdout } = await run('npm', ['config', 'get', 'registry'], { env: cleanEnvironment() });
+  return stdout.trim().replace(/\/$/, '');
+}
+
+async function registryAnswers(): Promise<boolean> {
+  try {
+    const response = await fetch(`${await registryUrl()}/-/ping`, { signal: AbortSignal.timeout(5_000) });
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+interface PublicPackage {
+  name: string;
+  directory: string;
+}
+
+async function publicPackages(): Promise<PublicPackage[]> {
+  const packagesDirectory = resolve(repositoryRoot, 'packages');
+  const found: PublicPackage[] = [];
+  for (const entry of (await readdir(packagesDirectory)).sort()) {
+    const directory = join(packagesDirectory, entry);
+    const manifest = JSON.parse(await readFile(join(directory, 'package.json'), 'utf8').catch(() => '{}'));
+    if (manifest.name && manifest.private !== true) found.push({ name: manifest.name, directory });
+  }
+  return found;
+}
+
+/** Run `work` over `items` with at most `limit` at a time (the machine has two cores). */
+async function inBatches<T>(items: readonly T[], limit: number, work: (item: T) => Promise<unknown>) {
+  for (let start = 0; start < items.length; start += limit) {
+    await Promise.all(items.slice(start, start + limit).map(work));
+  }
+}
+
+const reachable = await registryAnswers();
+const suiteName = reachable
+  ? 'packed install outside the workspace'
+  : 'packed install outside the workspace (skipped: the npm registry does not answer)';
+
+describe.skipIf(!reachable)(suiteName, () => {
+  let consumer = '';
+  let packages: PublicPackage[] = [];
+
+  beforeAll(async () => {
+    packages = await publicPackages();
+    const filters = packages.flatMap((entry) => ['--filter', entry.name]);
+    await run('pnpm', ['turbo', 'run', 'build', '--output-logs=errors-only', ...filters], {
+      cwd: repositoryRoot,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+
+    consumer = await mkdtemp(join(tmpdir(), 'compactor-packed-consumer-'));
+    const tarballs = join(consumer, 'tarballs');
+    await mkdir(tarballs);
+    await inBatches(packages, 4, (entry) =>
+      run('pnpm', ['pack', '--pack-destination', tarballs], { cwd: entry.directory }),
+    );
+
+    const dependencies: Record<string, string> = { '@types/node': '^20.19.0' };
+    const overrides: Record<string, string> = {};
+    for (const file of await readdir(tarballs)) {
+      const manifest = await tarballManifest(join(tarballs, file));
+      dependencies[manifest.name] = `file:./tarballs/${file}`;
+      // The packed manifests depend on each other by version; point those at the tarballs too.
+      overrides[manifest.name] = `$${manifest.name}`;
+    }
+    await writeFile(
+      join(consumer, 'package.json'),
+      JSON.stringify({ name: 'packed-consumer', private: true, type: 'module', dependencies, overrides }),
+    );
+    for (const file of ['agent-loop.ts', 'run.ts', 'tsconfig.json']) {
+      await copyFile(join(consumerSources, file), join(consumer, file));
+    }
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], {
+      cwd: consumer,
+      env: cleanEnvironment(),
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  }, 300_000);
+
+  afterAll(async () => {
+    if (consumer) await rm(consumer, { recursive: true, force: true });
+  });
+
+  it('installs every public package from its tarball, outside the workspace', async () => {
+    expect(consumer.startsWith(repositoryRoot)).toBe(false);
+    expect(packages.map((entry) => entry.name)).toEqual(
+      expect.arrayContaining([
+        '@compactor/core',
+        '@compactor/tokenizer',
+        '@compactor/render',
+        '@compactor/summarizer',
+        '@compactor/engine',
+        '@compactor/client',
+        '@compactor/embedded',
+        '@compactor/runtime',
+      ]),
+    );
+    for (const entry of packages) {
+      const installed = JSON.parse(
+        await readFile(join(consumer, 'node_modules', entry.name, 'package.json'), 'utf8'),
+      );
+      expect(installed.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js' });
+      expect(installed.private).toBeUndefined();
+      expect(installed.license).toBe('MIT');
+      expect(installed.sideEffects).toBe(false);
+    }
+  });
+
+  it('every package loads in plain Node ESM, without tsx', async () => {
+    const names = packages.map((entry) => entry.name);
+    const script = `for (const name of ${JSON.stringify(names)}) {
+  const exported = Object.keys(await import(name));
+  if (exported.length === 0) throw new Error(name + ' exports nothing');
+  process.stdout.write(name + ' ' + exported.length + '\\n');
+}`;
+    await writeFile(join(consumer, 'import-all.mjs'), script);
+    const { stdout } = await run(process.execPath, ['import-all.mjs'], { cwd: consumer });
+    expect(stdout.trim().split('\n')).toHaveLength(names.length);
+  }, 60_000);
+
+  it('type-checks an agent loop against the installed declarations and runs it within budget', async () => {
+    const tsc = resolve(repositoryRoot, 'node_modules/typescript/bin/tsc');
+    // One tsc run is the type check and the build: the consumer's tsconfig sets noEmitOnError, and
+    // skipLibCheck is off, so every shipped .d.ts is checked too.
+    await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: consumer });
+    const { stdout } = await run(process.execPath, ['out/run.js', '40'], { cwd: consumer });
+    const result = JSON.parse(stdout) as {
+      steps: number;
+      commits: number;
+      ceiling: number;
+      largestRequestTokens: number;
+    };
+    expect(result.steps).toBe(40);
+    expect(result.commits).toBeGreaterThan(0);
+    expect(result.largestRequestTokens).toBeLessThanOrEqual(result.ceiling);
+  }, 180_000);
+});
+
+async function tarballManifest(file: string): Promise<{ name: string }> {
+  const { stdout } = await run('tar', ['-xOzf', file, 'package/package.json']);
+  return JSON.parse(stdout);
+}
