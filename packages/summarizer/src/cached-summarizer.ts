@@ -35,7 +35,7 @@ export function summaryContentHash(request: SummarizeRequest): string {
 
 /**
  * The same span is never paid for twice: keyed by content hash, summary schema version, policy
- * version, model id and prompt version (seed 002's SummaryCacheKey), scoped by tenant.
+ * version, model id and prompt version (ADR-0014), scoped by tenant.
  */
 export function createCachedSummarizer(inner: Summarizer, options: CachedSummarizerOptions): Summarizer {
   const countTokens = options.countTokens ?? ((text: string) => Math.ceil(text.length / 4));

@@ -31,7 +31,7 @@ function structuralPart(summary: StructuredSummary): StructuredSummary {
   };
 }
 
-/** Seed 000's last resort: the span's transcript, head and tail. */
+/** The last resort (ADR-0017): the span's transcript, head and tail. */
 function truncationSummary(request: SummarizeRequest): StructuredSummary {
   const transcript = request.messages
     .map((message) => formatMessage(message, { maxResultChars: 2000, maxCallInputChars: 500 }))

@@ -22,7 +22,7 @@ export function sentencesOf(text: string): string[] {
   return pieces;
 }
 
-/** Seed 000's fallback: keep the first and last characters, mark the cut. */
+/** The last-resort fallback (ADR-0017): keep the first and last characters, mark the cut. */
 export function headTailTruncate(text: string, headChars = 2000, tailChars = 2000): string {
   if (text.length <= headChars + tailChars) return text;
   return `${text.slice(0, headChars)}\n[truncated ${text.length - headChars - tailChars} characters]\n${text.slice(-tailChars)}`;

@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { ValidationError } from '../errors.js';
 
 /**
- * Everything that competes for a model's context window (seed 002's TokenBudget).
+ * Everything that competes for a model's context window (ADR-0009).
  *
  * `thresholdAppliesTo` lets both published threshold rules be written down:
- * - `window` (seed 002): floor(maxInputTokens × soft) − all overheads − reserves
- * - `remainder` (seed 003): floor((maxInputTokens − system − output − safety − tools − formatting) × soft) − rehydration
+ * - `window` (the production design's rule, ADR-0009): floor(maxInputTokens × soft) − all overheads − reserves
+ * - `remainder` (the AI SDK layer's rule, ADR-0009): floor((maxInputTokens − system − output − safety − tools − formatting) × soft) − rehydration
  */
 export const tokenBudgetSchema = z.object({
   /** The model's context window: everything sent plus the answer must fit in it. */
@@ -58,8 +58,8 @@ export function availableForRehydration(budget: TokenBudget): number {
   return budget.rehydrationReserveTokens;
 }
 
-/** Seed 003's configuration: (limit − systemReserve − outputReserve − safetyBuffer) × threshold%. */
-export function budgetFromSeed003(config: {
+/** The remainder rule's configuration (ADR-0009; its defaults give 93,600): (limit − systemReserve − outputReserve − safetyBuffer) × threshold%. */
+export function budgetFromRemainderThreshold(config: {
   modelContextLimit: number;
   systemReserve: number;
   outputReserve: number;
@@ -78,7 +78,7 @@ export function budgetFromSeed003(config: {
 }
 
 /**
- * Seed 001's (pi's) settings: compact when context > contextWindow − reserveTokens.
+ * pi's settings (ADR-0009): compact when context > contextWindow − reserveTokens.
  * `keepRecentTokens` is a policy setting (the protected tail) and is returned alongside.
  */
 export function budgetFromReserveTokens(config: {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * How safe a tool result is to take out of the prompt (seed 002).
+ * How safe a tool result is to take out of the prompt (ADR-0007).
  * - ephemeral: safe to clear entirely (listings, debug output)
  * - anchoring: keep a placeholder with its key fields (order ids, decisions)
  * - replayable: clear only while determinism metadata proves the source unchanged

@@ -9,7 +9,7 @@ import type {
 
 export type CompactionAction = 'include' | 'clear' | 'summarize' | 'externalize' | 'drop';
 
-/** Drop > Externalize > Summarize > Clear > Include (seed 002). */
+/** Drop > Externalize > Summarize > Clear > Include (ADR-0003). */
 export const ACTION_PRECEDENCE: Readonly<Record<CompactionAction, number>> = {
   drop: 4,
   externalize: 3,

@@ -44,7 +44,7 @@ export const clearRecordSchema = z.object({
   preserved: z.array(clearedToolResultSchema),
 });
 
-/** Kept for later recall when a span is dropped (seed 002's DroppedSpanIndex). */
+/** Kept for later recall when a span is dropped (ADR-0021). */
 export const droppedSpanIndexSchema = z.object({
   keywords: z.array(z.string()),
   brief: z.string(),

@@ -3,7 +3,7 @@ import { ValidationError } from '../errors.js';
 import type { ThreadMessage } from '../thread/thread.js';
 
 /**
- * A contiguous span of messages by explicit id (seed 002): resolvable without the thread,
+ * A contiguous span of messages by explicit id (ADR-0003): resolvable without the thread,
  * unambiguous when messages are appended later.
  */
 export const spanReferenceSchema = z.object({

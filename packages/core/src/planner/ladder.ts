@@ -16,7 +16,7 @@ import { dropRung } from './rungs/drop.js';
 import { externalizeRung } from './rungs/externalize.js';
 import { summarizeRung } from './rungs/summarize.js';
 
-/** Least to most aggressive (seed 002's ladder). */
+/** Least to most aggressive (ADR-0004). */
 export const LADDER: readonly Rung[] = [externalizeRung, summarizeRung, clearRung, dropRung];
 
 /**
@@ -73,7 +73,7 @@ function startClimb(input: PlannerInput, start: PlanningStart): Climb {
   };
 }
 
-/** The policy's rungs in ladder order; after a rehydration, not externalize or drop (seed 002). */
+/** The policy's rungs in ladder order; after a rehydration, not externalize or drop (ADR-0008). */
 function enabledRungs(input: PlannerInput, start: PlanningStart): Rung[] {
   return LADDER.filter(
     (rung) =>

@@ -16,7 +16,7 @@ import { type PlanningStart, reasonToStop, startPlanning } from './planning-star
 import { coveredWith, summaryBudgetFor, summaryRecord } from './rungs/summarize.js';
 
 export interface PolicyPlannerInput extends PlannerInput {
-  /** Called when recursive summarization gets no usable summary (seed 004's failure callback). */
+  /** Called when recursive summarization gets no usable summary (ADR-0011). */
   onSummarizationFailure?: (details: { threadId: string; error: unknown }) => void;
 }
 
@@ -62,7 +62,7 @@ function deterministicWindow(input: PlannerInput, start: PlanningStart, mode: Wi
 }
 
 /**
- * Seed 004's RecursiveSummarizationCompactionStrategy: the newest `maxEventsToKeep` real events
+ * Recursive summarization (ADR-0011): the newest `maxEventsToKeep` real events
  * stay (cut snapped to a turn start); everything older becomes one rolling summary that folds in
  * the previous one; the first `overlapSize` events of the active window are shown to the
  * summarizer as context. A failed or blank summary leaves the plan unchanged.

@@ -33,7 +33,7 @@ export interface PlannerInput {
   now: string;
   /** Manual compaction: instructions for the summarizer; `force` compacts even under target. */
   manual?: { instructions?: string; force?: boolean };
-  /** Rehydration happened this turn: skip externalize and drop so the agent can finish (seed 002). */
+  /** Rehydration happened this turn: skip externalize and drop so the agent can finish (ADR-0008). */
   rehydrationHappened?: boolean;
   /** Current determinism metadata of a replayable result's source; undefined = unknown = changed. */
   currentDeterminism?: CurrentDeterminism;

@@ -1,6 +1,6 @@
 import type { StructuredSummary } from '../summary/structured-summary.js';
 
-/** Everything that changes a summary is in its key (seed 002's SummaryCacheKey). */
+/** Everything that changes a summary is in its key (ADR-0014). */
 export interface SummaryCacheKey {
   contentHash: string;
   schemaVersion: string;

@@ -14,7 +14,7 @@ export const toolCallPartSchema = z.object({
 });
 
 /**
- * Every tool result is wrapped in an envelope (seed 002) so compaction can always recover
+ * Every tool result is wrapped in an envelope (ADR-0007) so compaction can always recover
  * the tool name, outcome and key fields, and knows how durable the result is.
  */
 export const toolResultEnvelopeSchema = z.object({

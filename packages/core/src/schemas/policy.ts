@@ -15,7 +15,7 @@ export const rehydrationPolicySchema = z.object({
 export type RehydrationPolicy = z.infer<typeof rehydrationPolicySchema>;
 
 /**
- * How a thread is compacted: the strategy ladder (the default), or one of seed 004's strategies.
+ * How a thread is compacted: the strategy ladder (the default), or one of the deterministic modes (ADR-0011).
  * The deterministic windows and recursive summarization produce plans too; they never change events.
  */
 export const compactionModeSchema = z.discriminatedUnion('kind', [
@@ -50,11 +50,11 @@ export const compactionPolicySchema = z.object({
   trigger: triggerConfigSchema.default({ kind: 'target' }),
   /** Fraction of the window the compacted prompt should come down to (the planner's target). */
   softThresholdPercent: z.number().gt(0).max(1).default(0.85),
-  /** Tokens reserved for the model's answer (seed 001's reserveTokens). */
+  /** Tokens reserved for the model's answer (pi's `reserveTokens`, ADR-0009). */
   outputReserveTokens: z.number().int().min(0).default(16384),
   safetyBufferTokens: z.number().int().min(0).default(500),
   rehydrationReserveTokens: z.number().int().min(0).default(2000),
-  /** The protected tail: never compacted (seed 001's keepRecentTokens and seed 002's preserve_recent_turns). */
+  /** The protected tail: never compacted (ADR-0005). */
   keepRecentTurns: z.number().int().min(0).default(3),
   keepRecentTokens: z.number().int().min(0).default(20000),
   strategies: z
@@ -78,7 +78,7 @@ export const compactionPolicySchema = z.object({
    * and key fields never go). Default: 15% of the planner's target, between 500 and 8000.
    */
   summaryBudgetTokens: z.number().int().positive().optional(),
-  /** Cap on summarization rounds per thread (seed 000); past it the ladder degrades to clear and drop. */
+  /** Cap on summarization rounds per thread (ADR-0017); past it the ladder degrades to clear and drop. */
   maxSummarizationRounds: z.number().int().positive().default(50),
   toolDurability: toolDurabilityPolicySchema.default({ defaultDurability: 'anchoring', overrides: {} }),
   rehydration: rehydrationPolicySchema.default({

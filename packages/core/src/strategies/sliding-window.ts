@@ -9,7 +9,7 @@ import {
 } from './window-result.js';
 
 /**
- * Keep the last `maxEvents` real messages (seed 004's SlidingWindowCompactionStrategy): the cut
+ * Keep the last `maxEvents` real messages (ADR-0011): the cut
  * snaps forward to a turn start; synthetic summaries are kept and do not count against N.
  */
 export function slidingWindow(

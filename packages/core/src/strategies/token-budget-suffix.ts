@@ -9,8 +9,8 @@ import {
 } from './window-result.js';
 
 /**
- * Keep the newest contiguous suffix that fits in `maxTokens` (seed 004's
- * TokenCountCompactionStrategy). Always-kept messages are paid for first; the walk stops at the
+ * Keep the newest contiguous suffix that fits in `maxTokens` (ADR-0011).
+ * Always-kept messages are paid for first; the walk stops at the
  * first message that does not fit (no gaps), then the suffix is trimmed to start at a turn.
  */
 export function tokenBudgetSuffix(

@@ -9,7 +9,7 @@ import {
 } from './window-result.js';
 
 /**
- * Keep the last `maxTurns` whole turns (seed 004's TurnWindowCompactionStrategy). The preamble
+ * Keep the last `maxTurns` whole turns (ADR-0011). The preamble
  * before the first user message is kept, as are synthetic summaries.
  */
 export function turnWindow(

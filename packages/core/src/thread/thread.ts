@@ -47,7 +47,7 @@ export function tokenizerFamilyOf(created: {
   return typeof family === 'string' ? family : undefined;
 }
 
-/** A turn starts at a real, root-level user message (seed 004's TurnCountTrigger rule). */
+/** A turn starts at a real, root-level user message (ADR-0012). */
 export function isTurnStart(message: Pick<Message, 'role' | 'synthetic' | 'subagentId'>): boolean {
   return message.role === 'user' && message.synthetic !== true && message.subagentId === undefined;
 }

@@ -29,7 +29,7 @@ export function countUserTurns(messages: readonly ThreadMessage[]): number {
 }
 
 /**
- * Move a cut index forward to the next turn start (seed 004's snapToTurnStart).
+ * Move a cut index forward to the next turn start (ADR-0012).
  * Returns `messages.length` when no turn starts at or after `index`.
  */
 export function snapToTurnStart(

@@ -1,7 +1,7 @@
 import type { ToolDurability } from '@compactor/core';
 
 /**
- * Default durability by tool name, for imported results (seed 002's classes). Names are
+ * Default durability by tool name, for imported results (ADR-0007's durability classes). Names are
  * compared lower-cased with `-`/`_`/spaces removed, so `WebSearch`, `web_search` and
  * `web-search` match the same entry. Tools not listed get no durability, so the thread's
  * policy default applies.

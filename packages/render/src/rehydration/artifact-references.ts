@@ -16,7 +16,7 @@ function isIdCharacter(character: string | undefined): boolean {
 
 /**
  * Whether `text` names `artifactId` as a whole token: `art_abc` is found in "see artifact:art_abc."
- * but not in `art_abcd` or `xart_abc` (seed 002's exact-match rule, which also keeps a model from
+ * but not in `art_abcd` or `xart_abc` (ADR-0008's exact-match rule, which also keeps a model from
  * steering rehydration with look-alike ids). Returns the first position, or -1.
  */
 export function findArtifactId(text: string, artifactId: string): number {

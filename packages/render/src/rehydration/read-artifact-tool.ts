@@ -49,7 +49,7 @@ export interface ReadArtifactOutcome {
 }
 
 /**
- * The explicit half of seed 002's rehydration: the handler of a `read_artifact` call. This is the
+ * The explicit half of rehydration (ADR-0008): the handler of a `read_artifact` call. This is the
  * only way confidential and restricted artifacts come back, and only for a security context whose
  * tenant and permissions allow it. The result is replayable (reading a content-addressed artifact
  * again gives the same bytes), so compaction may clear it cheaply later.
