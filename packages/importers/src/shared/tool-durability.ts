@@ -46,6 +46,12 @@ const durabilityByTool: Record<string, ToolDurability> = {
   browser: 'non_replayable',
 };
 
+/**
+ * The durability an imported tool result gets by its tool's name.
+ *
+ * @param toolName - The tool's name, in any casing or separator style.
+ * @returns The durability, or undefined for tools not listed (the thread's policy default applies).
+ */
 export function defaultToolDurability(toolName: string): ToolDurability | undefined {
   return durabilityByTool[toolName.toLowerCase().replace(/[-_\s]/g, '')];
 }
