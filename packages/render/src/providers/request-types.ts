@@ -5,23 +5,27 @@
  */
 export type WireObject = Readonly<Record<string, unknown>>;
 
+/** The Messages API body's `system`, `tools` and `messages`. */
 export interface AnthropicRequest {
   system?: { type: 'text'; text: string; cache_control?: { type: 'ephemeral' } }[];
   tools?: WireObject[];
   messages: { role: 'user' | 'assistant'; content: WireObject[] }[];
 }
 
+/** The Chat Completions body's `messages` (system first) and `tools`. */
 export interface OpenAIChatRequest {
   messages: WireObject[];
   tools?: WireObject[];
 }
 
+/** The Responses API body's `instructions`, stateless `input` items and `tools`. */
 export interface OpenAIResponsesRequest {
   instructions?: string;
   input: WireObject[];
   tools?: WireObject[];
 }
 
+/** A Vercel AI SDK call's `system`, `messages` and `tools`. */
 export interface AiSdkRequest {
   system?: string;
   messages: WireObject[];
@@ -29,6 +33,7 @@ export interface AiSdkRequest {
   tools?: Record<string, { description?: string; inputSchema: Record<string, unknown> }>;
 }
 
+/** The request shape each provider format renders to. */
 export interface RequestByProvider {
   anthropic: AnthropicRequest;
   'openai-chat': OpenAIChatRequest;
