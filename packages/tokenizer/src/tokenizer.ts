@@ -49,35 +49,37 @@ export interface ProviderRequests {
   'ai-sdk': AiSdkRequest;
 }
 
+/** Which model a tokenizer counts for, and how. */
 export interface CreateTokenizerOptions {
   /** Model id as the caller writes it (`claude-sonnet-4-5-20250929`, `openai/gpt-4o`, …). */
   model: string;
   /** Overrides of the registry entry; required fields for a model the registry does not know. */
   modelInfo?: Partial<ModelInfo>;
-  /** Base encoding; defaults to the model's own (OpenAI) or the calibration's (estimates). */
+  /** Base encoding. @defaultValue the model's own (OpenAI) or the calibration's (estimates) */
   encoding?: EncodingName;
-  /** Which library encodes; all three give identical counts. Default: the fastest measured. */
+  /** Which library encodes; all three give identical counts. @defaultValue `defaultEncoderBackend`, the fastest measured */
   backend?: EncoderBackendName;
   /** A ready encoder (custom library, or a counting spy in tests); wins over `backend`. */
   encoder?: TokenEncoder;
-  /** Shared bounded count cache; `false` disables caching. Default: one cache per process. */
+  /** Shared bounded count cache; `false` disables caching. @defaultValue {@link defaultCountCache}, one per process */
   cache?: CountCache | false;
-  /** Strings longer than this are cached by SHA-256 instead of by themselves. */
+  /** Strings longer than this are cached by SHA-256 instead of by themselves. @defaultValue 256 */
   hashThreshold?: number;
   /** Replaces the calibration resolved for the model (e.g. your own `fitEstimateCalibration`). */
   calibration?: EstimateCalibration;
-  /** Replaces the checked-in Claude calibration table. */
+  /** Replaces the checked-in Claude calibration table. @defaultValue `claudeCalibrationTable` */
   calibrationTable?: CalibrationTable;
-  /** Per-image estimate; default by provider (see provider-constants.ts). */
+  /** Per-image estimate. @defaultValue by provider (see provider-constants.ts) */
   imageTokens?: number;
-  /** Per-PDF-page estimate; default by provider. */
+  /** Per-PDF-page estimate. @defaultValue by provider */
   documentPageTokens?: number;
-  /** How counting stays linear in time on any input (see `CountingBounds`); the defaults suit every use. */
+  /** How counting stays linear in time on any input (see `CountingBounds`). @defaultValue {@link defaultCountingBounds} */
   countingBounds?: Partial<CountingBounds>;
 }
 
+/** How {@link ProviderTokenizer.countMessageAsync} shares the event loop. */
 export interface CountAsyncOptions {
-  /** Give the event loop back after this many milliseconds of counting. Default 5. */
+  /** Give the event loop back after this many milliseconds of counting. @defaultValue 5 */
   budgetMs?: number;
 }
 
@@ -147,6 +149,12 @@ function toFunctionTools(tools: readonly ToolDefinition[]): FunctionTool[] {
 /**
  * A tokenizer for one model. Overheads follow the model's provider, not the request format:
  * an AI SDK or OpenAI-compatible request to a Claude model still costs Claude tokens.
+ *
+ * @param options - The model, and optionally encoding, backend, cache, calibration and bounds.
+ * @returns The tokenizer; its counting methods throw ValidationError for an unknown provider format.
+ * @throws ValidationError for an unknown backend, encoding or tokenizer family, or invalid bounds
+ *   or model overrides.
+ * @throws UnknownModelError for an unknown model without the overrides that describe it.
  */
 export function createTokenizer(options: CreateTokenizerOptions): ProviderTokenizer {
   checkOptions(options);
