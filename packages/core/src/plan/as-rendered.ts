@@ -27,8 +27,11 @@ export function externalizesInPlace(record: CompactionRecord, thread: Thread): b
  * assistant message with its stand-in text where the span starts. Used to show the summarizer
  * exactly what the model saw.
  *
- * @param messages messages of the thread, in order
- * @returns the messages with every stand-in applied (a span's later messages left out)
+ * @param thread - The folded thread.
+ * @param messages - Messages of the thread, in order.
+ * @param normalized - The plan to apply.
+ * @param policy - Which key fields a cleared result's placeholder keeps.
+ * @returns The messages with every stand-in applied (a span's later messages left out).
  */
 export function messagesAsRendered(
   thread: Thread,

@@ -96,6 +96,13 @@ export interface ProtectedRegions {
  * tool partners of the token suffix come along), with the long-turn exception at half the target;
  * and pinned and system messages anywhere, with their tool-call partners. Summaries and drops only
  * ever take whole turns before the edge.
+ *
+ * @param thread - The folded thread.
+ * @param policy - Its `keepRecentTurns` and `keepRecentTokens`.
+ * @param countMessage - Tokens of a message as rendered.
+ * @param normalized - The current plan (its dropped messages cost nothing).
+ * @param targetTokens - The planner's target; half of it bounds the long-turn exception.
+ * @returns Where the protected tail starts, by which rule, and the untouchable ids.
  */
 export function computeProtectedRegions(
   thread: Thread,

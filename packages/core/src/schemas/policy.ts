@@ -12,6 +12,7 @@ export const rehydrationPolicySchema = z.object({
     .array(z.enum(['public', 'internal', 'confidential', 'restricted']))
     .default(['public', 'internal']),
 });
+/** Limits on automatic rehydration (ADR-0008). */
 export type RehydrationPolicy = z.infer<typeof rehydrationPolicySchema>;
 
 /**
@@ -36,6 +37,7 @@ export const compactionModeSchema = z.discriminatedUnion('kind', [
       path: ['overlapSize'],
     }),
 ]);
+/** The ladder, or one of the deterministic modes with its setting. */
 export type CompactionMode = z.infer<typeof compactionModeSchema>;
 
 /**
@@ -90,9 +92,18 @@ export const compactionPolicySchema = z.object({
     autoRehydrateSensitivities: ['public', 'internal'],
   }),
 });
+/** A parsed compaction policy: every field filled in. */
 export type CompactionPolicy = z.infer<typeof compactionPolicySchema>;
+/** A compaction policy as written: every field optional. */
 export type CompactionPolicyInput = z.input<typeof compactionPolicySchema>;
 
+/**
+ * Parse a compaction policy, filling in every default.
+ *
+ * @param input - The policy as written; undefined or null is `{}`.
+ * @returns The complete policy.
+ * @throws ZodError when a field is invalid.
+ */
 export function parsePolicy(input: unknown = {}): CompactionPolicy {
   return compactionPolicySchema.parse(input ?? {});
 }
@@ -101,6 +112,10 @@ export function parsePolicy(input: unknown = {}): CompactionPolicy {
  * The policy as it applies to a window of `contextWindow` tokens. The defaults are sized for large
  * windows (a 16k output reserve, 20k recent tokens); on an 8k chat model they would leave nothing
  * to compact, so every absolute size is capped at a share of the window. Large windows are unaffected.
+ *
+ * @param policy - The parsed policy.
+ * @param contextWindow - The model's window.
+ * @returns The policy with its sizes capped.
  */
 export function policyForWindow(policy: CompactionPolicy, contextWindow: number): CompactionPolicy {
   const share = (fraction: number) => Math.max(1, Math.floor(contextWindow * fraction));
