@@ -13,6 +13,10 @@ import {
 /**
  * An externalization whose span holds only tool results (the externalize rung makes these): it is
  * rendered in place, each result's slot holding the pointer, so the calls stay as they are.
+ *
+ * @param record - A plan record.
+ * @param thread - The folded thread.
+ * @returns True for an externalization covering only tool messages.
  */
 export function externalizesInPlace(record: CompactionRecord, thread: Thread): boolean {
   if (record.kind !== 'externalize') return false;

@@ -11,9 +11,16 @@ export const spanReferenceSchema = z.object({
   firstTurn: z.number().int().min(0),
   lastTurn: z.number().int().min(0),
 });
+/** A span's message ids and its first and last turn. */
 export type SpanReference = z.infer<typeof spanReferenceSchema>;
 
-/** Build a span over messages given in thread order. */
+/**
+ * Build a span over messages given in thread order.
+ *
+ * @param messages - The span's messages.
+ * @returns The span.
+ * @throws ValidationError when `messages` is empty.
+ */
 export function spanOf(messages: readonly Pick<ThreadMessage, 'id' | 'turn'>[]): SpanReference {
   const first = messages[0];
   const last = messages.at(-1);

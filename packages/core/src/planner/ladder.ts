@@ -25,6 +25,10 @@ export const LADDER: readonly Rung[] = [externalizeRung, summarizeRung, clearRun
  * (so a thread hovering at its threshold is not compacted again on every append). A proposal
  * that fails (summarizer down, store refused) is skipped, never retried in a loop; a thread that
  * cannot be brought under target returns `target_unreachable` with the best plan found.
+ *
+ * @param input - The thread, its plan, the target, counting functions and adapters.
+ * @returns The outcome with the plan to commit.
+ * @throws The signal's reason when `input.signal` is aborted.
  */
 export function planCompaction(input: PlannerInput): Promise<PlannerOutcome> {
   return climbLadder(input, startPlanning(input));

@@ -15,6 +15,7 @@ import type { PlannerInput, PlannerOutcome } from './planner-types.js';
 import { type PlanningStart, reasonToStop, startPlanning } from './planning-start.js';
 import { coveredWith, summaryBudgetFor, summaryRecord } from './rungs/summarize.js';
 
+/** The planner's input, plus a callback for recursive summarization's failures. */
 export interface PolicyPlannerInput extends PlannerInput {
   /** Called when recursive summarization gets no usable summary (ADR-0011). */
   onSummarizationFailure?: (details: { threadId: string; error: unknown }) => void;
@@ -26,6 +27,10 @@ type RecursiveMode = Extract<CompactionMode, { kind: 'recursive-summarization' }
 /**
  * Run the thread's compaction mode: the ladder, a deterministic window, or recursive summarization.
  * Every mode opens the same way (`startPlanning`, then `reasonToStop`), once.
+ *
+ * @param input - As for `planCompaction`, plus the failure callback.
+ * @returns The outcome with the plan to commit (unchanged when recursive summarization fails).
+ * @throws ValidationError when a recursive mode's `overlapSize` is not below `maxEventsToKeep`.
  */
 export async function planWithPolicy(input: PolicyPlannerInput): Promise<PlannerOutcome> {
   const start = startPlanning(input);
