@@ -23,11 +23,12 @@ export const artifactMetadataInputSchema = z.object({
   labels: z.record(z.string(), z.string()).optional(),
 });
 
+/** What a caller says about content it stores. */
 export interface ArtifactMetadataInput {
   threadId: string;
   tenantId: string;
   sensitivity: ArtifactSensitivity;
-  /** Seconds until the artifact expires; none = kept. */
+  /** Seconds until the artifact expires. @defaultValue none: kept until deleted */
   ttlSeconds?: number;
   encryptionKeyId?: string;
   contentType?: string;
@@ -35,6 +36,7 @@ export interface ArtifactMetadataInput {
   labels?: Record<string, string>;
 }
 
+/** A stored artifact's metadata: the input plus id, hash, size and times. */
 export interface ArtifactMetadata extends ArtifactMetadataInput {
   artifactId: string;
   /** Hex SHA-256 of the content, checked again on every read. */
@@ -44,17 +46,20 @@ export interface ArtifactMetadata extends ArtifactMetadataInput {
   expiresAt: string | undefined;
 }
 
+/** Who is asking: requester, tenant and permissions. */
 export interface SecurityContext {
   requesterId: string;
   tenantId: string;
   permissions: ReadonlySet<string> | readonly string[];
 }
 
+/** A read's answer: the content, a refusal with its reason, or nothing found. */
 export type ArtifactReadResult =
   | { status: 'ok'; content: string; metadata: ArtifactMetadata }
   | { status: 'denied'; reason: string }
   | { status: 'not_found' };
 
+/** One entry of a tenant's artifact audit log. */
 export interface ArtifactAuditEvent {
   at: string;
   artifactId: string;
@@ -92,7 +97,14 @@ export interface ArtifactStore {
   listAudit(tenantId: string, artifactId?: string): Promise<ArtifactAuditEvent[]>;
 }
 
-/** The permission rule every artifact store applies. */
+/**
+ * The permission rule every artifact store applies: same tenant, and the permission that
+ * confidential or restricted content needs.
+ *
+ * @param metadata - The artifact's tenant and sensitivity.
+ * @param context - Who is asking.
+ * @returns Allowed, or refused with the reason.
+ */
 export function artifactAccessDecision(
   metadata: Pick<ArtifactMetadata, 'tenantId' | 'sensitivity'>,
   context: SecurityContext,

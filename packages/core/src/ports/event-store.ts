@@ -1,5 +1,6 @@
 import type { EventInput, StoredEvent } from '../schemas/events.js';
 
+/** How an append is guarded. */
 export interface AppendOptions {
   /**
    * The thread version (last seq) the caller saw; -1 or 0 for a thread that must not exist yet.
@@ -8,6 +9,7 @@ export interface AppendOptions {
   expectedVersion?: number;
 }
 
+/** What an append stored. */
 export interface AppendResult {
   /** The thread's version after the append. */
   version: number;
@@ -17,19 +19,22 @@ export interface AppendResult {
   duplicates: number;
 }
 
+/** Which page of a thread's events to read. */
 export interface ReadOptions {
-  /** First sequence number to return (inclusive); default 1. */
+  /** First sequence number to return (inclusive). @defaultValue 1 */
   fromSeq?: number;
-  /** Page size; default and maximum are store-defined. */
+  /** Page size. @defaultValue store-defined (as is the maximum) */
   limit?: number;
 }
 
+/** A page of events. */
 export interface ReadResult {
   events: StoredEvent[];
   /** Where the next page starts, or null at the end. */
   nextSeq: number | null;
 }
 
+/** A thread's summary figures, kept by the store as events are appended. */
 export interface ThreadMetadata {
   tenantId: string;
   threadId: string;
@@ -46,6 +51,7 @@ export interface ThreadMetadata {
   compactionPending: boolean;
 }
 
+/** Which page of a tenant's threads to list. */
 export interface ListThreadsOptions {
   limit?: number;
   /** Opaque cursor from the previous page. */

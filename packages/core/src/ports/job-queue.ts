@@ -8,16 +8,19 @@ export interface CompactionCheckJob {
   manual?: { instructions?: string; force?: boolean };
 }
 
+/** How a compaction check is debounced. */
 export interface EnqueueOptions {
   /** Collapse checks for the same thread arriving within this many milliseconds. */
   debounceMs?: number;
   /**
    * The longest an automatic check may be put off by newer requests for its thread: a thread that
-   * keeps receiving events is still checked at least this often. Default: the queue's (10 s).
+   * keeps receiving events is still checked at least this often.
+   * @defaultValue the queue's (10 s)
    */
   maxWaitMs?: number;
 }
 
+/** Schedules compaction checks for the workers. */
 export interface JobQueue {
   enqueueCompactionCheck(job: CompactionCheckJob, options?: EnqueueOptions): Promise<void>;
   close(): Promise<void>;

@@ -16,6 +16,7 @@ export const lifecycleEventSchema = z.object({
   details: z.record(z.string(), z.unknown()).optional(),
 });
 
+/** What compaction did to a thread, as one event (ADR-0015). */
 export interface LifecycleEvent {
   tenantId: string;
   threadId: string;

@@ -1,15 +1,18 @@
 import type { CompactionPlan } from '../plan/plan.js';
 
+/** A thread's committed plan and its version. */
 export interface CurrentPlan {
   /** null when no plan was ever committed (version 0). */
   plan: CompactionPlan | null;
   version: number;
 }
 
+/** A commit won (with the new version) or lost the race (with the version that won). */
 export type CommitResult =
   | { committed: true; version: number }
   | { committed: false; currentVersion: number };
 
+/** One committed plan version, for history and undo. */
 export interface PlanVersionSummary {
   version: number;
   basedOnSeq: number;

@@ -9,10 +9,17 @@ export interface SummaryCacheKey {
   promptVersion: string;
 }
 
+/**
+ * A key as one string, fields joined by `:`.
+ *
+ * @param key - The key.
+ * @returns Its string form.
+ */
 export function summaryCacheKeyToString(key: SummaryCacheKey): string {
   return [key.contentHash, key.schemaVersion, key.policyVersion, key.modelId, key.promptVersion].join(':');
 }
 
+/** A cached summary and what producing it cost. */
 export interface CachedSummary {
   summary: StructuredSummary;
   summaryTokenCount: number;
