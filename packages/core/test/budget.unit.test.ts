@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   availableForMessages,
   availableForRehydration,
-  budgetFromReserveTokens,
   budgetFromRemainderThreshold,
+  budgetFromReserveTokens,
   CompactorError,
   hardLimitForMessages,
   parsePolicy,
