@@ -69,7 +69,7 @@ describe('TokenBudget', () => {
     expect(keepRecentTokens).toBe(20_000);
   });
 
-  it("uses pi's defaults (ADR-0009) in the compaction policy", () => {
+  it("uses pi's defaults in the compaction policy: reserveTokens 16,384, keepRecentTokens 20,000 (ADR-0009)", () => {
     const policy = parsePolicy({});
     expect(policy.outputReserveTokens).toBe(16_384);
     expect(policy.keepRecentTokens).toBe(20_000);

@@ -28,7 +28,7 @@ function options(
   };
 }
 
-/** The turn-snapping example of ADR-0012: [u1, a1, u2, a2, a3, u3, a3]. */
+/** Three turns, the second with two assistant replies: [u1, a1, u2, a2, a3, u3, a3] (turn snapping, ADR-0012). */
 const turnSnappingExample = () =>
   threadBuilder('t1')
     .user('u1') // m1
@@ -54,7 +54,7 @@ const threeTurnsAfterASummary = () =>
     .build().thread;
 
 describe('slidingWindow', () => {
-  it("snaps a cut inside a turn forward to the next user message (ADR-0012's example)", () => {
+  it('snaps a cut inside a turn forward to the next user message ([u1, a1, u2, a2, a3, u3, a3], ADR-0012)', () => {
     const thread = turnSnappingExample();
     const result = slidingWindow(thread, { maxEvents: 3 }, options(thread));
     expect(result.archivedIds).toEqual(['m1', 'm2', 'm3', 'm4', 'm5']);
