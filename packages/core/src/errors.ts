@@ -21,9 +21,15 @@ export type CompactorErrorCode =
 /** What a {@link CompactorError} carries besides its code and message. */
 export interface CompactorErrorOptions {
   cause?: unknown;
-  /** Whether trying the same call again may succeed. @defaultValue false */
+  /**
+   * Whether trying the same call again may succeed.
+   * @defaultValue false
+   */
   isRetryable?: boolean;
-  /** Structured facts for logs and error envelopes. @defaultValue `{}` */
+  /**
+   * Structured facts for logs and error envelopes.
+   * @defaultValue `{}`
+   */
   details?: Record<string, unknown>;
 }
 

@@ -34,15 +34,27 @@ export interface RenderInput<P extends ProviderName = ProviderName> {
   artifactStore?: ArtifactStore;
   securityContext?: SecurityContext;
   rehydration?: RehydrationOptions;
-  /** Current turn number. @defaultValue the thread's last turn */
+  /**
+   * Current turn number.
+   * @defaultValue the thread's last turn
+   */
   turn?: number;
   /** Memo kept by the runtime between calls; without one every render starts cold. */
   cache?: RenderCache;
-  /** Render a subagent's own conversation (messages with this `subagentId`). @defaultValue the root agent */
+  /**
+   * Render a subagent's own conversation (messages with this `subagentId`).
+   * @defaultValue the root agent
+   */
   agent?: string;
-  /** Anthropic `cache_control` breakpoints. @defaultValue true */
+  /**
+   * Anthropic `cache_control` breakpoints.
+   * @defaultValue true
+   */
   promptCaching?: boolean;
-  /** Add the `read_artifact` tool when the plan externalizes something and `tools` lacks it. @defaultValue true */
+  /**
+   * Add the `read_artifact` tool when the plan externalizes something and `tools` lacks it.
+   * @defaultValue true
+   */
   addReadArtifactTool?: boolean;
   logger?: Logger;
 }

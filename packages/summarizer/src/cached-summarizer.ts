@@ -15,7 +15,10 @@ export interface CachedSummarizerOptions {
   cache: SummaryCache;
   /** The policy version: bump it to re-summarize under a changed policy. */
   policyVersion: string;
-  /** Tokens of rendered summary text, for the cache entry. @defaultValue 4 characters per token */
+  /**
+   * Tokens of rendered summary text, for the cache entry.
+   * @defaultValue 4 characters per token
+   */
   countTokens?: (text: string) => number;
 }
 

@@ -45,7 +45,13 @@ export function tokenizerForThread(
 
 /** Tokenizers by thread model, shared between threads. */
 export interface ThreadTokenizers {
-  /** The tokenizer for `thread` (`tokenizerForThread`), shared by every thread of the same model configuration. */
+  /**
+   * The tokenizer for `thread` (`tokenizerForThread`), shared by every thread of the same model configuration.
+   *
+   * @param thread - The thread's model fields.
+   * @returns The tokenizer.
+   * @throws UnknownModelError or ValidationError as {@link tokenizerForThread} does.
+   */
   forThread(thread: ThreadModel): ProviderTokenizer;
 }
 

@@ -36,7 +36,10 @@ export function withheldToolOutputText(toolName: string, sensitivity: ArtifactSe
 /** Who is reading tool output, and under which policy. */
 export interface ToolOutputAccess {
   policy: ToolDurabilityPolicy;
-  /** The deployment's default artifact sensitivity (a floor for every tool). @defaultValue `'internal'` */
+  /**
+   * The deployment's default artifact sensitivity (a floor for every tool).
+   * @defaultValue `'internal'`
+   */
   floor?: ArtifactSensitivity;
   tenantId: string;
   permissions: ReadonlySet<string> | readonly string[];

@@ -74,7 +74,16 @@ export interface RungExecution {
 /** One rung of the ladder: proposes, then executes a proposal (null when it cannot). */
 export interface Rung {
   readonly name: RungName;
+  /**
+   * @param context - The input, the plan so far and what is protected.
+   * @returns Proposals, most useful first.
+   */
   analyze(context: RungContext): Proposal[];
+  /**
+   * @param context - As for `analyze`.
+   * @param proposal - One of this rung's proposals.
+   * @returns The records to add, or null when the proposal cannot be carried out.
+   */
   execute(context: RungContext, proposal: Proposal): Promise<RungExecution | null>;
 }
 

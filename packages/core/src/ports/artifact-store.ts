@@ -28,7 +28,10 @@ export interface ArtifactMetadataInput {
   threadId: string;
   tenantId: string;
   sensitivity: ArtifactSensitivity;
-  /** Seconds until the artifact expires. @defaultValue none: kept until deleted */
+  /**
+   * Seconds until the artifact expires.
+   * @defaultValue none: kept until deleted
+   */
   ttlSeconds?: number;
   encryptionKeyId?: string;
   contentType?: string;
@@ -91,9 +94,39 @@ export interface ArtifactAuditEvent {
  *   does not check sensitivity permissions (callers use it to gate auto-rehydration).
  */
 export interface ArtifactStore {
+  /**
+   * Store content (idempotent per tenant and content, as above).
+   *
+   * @param content - The content.
+   * @param metadata - Owner, sensitivity, expiry and labels.
+   * @returns The stored metadata, with the artifact id.
+   * @throws ValidationError for metadata that fails `artifactMetadataInputSchema`.
+   */
   put(content: string, metadata: ArtifactMetadataInput): Promise<ArtifactMetadata>;
+  /**
+   * An artifact's metadata, without a permission check.
+   *
+   * @param artifactId - The id.
+   * @param context - Who asks (its tenant scopes the lookup).
+   * @returns The metadata, or null when unknown, expired or another tenant's.
+   */
   getMetadata(artifactId: string, context: SecurityContext): Promise<ArtifactMetadata | null>;
+  /**
+   * An artifact's content, if the caller may read it; every read and refusal is audited as above.
+   *
+   * @param artifactId - The id.
+   * @param context - Who asks.
+   * @returns The content, a refusal, or not found.
+   * @throws IntegrityError when the stored bytes no longer match their hash.
+   */
   retrieve(artifactId: string, context: SecurityContext): Promise<ArtifactReadResult>;
+  /**
+   * A tenant's audit log, in append order.
+   *
+   * @param tenantId - The tenant.
+   * @param artifactId - Only this artifact's entries.
+   * @returns The entries.
+   */
   listAudit(tenantId: string, artifactId?: string): Promise<ArtifactAuditEvent[]>;
 }
 

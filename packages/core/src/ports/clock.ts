@@ -1,5 +1,6 @@
 /** The time, from the outside: core reads no clock of its own. */
 export interface Clock {
+  /** @returns The current time. */
   now(): Date;
 }
 

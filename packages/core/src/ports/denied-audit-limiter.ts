@@ -2,9 +2,15 @@ import type { ArtifactAuditEvent } from './artifact-store.js';
 
 /** How many refused reads a tenant's audit log takes per window. */
 export interface DeniedAuditLimits {
-  /** Length of one window. @defaultValue 60000 */
+  /**
+   * Length of one window.
+   * @defaultValue 60000
+   */
   windowMs: number;
-  /** Denied-read records written per tenant and window; further refusals are not recorded. @defaultValue 100 */
+  /**
+   * Denied-read records written per tenant and window; further refusals are not recorded.
+   * @defaultValue 100
+   */
   maxRecordsPerWindow: number;
 }
 

@@ -22,6 +22,13 @@ export interface EnqueueOptions {
 
 /** Schedules compaction checks for the workers. */
 export interface JobQueue {
+  /**
+   * Schedule a check, collapsing it with a pending one for the same thread.
+   *
+   * @param job - The thread and why it is checked.
+   * @param options - Debounce settings.
+   */
   enqueueCompactionCheck(job: CompactionCheckJob, options?: EnqueueOptions): Promise<void>;
+  /** Release what the queue holds (connections, timers). */
   close(): Promise<void>;
 }

@@ -37,6 +37,20 @@ export interface LifecycleEvent {
  * An unknown thread has no events.
  */
 export interface LifecycleEventLog {
+  /**
+   * Record one event.
+   *
+   * @param event - The event.
+   * @throws ValidationError when it fails `lifecycleEventSchema`.
+   */
   append(event: LifecycleEvent): Promise<void>;
+  /**
+   * A thread's events, in append order.
+   *
+   * @param tenantId - The owning tenant.
+   * @param threadId - The thread.
+   * @param options - `limit`: only the most recent this many.
+   * @returns The events (none for an unknown thread).
+   */
   list(tenantId: string, threadId: string, options?: { limit?: number }): Promise<LifecycleEvent[]>;
 }

@@ -35,5 +35,9 @@ export interface Summarizer {
   readonly id: string;
   readonly modelId: string;
   readonly promptVersion: string;
+  /**
+   * @param request - The span and what the summary builds on.
+   * @returns The summary, its cost, and which link of the chain produced it.
+   */
   summarize(request: SummarizeRequest): Promise<SummarizeResult>;
 }

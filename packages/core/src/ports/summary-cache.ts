@@ -32,6 +32,16 @@ export interface CachedSummary {
  * every one of its fields is equal. `set` on an existing key replaces the value (last write wins).
  */
 export interface SummaryCache {
+  /**
+   * @param tenantId - The tenant asking.
+   * @param key - The summary's key.
+   * @returns The cached summary, or null.
+   */
   get(tenantId: string, key: SummaryCacheKey): Promise<CachedSummary | null>;
+  /**
+   * @param tenantId - The owning tenant.
+   * @param key - The summary's key.
+   * @param value - The summary and its cost.
+   */
   set(tenantId: string, key: SummaryCacheKey, value: CachedSummary): Promise<void>;
 }

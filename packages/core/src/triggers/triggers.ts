@@ -28,6 +28,10 @@ export interface TriggerDecision {
 /** Decides when a thread is compacted (ADR-0010). */
 export interface CompactionTrigger {
   readonly name: string;
+  /**
+   * @param context - The thread's messages, tokens and target.
+   * @returns Whether it fires, and why.
+   */
   evaluate(context: TriggerContext): TriggerDecision;
 }
 

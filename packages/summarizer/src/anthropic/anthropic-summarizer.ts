@@ -58,9 +58,15 @@ export interface AnthropicSummarizerOptions {
   countTokens?: (text: string) => number;
   /** @defaultValue `{ maxResultChars: 6000, maxCallInputChars: 1000 }` */
   transcript?: Partial<TranscriptOptions>;
-  /** Retries are logged as warnings. @defaultValue `noopLogger` */
+  /**
+   * Retries are logged as warnings.
+   * @defaultValue `noopLogger`
+   */
   logger?: Logger;
-  /** Jitter source in [0, 1), for tests. @defaultValue `Math.random` */
+  /**
+   * Jitter source in [0, 1), for tests.
+   * @defaultValue `Math.random`
+   */
   random?: () => number;
 }
 

@@ -8,7 +8,10 @@ export interface RetryOptions {
   maxDelayMs: number;
   /** Aborting stops both the waiting and further attempts. */
   signal?: AbortSignal;
-  /** For tests: a deterministic source in [0, 1). @defaultValue `Math.random` */
+  /**
+   * For tests: a deterministic source in [0, 1).
+   * @defaultValue `Math.random`
+   */
   random?: () => number;
   /** False ends the attempts and rethrows the error. */
   isRetryable: (error: unknown) => boolean;

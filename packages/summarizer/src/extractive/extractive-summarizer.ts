@@ -15,21 +15,36 @@ import { extractUserIntent } from './user-intent.js';
 
 /** Limits of what {@link createExtractiveSummarizer} copies into a summary. */
 export interface ExtractiveSummarizerOptions {
-  /** User requests up to this long are kept verbatim, longer ones clipped. @defaultValue 600 */
+  /**
+   * User requests up to this long are kept verbatim, longer ones clipped.
+   * @defaultValue 600
+   */
   verbatimRequestChars?: number;
-  /** Longer constraint sentences are clipped. @defaultValue 400 */
+  /**
+   * Longer constraint sentences are clipped.
+   * @defaultValue 400
+   */
   maxConstraintChars?: number;
   /** @defaultValue 12 */
   maxDecisions?: number;
-  /** Failed tool outcomes kept. @defaultValue 8 */
+  /**
+   * Failed tool outcomes kept.
+   * @defaultValue 8
+   */
   maxFailures?: number;
-  /** Commands run kept. @defaultValue 10 */
+  /**
+   * Commands run kept.
+   * @defaultValue 10
+   */
   maxCommands?: number;
   /** @defaultValue 8 */
   maxNextSteps?: number;
   /** @defaultValue 600 */
   currentTaskChars?: number;
-  /** Used when a request carries no durability policy of its own. @defaultValue the policy schema's default */
+  /**
+   * Used when a request carries no durability policy of its own.
+   * @defaultValue the policy schema's default
+   */
   defaultToolDurability?: ToolDurabilityPolicy;
 }
 

@@ -7,13 +7,22 @@ import { mapAnthropicError } from './map-anthropic-error.js';
 /** How {@link createAnthropicTokenCounter} reaches the count-tokens endpoint. */
 export interface AnthropicTokenCounterOptions {
   apiKey: string;
-  /** Tests point it at a loopback server. @defaultValue the SDK's (https://api.anthropic.com) */
+  /**
+   * Tests point it at a loopback server.
+   * @defaultValue the SDK's (https://api.anthropic.com)
+   */
   baseURL?: string;
   /** Used when the request names no model. */
   model?: string;
-  /** SDK retries of 429/5xx before the error surfaces. @defaultValue 2 (the SDK's) */
+  /**
+   * SDK retries of 429/5xx before the error surfaces.
+   * @defaultValue 2 (the SDK's)
+   */
   maxRetries?: number;
-  /** Per request. @defaultValue the SDK's */
+  /**
+   * Per request.
+   * @defaultValue the SDK's
+   */
   timeoutMs?: number;
   /** @defaultValue `noopLogger` */
   logger?: Logger;

@@ -5,7 +5,17 @@ import { ValidationError } from '@compactor/core';
  * Keys already carry the encoding (see `contentKey`), so one cache can serve several encodings.
  */
 export interface CountCache {
+  /**
+   * @param key - A `contentKey`.
+   * @returns The count, or undefined (a hit becomes the most recently used).
+   */
   get(key: string): number | undefined;
+  /**
+   * Store a count, evicting the least recently used entries to stay within the bounds.
+   *
+   * @param key - A `contentKey`.
+   * @param count - Its token count.
+   */
   set(key: string, count: number): void;
   readonly size: number;
   /** What the entries held now are accounted to cost (see `countCacheEntryBytes`). */
@@ -13,6 +23,7 @@ export interface CountCache {
   readonly maxBytes: number;
   /** An optional second bound on the number of entries (`Infinity` when not set). */
   readonly maxEntries: number;
+  /** Forget every entry. */
   clear(): void;
 }
 
@@ -23,7 +34,10 @@ export interface CountCacheOptions {
    * @defaultValue {@link defaultCountCacheBytes} (8 MiB)
    */
   maxBytes?: number;
-  /** Optionally, at most this many entries as well. @defaultValue unbounded (bytes only) */
+  /**
+   * Optionally, at most this many entries as well.
+   * @defaultValue unbounded (bytes only)
+   */
   maxEntries?: number;
 }
 

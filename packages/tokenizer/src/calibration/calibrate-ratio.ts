@@ -17,9 +17,15 @@ export interface RatioSample {
 
 /** How {@link calibrateRatio} fits. */
 export interface CalibrateRatioOptions {
-  /** Share of samples the safe estimate must not under-count (0–1). @defaultValue 0.9 */
+  /**
+   * Share of samples the safe estimate must not under-count (0–1).
+   * @defaultValue 0.9
+   */
   overCountShare?: number;
-  /** Learn a per-item overhead. @defaultValue true when every sample has `items` */
+  /**
+   * Learn a per-item overhead.
+   * @defaultValue true when every sample has `items`
+   */
   fitItemOverhead?: boolean;
 }
 

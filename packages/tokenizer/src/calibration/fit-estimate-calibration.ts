@@ -18,7 +18,10 @@ export interface MeasuredSample {
 export interface FitEstimateCalibrationOptions {
   /** The encoding the samples were measured in. */
   baseEncoding: EncodingName;
-  /** Share of samples the safe estimate must not under-count (0–1). @defaultValue 0.9 */
+  /**
+   * Share of samples the safe estimate must not under-count (0–1).
+   * @defaultValue 0.9
+   */
   overCountShare?: number;
 }
 
