@@ -1,4 +1,9 @@
-/** JSON with object keys sorted at every depth: the same value always gives the same bytes. */
+/**
+ * JSON with object keys sorted at every depth: the same value always gives the same bytes.
+ *
+ * @param value - Any JSON-able value.
+ * @returns The JSON text.
+ */
 export function stableStringify(value: unknown): string {
   return JSON.stringify(sortKeysDeep(value));
 }

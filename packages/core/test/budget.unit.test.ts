@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   availableForMessages,
   availableForRehydration,
+  budgetFromRemainderThreshold,
   budgetFromReserveTokens,
-  budgetFromSeed003,
   CompactorError,
   hardLimitForMessages,
   parsePolicy,
@@ -12,8 +12,8 @@ import {
 } from '../src/index.js';
 
 describe('TokenBudget', () => {
-  it("computes seed 002's rule: floor(window × soft) minus overheads and the rehydration reserve", () => {
-    // Seed 002's defaults: 100,000 × 0.85 = 85,000, minus 500 safety and 2,000 rehydration.
+  it("computes ADR-0009's window rule: floor(window × soft) minus overheads and the rehydration reserve", () => {
+    // The production design's defaults (ADR-0009): 100,000 × 0.85 = 85,000, minus 500 safety and 2,000 rehydration.
     const defaults = tokenBudget({ maxInputTokens: 100_000 });
     expect(defaults).toMatchObject({
       softThresholdPercent: 0.85,
@@ -34,8 +34,8 @@ describe('TokenBudget', () => {
     expect(availableForRehydration(loaded)).toBe(2_000);
   });
 
-  it("gives seed 003's threshold for its default config: (128,000 − 2,000 − 4,000 − 5,000) × 0.80 = 93,600", () => {
-    const budget = budgetFromSeed003({
+  it("gives the remainder rule's threshold for the AI SDK layer's defaults (ADR-0009): (128,000 − 2,000 − 4,000 − 5,000) × 0.80 = 93,600", () => {
+    const budget = budgetFromRemainderThreshold({
       modelContextLimit: 128_000,
       systemReserve: 2_000,
       outputReserve: 4_000,
@@ -47,7 +47,7 @@ describe('TokenBudget', () => {
     // The remainder rule floors after multiplying: (200,000 − 1,001) × 0.5 = 99,499.5 → 99,499.
     expect(
       availableForMessages(
-        budgetFromSeed003({
+        budgetFromRemainderThreshold({
           modelContextLimit: 200_000,
           systemReserve: 1_001,
           outputReserve: 0,
@@ -58,7 +58,7 @@ describe('TokenBudget', () => {
     ).toBe(99_499);
   });
 
-  it("takes seed 001's reserveTokens and keepRecentTokens: compact above contextWindow − reserveTokens", () => {
+  it("takes pi's reserveTokens and keepRecentTokens (ADR-0009): compact above contextWindow − reserveTokens", () => {
     const { budget, keepRecentTokens } = budgetFromReserveTokens({
       contextWindow: 200_000,
       reserveTokens: 16_384,
@@ -69,7 +69,7 @@ describe('TokenBudget', () => {
     expect(keepRecentTokens).toBe(20_000);
   });
 
-  it("uses seed 001's defaults in the compaction policy", () => {
+  it("uses pi's defaults in the compaction policy: reserveTokens 16,384, keepRecentTokens 20,000 (ADR-0009)", () => {
     const policy = parsePolicy({});
     expect(policy.outputReserveTokens).toBe(16_384);
     expect(policy.keepRecentTokens).toBe(20_000);

@@ -10,7 +10,7 @@ import {
 } from '../src/index.js';
 import { arbitraryCompactionPlan, arbitraryThread } from './support/testkit.js';
 
-/** Seed 002's precedence, written down here rather than read from the code under test. */
+/** ADR-0003's precedence, written down here rather than read from the code under test. */
 const rank: Record<CompactionRecord['kind'], number> = { drop: 4, externalize: 3, summarize: 2, clear: 1 };
 
 const threadAndPlan = arbitraryThread({ maxTurns: 4 }).chain(({ thread }) =>

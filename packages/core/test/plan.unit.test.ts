@@ -64,7 +64,7 @@ describe('emptyPlan and spanOf', () => {
 });
 
 describe('normalizePlan', () => {
-  it('ranks drop over externalize over summarize over clear over include (seed 002)', () => {
+  it('ranks drop over externalize over summarize over clear over include (ADR-0003)', () => {
     expect(ACTION_PRECEDENCE).toEqual({ drop: 4, externalize: 3, summarize: 2, clear: 1, include: 0 });
     const normalized = normalizePlan(
       plan({

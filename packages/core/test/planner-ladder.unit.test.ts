@@ -31,7 +31,7 @@ const countMessage = (message: Pick<Message, 'content'>) =>
   }, 0);
 
 /**
- * What the prompt costs under a plan, applying seed 002's replacement rules: one synthetic
+ * What the prompt costs under a plan, applying ADR-0018's replacement rules: one synthetic
  * message per summarized or externalized span, a placeholder per cleared result, nothing for drops.
  */
 function measureFor(thread: Thread) {

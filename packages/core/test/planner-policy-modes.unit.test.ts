@@ -69,7 +69,7 @@ const inputFor = (thread: Thread, overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-describe('compaction modes (seed 004 strategies as policies)', () => {
+describe('compaction modes: sliding window, turn window, token budget, recursive summarization as policies (ADR-0011)', () => {
   it('validates overlapSize: at least 0 and below maxEventsToKeep', () => {
     expect(() =>
       parsePolicy({ mode: { kind: 'recursive-summarization', maxEventsToKeep: 4, overlapSize: 4 } }),

@@ -28,8 +28,8 @@ function options(
   };
 }
 
-/** Seed 004's example: [u1, a1, u2, a2, a3, u3, a3]. */
-const seedExample = () =>
+/** Three turns, the second with two assistant replies: [u1, a1, u2, a2, a3, u3, a3] (turn snapping, ADR-0012). */
+const turnSnappingExample = () =>
   threadBuilder('t1')
     .user('u1') // m1
     .assistant('a1') // m2
@@ -54,8 +54,8 @@ const threeTurnsAfterASummary = () =>
     .build().thread;
 
 describe('slidingWindow', () => {
-  it("snaps a cut inside a turn forward to the next user message (seed 004's example)", () => {
-    const thread = seedExample();
+  it('snaps a cut inside a turn forward to the next user message ([u1, a1, u2, a2, a3, u3, a3], ADR-0012)', () => {
+    const thread = turnSnappingExample();
     const result = slidingWindow(thread, { maxEvents: 3 }, options(thread));
     expect(result.archivedIds).toEqual(['m1', 'm2', 'm3', 'm4', 'm5']);
     expect(result.keptIds).toEqual(['m6', 'm7']);
@@ -73,7 +73,7 @@ describe('slidingWindow', () => {
   });
 
   it('keeps everything when the thread has at most N real events', () => {
-    const thread = seedExample();
+    const thread = turnSnappingExample();
     for (const maxEvents of [7, 8, 100]) {
       const result = slidingWindow(thread, { maxEvents }, options(thread));
       expect(result.archivedIds).toEqual([]);
@@ -84,7 +84,7 @@ describe('slidingWindow', () => {
   });
 
   it('archives every real event for N = 0', () => {
-    const thread = seedExample();
+    const thread = turnSnappingExample();
     const result = slidingWindow(thread, { maxEvents: 0 }, options(thread));
     expect(result.keptIds).toEqual([]);
     expect(result.archivedIds).toHaveLength(7);
@@ -291,7 +291,7 @@ describe('tokenBudgetSuffix', () => {
 
 describe('strategy settings', () => {
   it('reject negative or fractional bounds with a validation error', () => {
-    const thread = seedExample();
+    const thread = turnSnappingExample();
     const calls = [
       () => slidingWindow(thread, { maxEvents: -1 }, options(thread)),
       () => slidingWindow(thread, { maxEvents: 1.5 }, options(thread)),

@@ -153,7 +153,7 @@ describe('turns', () => {
     expect(turnRanges([])).toEqual([]);
   });
 
-  it("snaps a cut forward to the next turn start (seed 004's example)", () => {
+  it('snaps a cut forward to the next turn start ([u1, a1, u2, a2, a3, u3, a3], ADR-0012)', () => {
     // [u1, a1, u2, a2, | a3, u3, a3]: the cut lands on a3 in the middle of turn 2 and moves to u3.
     const { thread } = threadBuilder()
       .user('u1')

@@ -4,8 +4,12 @@ import { TranscriptSource } from './shared/transcript-source.js';
 import type { TranscriptFormat } from './types.js';
 
 /**
- * Which format a transcript is in. Throws a ValidationError listing every format tried and why
- * it did not match when none does.
+ * Which format a transcript is in.
+ *
+ * @param text - The transcript's contents.
+ * @param fileName - Its file name, a hint for some formats.
+ * @returns The first format, in detection order, that matches.
+ * @throws ValidationError listing every format tried and why it did not match, when none does.
  */
 export function detectFormat(text: string, fileName?: string): TranscriptFormat {
   return detectSourceFormat(new TranscriptSource(text, fileName));

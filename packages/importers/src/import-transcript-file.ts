@@ -8,6 +8,11 @@ import type { ImportedTranscript, ImportOptions, SubagentTranscript } from './ty
 /**
  * Read a transcript file and import it. For Claude Code sessions, the subagent transcripts
  * Claude Code keeps beside the session (`<session>/subagents/agent-<id>.jsonl`) come along.
+ *
+ * @param path - The transcript file.
+ * @param options - As for {@link importTranscript}.
+ * @returns The imported conversation.
+ * @throws NotFoundError when the file does not exist; ValidationError as {@link importTranscript} does.
  */
 export async function importTranscriptFile(
   path: string,

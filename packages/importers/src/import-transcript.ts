@@ -17,19 +17,31 @@ import {
   transcriptFormats,
 } from './types.js';
 
+/** The context window given to an imported thread when the caller names none. */
 export const defaultContextWindow = 200_000;
 
 /** A transcript parsed once, from which any of its conversations can be imported. */
 export interface OpenedTranscript {
   format: TranscriptFormat;
   conversations: ConversationSummary[];
-  /** Import `options.conversation` (default 0). `options.format` is ignored: it was settled on opening. */
+  /**
+   * Import `options.conversation` (default 0). `options.format` is ignored: it was settled on opening.
+   *
+   * @param options - Which conversation, and the thread's id, tenant, model and window.
+   * @returns The conversation as events, with warnings and statistics.
+   * @throws ValidationError when the conversation does not exist or `contextWindow` is not a positive integer.
+   */
   import(options?: ImportOptions): ImportedTranscript;
 }
 
 /**
  * Parse a transcript and settle its format (detected unless `options.format` names one), so
  * that several of its conversations can be imported without parsing it again.
+ *
+ * @param input - The transcript text, file name and subagent transcripts.
+ * @param options - The format, or `auto` (the default) to detect it.
+ * @returns The format, the conversations it holds, and `import`.
+ * @throws ValidationError when the format is unknown, cannot be detected, or does not match the text.
  */
 export function openTranscript(
   input: TranscriptInput,
@@ -56,6 +68,11 @@ export function openTranscript(
  * Import one conversation of a transcript as canonical events: `thread.created`, then one
  * `message.appended` per message. Pure: reads nothing but its input. Same input and options →
  * same events, ids included, so replays are idempotent.
+ *
+ * @param input - The transcript text, file name and subagent transcripts.
+ * @param options - Format, conversation, and the thread's id, tenant, model and window.
+ * @returns The conversation as events, with warnings and statistics.
+ * @throws ValidationError as {@link openTranscript} and {@link OpenedTranscript.import} do.
  */
 export function importTranscript(input: TranscriptInput, options: ImportOptions = {}): ImportedTranscript {
   return openTranscript(input, options).import(options);
@@ -132,7 +149,15 @@ function importConversation(
   return imported;
 }
 
-/** The conversations of a multi-conversation file (one entry for single-conversation formats). */
+/**
+ * The conversations of a multi-conversation file (one entry for single-conversation formats).
+ *
+ * @param text - The transcript's contents.
+ * @param format - Its format, or `auto` (the default) to detect it.
+ * @param fileName - Its file name, a hint for detection.
+ * @returns One summary per conversation, in file order.
+ * @throws ValidationError when the format is unknown or cannot be detected.
+ */
 export function listConversations(
   text: string,
   format?: TranscriptFormat | 'auto',

@@ -11,9 +11,12 @@ export const transcriptFormats = [
   'openai',
   'anthropic',
 ] as const;
+/** One of {@link transcriptFormats}. */
 export type TranscriptFormat = (typeof transcriptFormats)[number];
 
+/** A transcript to import, already read into memory. */
 export interface TranscriptInput {
+  /** The transcript's contents. */
   text: string;
   /** Used for format detection hints and the default thread id. */
   fileName?: string;
@@ -24,21 +27,31 @@ export interface TranscriptInput {
   subagents?: SubagentTranscript[];
 }
 
+/** One Claude Code subagent's transcript. */
 export interface SubagentTranscript {
   /** The agent id (`a9cad17` for `agent-a9cad17.jsonl`). */
   agentId: string;
   text: string;
 }
 
+/** Which conversation to import, and what the imported thread is called and sized as. */
 export interface ImportOptions {
+  /** @defaultValue `'auto'` (detected) */
   format?: TranscriptFormat | 'auto';
-  /** 0-based index of the conversation to import from multi-conversation files (default 0). */
+  /**
+   * 0-based index of the conversation to import from multi-conversation files.
+   * @defaultValue 0
+   */
   conversation?: number;
+  /** @defaultValue `<format>-<file name>-<content hash>-<conversation>`, the same for the same file */
   threadId?: string;
   tenantId?: string;
   /** Overrides the model named by the transcript (or the format's default). */
   model?: string;
-  /** Default 200000: the model registry lives in the tokenizer package, not here. */
+  /**
+   * The model registry lives in the tokenizer package, not here.
+   * @defaultValue 200000
+   */
   contextWindow?: number;
 }
 
@@ -71,6 +84,7 @@ export interface PiCompaction {
   timestamp: string | undefined;
 }
 
+/** What an import read, kept, repaired and skipped: the figures a reviewer checks an importer by. */
 export interface ImportStats {
   /** Records (JSONL records, history entries, markdown blocks, dialogue turns) read from the source. */
   sourceRecords: number;
@@ -100,6 +114,7 @@ export interface ImportStats {
   unparseableLines: number;
 }
 
+/** One imported conversation: its events and what the import found on the way. */
 export interface ImportedTranscript {
   format: TranscriptFormat;
   conversationCount: number;
@@ -120,6 +135,7 @@ export interface ImportedTranscript {
   piCompactions?: PiCompaction[];
 }
 
+/** One conversation of a transcript, as listed before importing it. */
 export interface ConversationSummary {
   index: number;
   id: string | undefined;

@@ -3,8 +3,8 @@
  *
  * A ~2,000-message, ~150k-token thread built from the pi sessions, with a 50-record plan, rendered
  * the way a runtime calls the renderer: warm (a RenderCache kept between calls, the thread
- * unchanged or grown by one event), plus the cold first render; and, in the same run, seed 003's
- * way: every message re-tokenized with js-tiktoken on every call.
+ * unchanged or grown by one event), plus the cold first render; and, in the same run, the baseline's
+ * way (ADR-0023): every message re-tokenized with js-tiktoken on every call.
  */
 import { foldMore, foldThread, type ProviderName, type Tokenizer } from '@compactor/core';
 import { createCountCache, createTokenizer } from '@compactor/tokenizer';
@@ -86,7 +86,7 @@ const appendSamples = grown
     ),
   );
 
-// Baseline: seed 003's per-step walk, with js-tiktoken instead of length/4, and no memo at all.
+// Baseline (ADR-0023): a per-step walk that re-counts every message, with js-tiktoken instead of length/4, and no memo at all.
 const baselineTokenizer = createRetokenizingTokenizer();
 const baselineSamples = Array.from({ length: BASELINE_RUNS }, () =>
   time(() => renderPromptSync(input('anthropic', baselineTokenizer))),

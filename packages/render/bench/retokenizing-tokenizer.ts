@@ -2,7 +2,7 @@ import type { Message, Tokenizer } from '@compactor/core';
 import { getEncoding } from 'js-tiktoken';
 
 /**
- * Seed 003's way of counting, the render benchmark's baseline: js-tiktoken (o200k_base)
+ * The AI SDK compaction layer's way of counting (ADR-0023), the render benchmark's baseline: js-tiktoken (o200k_base)
  * re-tokenizing every message on every call, with no memo at all.
  */
 export function createRetokenizingTokenizer(): Tokenizer {

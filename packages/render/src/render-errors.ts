@@ -1,5 +1,6 @@
 import { CompactorError } from '@compactor/core';
 
+/** The token figures of a render that could not fit, for the error and for logs. */
 export interface RenderBudgetNumbers {
   /** The hard ceiling: maxInputTokens − outputReserveTokens − safetyBufferTokens. */
   ceiling: number;
@@ -18,6 +19,7 @@ export interface RenderBudgetNumbers {
  */
 export class RenderBudgetExceededError extends CompactorError {
   readonly numbers: RenderBudgetNumbers;
+  /** @param numbers - The ceiling and what the fixed parts and the protected tail needed. */
   constructor(numbers: RenderBudgetNumbers) {
     super(
       'budget_exceeded',

@@ -21,6 +21,11 @@ import type { RenderInput, RenderReport, RenderResult } from './render-types.js'
 /**
  * Render thread + plan into a provider request under budget, with automatic rehydration of
  * artifacts the agent names (which needs the async artifact store).
+ *
+ * @param input - Thread, plan, system prompt, tools, budget, provider and tokenizer.
+ * @returns The provider request, its token totals, and a report of what was done.
+ * @throws RenderBudgetExceededError when the system prompt, tools and protected tail alone exceed
+ *   the ceiling; ValidationError when the plan is for another thread.
  */
 export async function renderPrompt<P extends ProviderName>(input: RenderInput<P>): Promise<RenderResult<P>> {
   const context = renderContext(input);
@@ -38,7 +43,13 @@ export async function renderPrompt<P extends ProviderName>(input: RenderInput<P>
   return render(input, context, gathered);
 }
 
-/** The same render without rehydration: synchronous, for the hot path when nothing needs fetching. */
+/**
+ * The same render without rehydration: synchronous, for the hot path when nothing needs fetching.
+ *
+ * @param input - As for {@link renderPrompt}; the artifact store is not used.
+ * @returns The provider request, its token totals, and a report of what was done.
+ * @throws RenderBudgetExceededError or ValidationError, as {@link renderPrompt} does.
+ */
 export function renderPromptSync<P extends ProviderName>(input: RenderInput<P>): RenderResult<P> {
   return render(input, renderContext(input), undefined);
 }

@@ -19,6 +19,7 @@ import type {
   RehydrationState,
 } from './rehydration/rehydration-types.js';
 
+/** Everything one render call needs. */
 export interface RenderInput<P extends ProviderName = ProviderName> {
   /** The folded thread (core's `foldThread`). */
   thread: Thread;
@@ -33,15 +34,27 @@ export interface RenderInput<P extends ProviderName = ProviderName> {
   artifactStore?: ArtifactStore;
   securityContext?: SecurityContext;
   rehydration?: RehydrationOptions;
-  /** Current turn number; default the thread's last turn. */
+  /**
+   * Current turn number.
+   * @defaultValue the thread's last turn
+   */
   turn?: number;
   /** Memo kept by the runtime between calls; without one every render starts cold. */
   cache?: RenderCache;
-  /** Render a subagent's own conversation (messages with this `subagentId`); default the root agent. */
+  /**
+   * Render a subagent's own conversation (messages with this `subagentId`).
+   * @defaultValue the root agent
+   */
   agent?: string;
-  /** Anthropic `cache_control` breakpoints. Default true. */
+  /**
+   * Anthropic `cache_control` breakpoints.
+   * @defaultValue true
+   */
   promptCaching?: boolean;
-  /** Add the `read_artifact` tool when the plan externalizes something and `tools` lacks it. Default true. */
+  /**
+   * Add the `read_artifact` tool when the plan externalizes something and `tools` lacks it.
+   * @defaultValue true
+   */
   addReadArtifactTool?: boolean;
   logger?: Logger;
 }
@@ -57,6 +70,7 @@ export interface TokenTotals {
   total: number;
 }
 
+/** What rehydration did in one render, and the state to keep for the next. */
 export interface RehydrationReport {
   /** False for `renderPromptSync`, or when disabled by policy. */
   attempted: boolean;
@@ -69,6 +83,7 @@ export interface RehydrationReport {
   nextState: RehydrationState;
 }
 
+/** What a render did and why: versions, staleness, counts, emergency fit, cache prefix, rehydration. */
 export interface RenderReport {
   formatVersion: string;
   provider: ProviderName;
@@ -101,6 +116,7 @@ export interface RenderReport {
   warnings: string[];
 }
 
+/** A rendered request with its counts and report. */
 export interface RenderResult<P extends ProviderName = ProviderName> {
   request: RequestByProvider[P];
   tokens: TokenTotals;

@@ -13,7 +13,12 @@ export const MISSING_RESULT_TEXT = `[No Tool Result ${RENDER_FORMAT_VERSION}]\nN
 /** Opens a conversation that would otherwise start with the assistant, or be empty. */
 export const CONTINUATION_TEXT = `[Context Note ${RENDER_FORMAT_VERSION}]\nEarlier messages of this conversation are not shown.`;
 
-/** A system message from the log, where the provider has no system role inside the conversation. */
+/**
+ * A system message from the log, where the provider has no system role inside the conversation.
+ *
+ * @param text - The system message's text.
+ * @returns The text under a `[System Message]` line.
+ */
 export function systemNoteText(text: string): string {
   return `[System Message]\n${text}`;
 }
@@ -26,7 +31,14 @@ export function mediaReferenceText(kind: 'image' | 'document', mediaType: string
   return `[${kind === 'image' ? 'Image' : 'Document'}: ${where} (${mediaType})]`;
 }
 
-/** Ephemeral rehydrated artifact content, shown for the current turn only. */
+/**
+ * Ephemeral rehydrated artifact content, shown for the current turn only.
+ *
+ * @param artifactId - The artifact shown.
+ * @param content - Its content, possibly truncated.
+ * @param truncatedAtTokens - The token limit it was cut to, or undefined when whole.
+ * @returns The content under a `[Rehydrated Content - artifact:ID]` header and note.
+ */
 export function rehydrationText(
   artifactId: string,
   content: string,

@@ -34,7 +34,7 @@ function textsOf(message: { content: Record<string, unknown>[] }): string[] {
   return message.content.flatMap((block) => (typeof block.text === 'string' ? [block.text] : []));
 }
 
-describe('replacement semantics (seed 002)', () => {
+describe('replacement semantics (ADR-0018)', () => {
   it('replaces a summarized span with exactly one synthetic message at its first message', () => {
     const plan = planOf(thread, [
       summarize(thread, ids(2, 7), { facts: [{ text: 'Port mismatch 8080/9090' }] }),

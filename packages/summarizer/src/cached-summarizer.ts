@@ -10,15 +10,24 @@ import {
   stableStringify,
 } from '@compactor/core';
 
+/** Where {@link createCachedSummarizer} keeps summaries, and what else goes in their keys. */
 export interface CachedSummarizerOptions {
   cache: SummaryCache;
   /** The policy version: bump it to re-summarize under a changed policy. */
   policyVersion: string;
-  /** Tokens of rendered summary text, for the cache entry. */
+  /**
+   * Tokens of rendered summary text, for the cache entry.
+   * @defaultValue 4 characters per token
+   */
   countTokens?: (text: string) => number;
 }
 
-/** SHA-256 of everything that determines a summary's content. */
+/**
+ * SHA-256 of everything that determines a summary's content.
+ *
+ * @param request - The span and what the summary folds in.
+ * @returns The hash, in hex.
+ */
 export function summaryContentHash(request: SummarizeRequest): string {
   const material = stableStringify({
     messages: request.messages.map((message) => ({
@@ -35,7 +44,12 @@ export function summaryContentHash(request: SummarizeRequest): string {
 
 /**
  * The same span is never paid for twice: keyed by content hash, summary schema version, policy
- * version, model id and prompt version (seed 002's SummaryCacheKey), scoped by tenant.
+ * version, model id and prompt version (ADR-0014), scoped by tenant. Only LLM and extractive
+ * summaries are stored; a fallback is retried next time.
+ *
+ * @param inner - The summarizer to call on a miss.
+ * @param options - The cache and the policy version.
+ * @returns A summarizer that answers hits with `via: 'cache'` at no cost.
  */
 export function createCachedSummarizer(inner: Summarizer, options: CachedSummarizerOptions): Summarizer {
   const countTokens = options.countTokens ?? ((text: string) => Math.ceil(text.length / 4));

@@ -12,9 +12,11 @@ import { formatMessage } from './anthropic/transcript.js';
 import { createExtractiveSummarizer } from './extractive/extractive-summarizer.js';
 import { headTailTruncate } from './text.js';
 
+/** What {@link createResilientSummarizer} tries first, and where it logs its fallbacks. */
 export interface ResilientSummarizerOptions {
   /** The LLM summarizer; without one, the extractive summarizer is the primary. */
   primary?: Summarizer;
+  /** @defaultValue `noopLogger` */
   logger?: Logger;
 }
 
@@ -31,7 +33,7 @@ function structuralPart(summary: StructuredSummary): StructuredSummary {
   };
 }
 
-/** Seed 000's last resort: the span's transcript, head and tail. */
+/** The last resort (ADR-0017): the span's transcript, head and tail. */
 function truncationSummary(request: SummarizeRequest): StructuredSummary {
   const transcript = request.messages
     .map((message) => formatMessage(message, { maxResultChars: 2000, maxCallInputChars: 500 }))
@@ -49,6 +51,9 @@ function truncationSummary(request: SummarizeRequest): StructuredSummary {
  * the extractive summarizer, then head-and-tail truncation. A span is never lost, and the
  * structural guarantees (pinned constraints, key fields of anchoring results, files) are merged
  * into whatever the model wrote, so they never depend on the model remembering them.
+ *
+ * @param options - The primary summarizer and a logger.
+ * @returns A summarizer that rejects only when the request's signal is aborted.
  */
 export function createResilientSummarizer(options: ResilientSummarizerOptions = {}): Summarizer {
   const extractive = createExtractiveSummarizer();

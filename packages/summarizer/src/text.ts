@@ -1,4 +1,9 @@
-/** Plain text of a message's text parts (tool calls, results and media excluded). */
+/**
+ * Plain text of a message's text parts (tool calls, results and media excluded).
+ *
+ * @param content - A message's content parts.
+ * @returns The texts joined by newlines, trimmed.
+ */
 export function textOf(content: readonly { type: string; text?: string }[]): string {
   return content
     .filter((part) => part.type === 'text' && typeof part.text === 'string')
@@ -7,7 +12,12 @@ export function textOf(content: readonly { type: string; text?: string }[]): str
     .trim();
 }
 
-/** Sentences and list items, in order; code fences are skipped (they are not statements). */
+/**
+ * Sentences and list items, in order; code fences are skipped (they are not statements).
+ *
+ * @param text - Prose, possibly with lists and code.
+ * @returns The non-empty sentences.
+ */
 export function sentencesOf(text: string): string[] {
   const withoutCode = text.replace(/```[\s\S]*?```/g, ' ');
   const pieces: string[] = [];
@@ -22,12 +32,26 @@ export function sentencesOf(text: string): string[] {
   return pieces;
 }
 
-/** Seed 000's fallback: keep the first and last characters, mark the cut. */
+/**
+ * The last-resort fallback (ADR-0017): keep the first and last characters, mark the cut.
+ *
+ * @param text - The text to shorten.
+ * @param headChars - Characters kept from the start.
+ * @param tailChars - Characters kept from the end.
+ * @returns `text` unchanged when it fits, else head, a `[truncated N characters]` line and tail.
+ */
 export function headTailTruncate(text: string, headChars = 2000, tailChars = 2000): string {
   if (text.length <= headChars + tailChars) return text;
   return `${text.slice(0, headChars)}\n[truncated ${text.length - headChars - tailChars} characters]\n${text.slice(-tailChars)}`;
 }
 
+/**
+ * One line of at most `maxChars` characters: whitespace collapsed, an ellipsis where it was cut.
+ *
+ * @param text - The text to clip.
+ * @param maxChars - The longest result.
+ * @returns The clipped line.
+ */
 export function clip(text: string, maxChars: number): string {
   const single = text.replace(/\s+/g, ' ').trim();
   return single.length <= maxChars ? single : `${single.slice(0, maxChars - 1)}…`;

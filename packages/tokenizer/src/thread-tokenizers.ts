@@ -22,11 +22,11 @@ function familyOf(thread: ThreadModel): string | undefined {
  * model the registry does not know, the tokenizer family the thread was created with. The one
  * resolver ingest, the engine, the CLI and every renderer of a stored thread use (ADR-0073).
  *
- * @param thread the thread's model fields
- * @param options other `createTokenizer` options (cache, backend)
- * @returns a tokenizer for the thread's model
- * @throws UnknownModelError for an unknown model without a tokenizer family and output limit
- * @throws ValidationError for a family that does not exist
+ * @param thread - The thread's model fields.
+ * @param options - Other `createTokenizer` options (cache, backend).
+ * @returns A tokenizer for the thread's model.
+ * @throws UnknownModelError for an unknown model without a tokenizer family and output limit.
+ * @throws ValidationError for a family that does not exist.
  */
 export function tokenizerForThread(
   thread: ThreadModel,
@@ -43,8 +43,15 @@ export function tokenizerForThread(
   });
 }
 
+/** Tokenizers by thread model, shared between threads. */
 export interface ThreadTokenizers {
-  /** The tokenizer for `thread` (`tokenizerForThread`), shared by every thread of the same model configuration. */
+  /**
+   * The tokenizer for `thread` (`tokenizerForThread`), shared by every thread of the same model configuration.
+   *
+   * @param thread - The thread's model fields.
+   * @returns The tokenizer.
+   * @throws UnknownModelError or ValidationError as {@link tokenizerForThread} does.
+   */
   forThread(thread: ThreadModel): ProviderTokenizer;
 }
 
@@ -52,8 +59,8 @@ export interface ThreadTokenizers {
  * `tokenizerForThread` behind a bounded cache keyed by the model configuration: tokenizers hold
  * no thread data, so threads of one model share one.
  *
- * @param maxEntries model configurations kept; the oldest is evicted first
- * @defaultValue maxEntries 256
+ * @param maxEntries - Model configurations kept (256 by default); the oldest is evicted first.
+ * @returns The cache; its `forThread` throws as {@link tokenizerForThread} does.
  */
 export function createThreadTokenizers(maxEntries = 256): ThreadTokenizers {
   const cache = new Map<string, ProviderTokenizer>();
@@ -76,7 +83,12 @@ export function createThreadTokenizers(maxEntries = 256): ThreadTokenizers {
   };
 }
 
-/** The wire format whose overheads a model's stored token counts use. */
+/**
+ * The wire format whose overheads a model's stored token counts use.
+ *
+ * @param provider - Who serves the model.
+ * @returns `anthropic`, `openai-chat`, or `ai-sdk` for Google.
+ */
 export function countingFormatFor(provider: ModelProvider): ProviderName {
   if (provider === 'anthropic') return 'anthropic';
   if (provider === 'openai') return 'openai-chat';

@@ -49,35 +49,64 @@ export interface ProviderRequests {
   'ai-sdk': AiSdkRequest;
 }
 
+/** Which model a tokenizer counts for, and how. */
 export interface CreateTokenizerOptions {
   /** Model id as the caller writes it (`claude-sonnet-4-5-20250929`, `openai/gpt-4o`, …). */
   model: string;
   /** Overrides of the registry entry; required fields for a model the registry does not know. */
   modelInfo?: Partial<ModelInfo>;
-  /** Base encoding; defaults to the model's own (OpenAI) or the calibration's (estimates). */
+  /**
+   * Base encoding.
+   * @defaultValue the model's own (OpenAI) or the calibration's (estimates)
+   */
   encoding?: EncodingName;
-  /** Which library encodes; all three give identical counts. Default: the fastest measured. */
+  /**
+   * Which library encodes; all three give identical counts.
+   * @defaultValue `defaultEncoderBackend`, the fastest measured
+   */
   backend?: EncoderBackendName;
   /** A ready encoder (custom library, or a counting spy in tests); wins over `backend`. */
   encoder?: TokenEncoder;
-  /** Shared bounded count cache; `false` disables caching. Default: one cache per process. */
+  /**
+   * Shared bounded count cache; `false` disables caching.
+   * @defaultValue {@link defaultCountCache}, one per process
+   */
   cache?: CountCache | false;
-  /** Strings longer than this are cached by SHA-256 instead of by themselves. */
+  /**
+   * Strings longer than this are cached by SHA-256 instead of by themselves.
+   * @defaultValue 256
+   */
   hashThreshold?: number;
   /** Replaces the calibration resolved for the model (e.g. your own `fitEstimateCalibration`). */
   calibration?: EstimateCalibration;
-  /** Replaces the checked-in Claude calibration table. */
+  /**
+   * Replaces the checked-in Claude calibration table.
+   * @defaultValue `claudeCalibrationTable`
+   */
   calibrationTable?: CalibrationTable;
-  /** Per-image estimate; default by provider (see provider-constants.ts). */
+  /**
+   * Per-image estimate.
+   * @defaultValue by provider (see provider-constants.ts)
+   */
   imageTokens?: number;
-  /** Per-PDF-page estimate; default by provider. */
+  /**
+   * Per-PDF-page estimate.
+   * @defaultValue by provider
+   */
   documentPageTokens?: number;
-  /** How counting stays linear in time on any input (see `CountingBounds`); the defaults suit every use. */
+  /**
+   * How counting stays linear in time on any input (see `CountingBounds`).
+   * @defaultValue {@link defaultCountingBounds}
+   */
   countingBounds?: Partial<CountingBounds>;
 }
 
+/** How {@link ProviderTokenizer.countMessageAsync} shares the event loop. */
 export interface CountAsyncOptions {
-  /** Give the event loop back after this many milliseconds of counting. Default 5. */
+  /**
+   * Give the event loop back after this many milliseconds of counting.
+   * @defaultValue 5
+   */
   budgetMs?: number;
 }
 
@@ -90,19 +119,56 @@ export interface ProviderTokenizer extends Tokenizer {
   /**
    * Count in the base encoding (cached): exact for ordinary text; for text with a run of one
    * character class longer than `countingBounds.maxRunBytes`, never below the exact count.
+   *
+   * @param text - Any text.
+   * @returns Its base-encoding tokens.
    */
   countExact(text: string): number;
   /**
    * `countMessage`, giving the event loop back every `budgetMs` while it counts large content
    * (same result). Use it where a request handler counts what a client sent.
+   *
+   * @param message - The message.
+   * @param provider - The wire format.
+   * @param options - How long to count between yields.
+   * @returns Its tokens, as `countMessage` gives them.
+   * @throws ValidationError for an unknown provider format.
    */
   countMessageAsync(message: Message, provider: ProviderName, options?: CountAsyncOptions): Promise<number>;
+  /**
+   * @param messages - Messages in order.
+   * @param provider - The wire format.
+   * @returns Their tokens, estimated from their summed measurement (one rounding).
+   * @throws ValidationError for an unknown provider format.
+   */
   countMessages(messages: readonly Message[], provider: ProviderName): number;
+  /**
+   * @param request - A rendered request in `provider`'s format.
+   * @param provider - The format.
+   * @returns Its input tokens: system, tools, messages and framing.
+   * @throws ValidationError for an unknown provider format.
+   */
   countRequest<P extends ProviderName>(request: ProviderRequests[P], provider: P): number;
+  /**
+   * @param request - A rendered request in `provider`'s format.
+   * @param provider - The format.
+   * @returns Its tokens by part (as `countRequest`, itemized).
+   * @throws ValidationError for an unknown provider format.
+   */
   countRequestBreakdown<P extends ProviderName>(request: ProviderRequests[P], provider: P): RequestBreakdown;
-  /** The exact measurement behind `countMessage` (what calibration regresses against). */
+  /**
+   * The exact measurement behind `countMessage` (what calibration regresses against).
+   *
+   * @param message - The message.
+   * @returns Its base-encoding sizes per part kind.
+   */
   measureMessage(message: Message): Measurement;
-  /** A measurement in the model's tokens. */
+  /**
+   * A measurement in the model's tokens.
+   *
+   * @param measurement - Base-encoding sizes.
+   * @returns The calibrated estimate.
+   */
   estimate(measurement: Measurement): number;
 }
 
@@ -147,6 +213,12 @@ function toFunctionTools(tools: readonly ToolDefinition[]): FunctionTool[] {
 /**
  * A tokenizer for one model. Overheads follow the model's provider, not the request format:
  * an AI SDK or OpenAI-compatible request to a Claude model still costs Claude tokens.
+ *
+ * @param options - The model, and optionally encoding, backend, cache, calibration and bounds.
+ * @returns The tokenizer; its counting methods throw ValidationError for an unknown provider format.
+ * @throws ValidationError for an unknown backend, encoding or tokenizer family, or invalid bounds
+ *   or model overrides.
+ * @throws UnknownModelError for an unknown model without the overrides that describe it.
  */
 export function createTokenizer(options: CreateTokenizerOptions): ProviderTokenizer {
   checkOptions(options);

@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { ValidationError } from '../errors.js';
 
 /**
- * Everything that competes for a model's context window (seed 002's TokenBudget).
+ * Everything that competes for a model's context window (ADR-0009).
  *
  * `thresholdAppliesTo` lets both published threshold rules be written down:
- * - `window` (seed 002): floor(maxInputTokens × soft) − all overheads − reserves
- * - `remainder` (seed 003): floor((maxInputTokens − system − output − safety − tools − formatting) × soft) − rehydration
+ * - `window` (the production design's rule, ADR-0009): floor(maxInputTokens × soft) − all overheads − reserves
+ * - `remainder` (the AI SDK layer's rule, ADR-0009): floor((maxInputTokens − system − output − safety − tools − formatting) × soft) − rehydration
  */
 export const tokenBudgetSchema = z.object({
   /** The model's context window: everything sent plus the answer must fit in it. */
@@ -20,9 +20,22 @@ export const tokenBudgetSchema = z.object({
   outputReserveTokens: z.number().int().min(0).default(0),
   rehydrationReserveTokens: z.number().int().min(0).default(2000),
 });
+/** A parsed token budget: every field filled in. */
 export type TokenBudget = z.infer<typeof tokenBudgetSchema>;
+/**
+ * A token budget as written: only `maxInputTokens` is required. Defaults: soft threshold 0.85 of
+ * the window (`thresholdAppliesTo: 'window'`), safety buffer 500, rehydration reserve 2,000, every
+ * other overhead and reserve 0.
+ */
 export type TokenBudgetInput = z.input<typeof tokenBudgetSchema>;
 
+/**
+ * Parse a token budget, filling in the defaults.
+ *
+ * @param input - The budget as written.
+ * @returns The complete budget.
+ * @throws ZodError when a field is missing or out of range.
+ */
 export function tokenBudget(input: TokenBudgetInput): TokenBudget {
   return tokenBudgetSchema.parse(input);
 }
@@ -37,7 +50,12 @@ function fixedOverhead(budget: TokenBudget): number {
   );
 }
 
-/** Tokens the conversation messages may use before compaction should bring them down. */
+/**
+ * Tokens the conversation messages may use before compaction should bring them down.
+ *
+ * @param budget - The budget.
+ * @returns The target under the budget's threshold rule, at least 0.
+ */
 export function availableForMessages(budget: TokenBudget): number {
   const available =
     budget.thresholdAppliesTo === 'window'
@@ -49,17 +67,35 @@ export function availableForMessages(budget: TokenBudget): number {
   return Math.max(0, available);
 }
 
-/** The hard ceiling for messages: the window minus overheads, ignoring the soft threshold. */
+/**
+ * The hard ceiling for messages: the window minus overheads, ignoring the soft threshold.
+ *
+ * @param budget - The budget.
+ * @returns The ceiling, at least 0.
+ */
 export function hardLimitForMessages(budget: TokenBudget): number {
   return Math.max(0, budget.maxInputTokens - fixedOverhead(budget) - budget.rehydrationReserveTokens);
 }
 
+/**
+ * Tokens rehydrated artifacts may use.
+ *
+ * @param budget - The budget.
+ * @returns Its rehydration reserve.
+ */
 export function availableForRehydration(budget: TokenBudget): number {
   return budget.rehydrationReserveTokens;
 }
 
-/** Seed 003's configuration: (limit − systemReserve − outputReserve − safetyBuffer) × threshold%. */
-export function budgetFromSeed003(config: {
+/**
+ * The remainder rule's configuration (ADR-0009; its defaults give 93,600):
+ * (limit − systemReserve − outputReserve − safetyBuffer) × threshold%.
+ *
+ * @param config - The window, the three reserves and the threshold fraction.
+ * @returns The equivalent budget (no rehydration reserve).
+ * @throws ZodError when a figure is out of range.
+ */
+export function budgetFromRemainderThreshold(config: {
   modelContextLimit: number;
   systemReserve: number;
   outputReserve: number;
@@ -78,8 +114,12 @@ export function budgetFromSeed003(config: {
 }
 
 /**
- * Seed 001's (pi's) settings: compact when context > contextWindow − reserveTokens.
+ * pi's settings (ADR-0009): compact when context > contextWindow − reserveTokens.
  * `keepRecentTokens` is a policy setting (the protected tail) and is returned alongside.
+ *
+ * @param config - pi's `contextWindow`, `reserveTokens` and `keepRecentTokens`.
+ * @returns The equivalent budget, and `keepRecentTokens` for the policy.
+ * @throws ValidationError when `reserveTokens` is not smaller than the window.
  */
 export function budgetFromReserveTokens(config: {
   contextWindow: number;

@@ -8,6 +8,7 @@ export type CurrentDeterminism = (envelope: ToolResultEnvelope) => DeterminismMe
 /** Less valuable first: ephemeral, then verified replayable, then anchoring (its key fields stay). */
 const CLEAR_ORDER = { ephemeral: 0, replayable: 1, anchoring: 2 } as const;
 
+/** Whether a tool result may be cleared, and in which order. */
 export interface Clearability {
   /** Lower clears first. */
   order: number;

@@ -18,14 +18,17 @@ export const toolDurabilityOverrideSchema = z.object({
   /** Seconds this tool's externalized output is kept (the shorter of this and the deployment's wins). */
   artifactTtlSeconds: z.number().int().positive().optional(),
 });
+/** An operator's settings for one tool, beating what the tool declares. */
 export type ToolDurabilityOverride = z.infer<typeof toolDurabilityOverrideSchema>;
 
 export const toolDurabilityPolicySchema = z.object({
   defaultDurability: toolDurabilitySchema.default('anchoring'),
   overrides: z.record(z.string(), toolDurabilityOverrideSchema).default({}),
 });
+/** The default durability and the per-tool overrides of a thread's policy. */
 export type ToolDurabilityPolicy = z.infer<typeof toolDurabilityPolicySchema>;
 
+/** The durability settings that apply to one tool result, and where they came from. */
 export interface ResolvedToolDurability {
   durability: ToolDurability;
   mustPreserveFields: string[];
@@ -37,7 +40,13 @@ export interface ResolvedToolDurability {
   source: 'policy-override' | 'envelope' | 'policy-default';
 }
 
-/** Operator overrides beat what the tool declared, which beats the policy default. */
+/**
+ * Operator overrides beat what the tool declared, which beats the policy default.
+ *
+ * @param envelope - The result's tool name and declared durability.
+ * @param policy - The thread's durability policy.
+ * @returns The settings that apply.
+ */
 export function resolveToolDurability(
   envelope: Pick<ToolResultEnvelope, 'toolName' | 'durability'>,
   policy: ToolDurabilityPolicy,
@@ -72,6 +81,10 @@ export function resolveToolDurability(
 /**
  * The key fields that must survive compaction: the envelope's own, plus any field the policy
  * names that a structured result carries at its top level.
+ *
+ * @param envelope - The result's key fields and content.
+ * @param mustPreserveFields - Top-level fields the policy names.
+ * @returns The key fields (the envelope's own win over same-named content fields).
  */
 export function collectKeyFields(
   envelope: Pick<ToolResultEnvelope, 'keyFields' | 'content'>,

@@ -7,6 +7,11 @@ import type { ToolDurabilityPolicy } from './policy.js';
 /**
  * How sensitive a tool's output is: the stricter of the deployment's floor (its artifact default)
  * and the tool's own `artifactSensitivity` in the thread's policy (ADR-0059).
+ *
+ * @param toolName - The tool.
+ * @param policy - The thread's durability policy.
+ * @param floor - The deployment's default sensitivity.
+ * @returns The stricter of the two.
  */
 export function toolOutputSensitivity(
   toolName: string,
@@ -17,14 +22,24 @@ export function toolOutputSensitivity(
   return own === undefined ? floor : stricterSensitivity(floor, own);
 }
 
-/** The text shown instead of tool output the caller may not read. */
+/**
+ * The text shown instead of tool output the caller may not read.
+ *
+ * @param toolName - The tool.
+ * @param sensitivity - Its output's sensitivity.
+ * @returns The stand-in text.
+ */
 export function withheldToolOutputText(toolName: string, sensitivity: ArtifactSensitivity): string {
   return `[withheld: ${toolName} output is ${sensitivity}; this key lacks the permission to read it]`;
 }
 
+/** Who is reading tool output, and under which policy. */
 export interface ToolOutputAccess {
   policy: ToolDurabilityPolicy;
-  /** The deployment's default artifact sensitivity (a floor for every tool). */
+  /**
+   * The deployment's default artifact sensitivity (a floor for every tool).
+   * @defaultValue `'internal'`
+   */
   floor?: ArtifactSensitivity;
   tenantId: string;
   permissions: ReadonlySet<string> | readonly string[];
@@ -38,6 +53,10 @@ interface ContentCarrier {
  * The message content with every tool result the caller may not read (its tool's sensitivity
  * needs a permission the caller lacks) replaced by a stand-in: no content, no key fields. The
  * same array when nothing is withheld.
+ *
+ * @param content - A message's content parts.
+ * @param access - The caller's tenant, permissions and policy.
+ * @returns The content with unreadable tool results withheld.
  */
 export function withholdToolOutputs<T>(content: readonly T[], access: ToolOutputAccess): readonly T[] {
   let changed = false;
@@ -60,7 +79,13 @@ export function withholdToolOutputs<T>(content: readonly T[], access: ToolOutput
   return changed ? result : content;
 }
 
-/** `withholdToolOutputs` over the messages of an event page (other events unchanged). */
+/**
+ * `withholdToolOutputs` over the messages of an event page (other events unchanged).
+ *
+ * @param events - A page of stored events.
+ * @param access - The caller's tenant, permissions and policy.
+ * @returns The events, message events copied where something was withheld.
+ */
 export function withholdToolOutputsInEvents(
   events: readonly StoredEvent[],
   access: ToolOutputAccess,

@@ -13,6 +13,10 @@ import {
 /**
  * An externalization whose span holds only tool results (the externalize rung makes these): it is
  * rendered in place, each result's slot holding the pointer, so the calls stay as they are.
+ *
+ * @param record - A plan record.
+ * @param thread - The folded thread.
+ * @returns True for an externalization covering only tool messages.
  */
 export function externalizesInPlace(record: CompactionRecord, thread: Thread): boolean {
   if (record.kind !== 'externalize') return false;
@@ -27,8 +31,11 @@ export function externalizesInPlace(record: CompactionRecord, thread: Thread): b
  * assistant message with its stand-in text where the span starts. Used to show the summarizer
  * exactly what the model saw.
  *
- * @param messages messages of the thread, in order
- * @returns the messages with every stand-in applied (a span's later messages left out)
+ * @param thread - The folded thread.
+ * @param messages - Messages of the thread, in order.
+ * @param normalized - The plan to apply.
+ * @param policy - Which key fields a cleared result's placeholder keeps.
+ * @returns The messages with every stand-in applied (a span's later messages left out).
  */
 export function messagesAsRendered(
   thread: Thread,

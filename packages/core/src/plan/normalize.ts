@@ -7,9 +7,10 @@ import type {
   SummarizationRecord,
 } from './records.js';
 
+/** What a plan does to one message; `include` when no record owns it. */
 export type CompactionAction = 'include' | 'clear' | 'summarize' | 'externalize' | 'drop';
 
-/** Drop > Externalize > Summarize > Clear > Include (seed 002). */
+/** Drop > Externalize > Summarize > Clear > Include (ADR-0003). */
 export const ACTION_PRECEDENCE: Readonly<Record<CompactionAction, number>> = {
   drop: 4,
   externalize: 3,
@@ -28,6 +29,9 @@ const actionOfKind: Record<CompactionRecord['kind'], Exclude<CompactionAction, '
 /**
  * Records ordered strongest action first by `ACTION_PRECEDENCE`; records of equal precedence keep
  * their order (the sort is stable), so the earlier record wins a tie.
+ *
+ * @param records - Records in plan order.
+ * @returns A sorted copy.
  */
 export function byPrecedence(records: readonly CompactionRecord[]): CompactionRecord[] {
   return [...records].sort(
@@ -35,28 +39,40 @@ export function byPrecedence(records: readonly CompactionRecord[]): CompactionRe
   );
 }
 
-/** Does `challenger` win a message from `holder`? Only a strictly higher precedence does. */
+/**
+ * Does `challenger` win a message from `holder`? Only a strictly higher precedence does.
+ *
+ * @param challenger - The action claiming the message.
+ * @param holder - The action holding it.
+ * @returns True when the challenger's precedence is higher.
+ */
 export function outranks(challenger: CompactionAction, holder: CompactionAction): boolean {
   return ACTION_PRECEDENCE[challenger] > ACTION_PRECEDENCE[holder];
 }
 
+/** The action a message gets, and the record that gives it. */
 export interface PlannedAction {
   action: Exclude<CompactionAction, 'include'>;
   record: CompactionRecord;
 }
 
+/** A plan in which every message belongs to at most one record. */
 export interface NormalizedPlan {
   plan: CompactionPlan;
   /** message id → the one record that owns it. Ids absent from the map are included as-is. */
   actions: ReadonlyMap<string, PlannedAction>;
   /** Each record with its span reduced to the ids it owns; records left empty are removed. */
   records: CompactionRecord[];
+  /** One per conflict resolved. */
   warnings: string[];
 }
 
 /**
  * Resolve overlapping records so each message id belongs to at most one record: the higher
  * precedence wins; between equals, the earlier record wins. Every conflict is reported.
+ *
+ * @param plan - The plan as committed.
+ * @returns The owner of each message, the reduced records and the conflicts.
  */
 export function normalizePlan(plan: CompactionPlan): NormalizedPlan {
   const ordered = byPrecedence([
@@ -92,11 +108,23 @@ export function normalizePlan(plan: CompactionPlan): NormalizedPlan {
   return { plan, actions, records, warnings };
 }
 
+/**
+ * What the plan does to a message.
+ *
+ * @param normalized - The normalized plan.
+ * @param messageId - The message.
+ * @returns Its action, `include` when no record owns it.
+ */
 export function actionFor(normalized: NormalizedPlan, messageId: string): CompactionAction {
   return normalized.actions.get(messageId)?.action ?? 'include';
 }
 
-/** Split normalized records back into the plan's four lists. */
+/**
+ * Split normalized records back into the plan's four lists.
+ *
+ * @param records - Records of any kinds.
+ * @returns The records by kind, order kept.
+ */
 export function recordsToPlanLists(records: readonly CompactionRecord[]): {
   externalizations: ExternalizationRecord[];
   summarizations: SummarizationRecord[];

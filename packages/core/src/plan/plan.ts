@@ -28,9 +28,20 @@ export const compactionPlanSchema = z.object({
   originalTokenCount: z.number().int().min(0).default(0),
   compactedTokenCount: z.number().int().min(0).default(0),
 });
+/** A parsed compaction plan. */
 export type CompactionPlan = z.infer<typeof compactionPlanSchema>;
+/** A compaction plan as written: the record lists and counts optional. */
 export type CompactionPlanInput = z.input<typeof compactionPlanSchema>;
 
+/**
+ * A plan with no records, version 0 (not committed).
+ *
+ * @param threadId - The thread it is for.
+ * @param createdAt - ISO timestamp.
+ * @param basedOnSeq - The thread version it is based on.
+ * @returns The plan.
+ * @throws ZodError for an empty thread id or a negative `basedOnSeq`.
+ */
 export function emptyPlan(threadId: string, createdAt: string, basedOnSeq = 0): CompactionPlan {
   return compactionPlanSchema.parse({ threadId, version: 0, basedOnSeq, createdAt });
 }

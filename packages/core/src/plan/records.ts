@@ -4,6 +4,7 @@ import { structuredSummarySchema } from '../summary/structured-summary.js';
 import { spanReferenceSchema } from './span.js';
 
 export const artifactSensitivitySchema = z.enum(['public', 'internal', 'confidential', 'restricted']);
+/** How carefully an artifact is guarded, least to most: public, internal, confidential, restricted. */
 export type ArtifactSensitivity = z.infer<typeof artifactSensitivitySchema>;
 
 export const summarizationRecordSchema = z.object({
@@ -35,6 +36,7 @@ export const clearedToolResultSchema = z.object({
   outcome: toolOutcomeSchema,
   keyFields: z.record(z.string(), z.unknown()).default({}),
 });
+/** What a cleared tool result's placeholder keeps. */
 export type ClearedToolResult = z.infer<typeof clearedToolResultSchema>;
 
 export const clearRecordSchema = z.object({
@@ -44,7 +46,7 @@ export const clearRecordSchema = z.object({
   preserved: z.array(clearedToolResultSchema),
 });
 
-/** Kept for later recall when a span is dropped (seed 002's DroppedSpanIndex). */
+/** Kept for later recall when a span is dropped (ADR-0021). */
 export const droppedSpanIndexSchema = z.object({
   keywords: z.array(z.string()),
   brief: z.string(),
@@ -64,10 +66,17 @@ export const compactionRecordSchema = z.discriminatedUnion('kind', [
   dropRecordSchema,
 ]);
 
+/** A span replaced by one structured summary. */
 export type SummarizationRecord = z.infer<typeof summarizationRecordSchema>;
+/** A span moved to the artifact store, shown as a pointer with a summary. */
 export type ExternalizationRecord = z.infer<typeof externalizationRecordSchema>;
+/** Tool results in a span replaced by placeholders. */
 export type ClearRecord = z.infer<typeof clearRecordSchema>;
+/** A span left out of the prompt, with a reason and an index for recall. */
 export type DropRecord = z.infer<typeof dropRecordSchema>;
+/** Keywords and a brief of a dropped span (ADR-0021). */
 export type DroppedSpanIndex = z.infer<typeof droppedSpanIndexSchema>;
+/** One action of a plan on one span. */
 export type CompactionRecord = z.infer<typeof compactionRecordSchema>;
+/** `summarize`, `externalize`, `clear` or `drop`. */
 export type CompactionRecordKind = CompactionRecord['kind'];

@@ -8,6 +8,11 @@ import type { SpanReference } from './span.js';
  * every message it covers is in the branch (a summary of messages the branch never had would put
  * their facts in its prompt); a clearing is cut down to the results present. Null when nothing is
  * left. The copy is re-addressed to the branch and rebased on `basedOnSeq` (a branch seq).
+ *
+ * @param plan - The source thread's plan.
+ * @param turnById - The branch's message ids and their turns.
+ * @param target - The branch's thread id, base sequence number and timestamp.
+ * @returns The restricted plan, or null when no record is left.
  */
 export function restrictPlanToMessages(
   plan: CompactionPlan,

@@ -14,12 +14,22 @@ import type { ClearRecord, ExternalizationRecord, SummarizationRecord } from './
 /** Bump when a stand-in text changes; the renderer's format version follows it. */
 export const STAND_IN_TEXT_VERSION = 'v1';
 
-/** `[Context Summary - Turns a-b]` then the deterministic summary rendering. */
+/**
+ * `[Context Summary - Turns a-b]` then the deterministic summary rendering.
+ *
+ * @param record - The summarization record.
+ * @returns The text standing in for its span.
+ */
 export function summaryText(record: SummarizationRecord): string {
   return `[Context Summary - Turns ${record.span.firstTurn}-${record.span.lastTurn}]\n${renderSummary(record.summary)}`;
 }
 
-/** The externalization pointer, plus the record's hint of when to read it back. */
+/**
+ * The externalization pointer, plus the record's hint of when to read it back.
+ *
+ * @param record - The externalization record.
+ * @returns The text standing in for its span.
+ */
 export function externalizationText(record: ExternalizationRecord): string {
   const hint = record.rehydrateHint.trim();
   return [
@@ -30,7 +40,14 @@ export function externalizationText(record: ExternalizationRecord): string {
   ].join('\n');
 }
 
-/** A cleared tool result's placeholder: tool name, outcome and key fields survive. */
+/**
+ * A cleared tool result's placeholder: tool name, outcome and key fields survive.
+ *
+ * @param toolName - The result's tool.
+ * @param outcome - How the call ended.
+ * @param keyFields - Fields to keep (a `Key data:` line when there are any).
+ * @returns The placeholder text.
+ */
 export function clearedPlaceholderText(
   toolName: string,
   outcome: string,
@@ -41,13 +58,20 @@ export function clearedPlaceholderText(
   return lines.join('\n');
 }
 
+/** What a cleared result's placeholder shows. */
 export interface ClearedFields {
   toolName: string;
   outcome: string;
   keyFields: Record<string, unknown>;
 }
 
-/** A placeholder's fields from the result's own envelope: its key fields plus those the policy names. */
+/**
+ * A placeholder's fields from the result's own envelope: its key fields plus those the policy names.
+ *
+ * @param envelope - The tool result.
+ * @param policy - The thread's durability policy.
+ * @returns The fields.
+ */
 export function envelopeClearedFields(
   envelope: ToolResultEnvelope,
   policy: ToolDurabilityPolicy,
@@ -62,6 +86,12 @@ export function envelopeClearedFields(
 /**
  * What a cleared result's placeholder keeps: the clear record's entry for that result when it has
  * one, else the envelope's own fields (an emergency clear, or a record without the entry).
+ *
+ * @param record - The clear record covering the result.
+ * @param messageId - The result's message.
+ * @param envelope - The tool result.
+ * @param policy - The thread's durability policy.
+ * @returns The fields.
  */
 export function clearedFieldsFor(
   record: ClearRecord,

@@ -7,7 +7,13 @@ const STOPWORDS = new Set(
   ),
 );
 
-/** Keywords (most frequent meaningful words, ties alphabetical) and a one-line brief, for later recall. */
+/**
+ * Keywords (most frequent meaningful words, ties alphabetical) and a one-line brief, for later recall.
+ *
+ * @param messages - The dropped span.
+ * @param maxKeywords - The most keywords kept.
+ * @returns The index; the brief is the span's first user text, up to 160 characters.
+ */
 export function buildDroppedSpanIndex(
   messages: readonly ThreadMessage[],
   maxKeywords = 12,

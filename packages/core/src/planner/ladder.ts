@@ -16,7 +16,7 @@ import { dropRung } from './rungs/drop.js';
 import { externalizeRung } from './rungs/externalize.js';
 import { summarizeRung } from './rungs/summarize.js';
 
-/** Least to most aggressive (seed 002's ladder). */
+/** Least to most aggressive (ADR-0004). */
 export const LADDER: readonly Rung[] = [externalizeRung, summarizeRung, clearRung, dropRung];
 
 /**
@@ -25,6 +25,10 @@ export const LADDER: readonly Rung[] = [externalizeRung, summarizeRung, clearRun
  * (so a thread hovering at its threshold is not compacted again on every append). A proposal
  * that fails (summarizer down, store refused) is skipped, never retried in a loop; a thread that
  * cannot be brought under target returns `target_unreachable` with the best plan found.
+ *
+ * @param input - The thread, its plan, the target, counting functions and adapters.
+ * @returns The outcome with the plan to commit.
+ * @throws The signal's reason when `input.signal` is aborted.
  */
 export function planCompaction(input: PlannerInput): Promise<PlannerOutcome> {
   return climbLadder(input, startPlanning(input));
@@ -73,7 +77,7 @@ function startClimb(input: PlannerInput, start: PlanningStart): Climb {
   };
 }
 
-/** The policy's rungs in ladder order; after a rehydration, not externalize or drop (seed 002). */
+/** The policy's rungs in ladder order; after a rehydration, not externalize or drop (ADR-0008). */
 function enabledRungs(input: PlannerInput, start: PlanningStart): Rung[] {
   return LADDER.filter(
     (rung) =>

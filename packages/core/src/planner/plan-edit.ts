@@ -5,6 +5,11 @@ import type { CompactionRecord } from '../plan/records.js';
 /**
  * The plan with `added` records, without the records `remove` selects, re-normalized so every
  * message id is in at most one record.
+ *
+ * @param plan - The plan to edit (unchanged).
+ * @param added - Records to add.
+ * @param remove - Selects records to take out.
+ * @returns The edited plan.
  */
 export function editPlan(
   plan: CompactionPlan,

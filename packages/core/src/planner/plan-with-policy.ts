@@ -15,8 +15,9 @@ import type { PlannerInput, PlannerOutcome } from './planner-types.js';
 import { type PlanningStart, reasonToStop, startPlanning } from './planning-start.js';
 import { coveredWith, summaryBudgetFor, summaryRecord } from './rungs/summarize.js';
 
+/** The planner's input, plus a callback for recursive summarization's failures. */
 export interface PolicyPlannerInput extends PlannerInput {
-  /** Called when recursive summarization gets no usable summary (seed 004's failure callback). */
+  /** Called when recursive summarization gets no usable summary (ADR-0011). */
   onSummarizationFailure?: (details: { threadId: string; error: unknown }) => void;
 }
 
@@ -26,6 +27,10 @@ type RecursiveMode = Extract<CompactionMode, { kind: 'recursive-summarization' }
 /**
  * Run the thread's compaction mode: the ladder, a deterministic window, or recursive summarization.
  * Every mode opens the same way (`startPlanning`, then `reasonToStop`), once.
+ *
+ * @param input - As for `planCompaction`, plus the failure callback.
+ * @returns The outcome with the plan to commit (unchanged when recursive summarization fails).
+ * @throws ValidationError when a recursive mode's `overlapSize` is not below `maxEventsToKeep`.
  */
 export async function planWithPolicy(input: PolicyPlannerInput): Promise<PlannerOutcome> {
   const start = startPlanning(input);
@@ -62,7 +67,7 @@ function deterministicWindow(input: PlannerInput, start: PlanningStart, mode: Wi
 }
 
 /**
- * Seed 004's RecursiveSummarizationCompactionStrategy: the newest `maxEventsToKeep` real events
+ * Recursive summarization (ADR-0011): the newest `maxEventsToKeep` real events
  * stay (cut snapped to a turn start); everything older becomes one rolling summary that folds in
  * the previous one; the first `overlapSize` events of the active window are shown to the
  * summarizer as context. A failed or blank summary leaves the plan unchanged.

@@ -10,12 +10,14 @@ import type { CompactionPolicy } from '../schemas/policy.js';
 import type { Thread, ThreadMessage } from '../thread/thread.js';
 import type { ProtectedRegions } from './protected-tail.js';
 
+/** A rung of the strategy ladder (ADR-0004). */
 export type RungName = 'externalize' | 'summarize' | 'clear' | 'drop';
 
+/** Everything the planner needs: the thread, its plan, the target, how to count, and the adapters. */
 export interface PlannerInput {
   thread: Thread;
   currentPlan: CompactionPlan | null;
-  /** Defaults to the thread's own policy. */
+  /** @defaultValue the thread's own policy */
   policy?: CompactionPolicy;
   /** Message tokens the rendered prompt must come down to (soft threshold minus all overheads). */
   targetTokens: number;
@@ -33,7 +35,7 @@ export interface PlannerInput {
   now: string;
   /** Manual compaction: instructions for the summarizer; `force` compacts even under target. */
   manual?: { instructions?: string; force?: boolean };
-  /** Rehydration happened this turn: skip externalize and drop so the agent can finish (seed 002). */
+  /** Rehydration happened this turn: skip externalize and drop so the agent can finish (ADR-0008). */
   rehydrationHappened?: boolean;
   /** Current determinism metadata of a replayable result's source; undefined = unknown = changed. */
   currentDeterminism?: CurrentDeterminism;
@@ -41,6 +43,7 @@ export interface PlannerInput {
   signal?: AbortSignal;
 }
 
+/** What a rung offers to do to one span, and what it expects to free. */
 export interface Proposal {
   rung: RungName;
   span: SpanReference;
@@ -59,6 +62,7 @@ export interface RungContext {
   tokensToFree: number;
 }
 
+/** The records a rung's executed proposal adds, and what it cost. */
 export interface RungExecution {
   added: CompactionRecord[];
   /** Records the new ones replace (a chained summary replaces the previous one). */
@@ -67,14 +71,26 @@ export interface RungExecution {
   summarizerCalls?: number;
 }
 
+/** One rung of the ladder: proposes, then executes a proposal (null when it cannot). */
 export interface Rung {
   readonly name: RungName;
+  /**
+   * @param context - The input, the plan so far and what is protected.
+   * @returns Proposals, most useful first.
+   */
   analyze(context: RungContext): Proposal[];
+  /**
+   * @param context - As for `analyze`.
+   * @param proposal - One of this rung's proposals.
+   * @returns The records to add, or null when the proposal cannot be carried out.
+   */
   execute(context: RungContext, proposal: Proposal): Promise<RungExecution | null>;
 }
 
+/** How a planning run ended. */
 export type PlannerStatus = 'unchanged' | 'compacted' | 'target_unreachable' | 'disabled';
 
+/** A planning run's plan, figures and what it used. */
 export interface PlannerOutcome {
   status: PlannerStatus;
   reason: string;

@@ -11,6 +11,7 @@ export interface TailUnit {
   readonly tokens: number;
 }
 
+/** The policy's tail settings and what the caller knows of the conversation. */
 export interface ProtectedTailOptions {
   keepRecentTurns: number;
   keepRecentTokens: number;
@@ -25,6 +26,7 @@ export interface ProtectedTailOptions {
   withPartners?: (start: number) => number;
 }
 
+/** Where the protected tail starts, and why. */
 export interface ProtectedTail {
   /** Index of the first protected unit. */
   start: number;
@@ -40,8 +42,9 @@ export interface ProtectedTail {
  * tokens (one request followed by hundreds of tool calls) and the token suffix is shorter, the tail
  * is the token suffix alone, so long agent turns stay compactable and renderable.
  *
- * @param units the conversation in order, turn numbers never decreasing
- * @returns the first protected index and which rule set it
+ * @param units - The conversation in order, turn numbers never decreasing.
+ * @param options - The tail settings, the newest turn and the long-turn bound.
+ * @returns The first protected index and which rule set it.
  */
 export function protectedTail(units: readonly TailUnit[], options: ProtectedTailOptions): ProtectedTail {
   const withPartners = options.withPartners ?? ((start: number) => start);
@@ -75,13 +78,20 @@ function tokenSuffixStart(units: readonly TailUnit[], keepRecentTokens: number):
   return start;
 }
 
-/** Tokens of the units from `start` to the end. */
+/**
+ * Tokens of the units from `start` to the end.
+ *
+ * @param units - The conversation in order.
+ * @param start - The first unit counted.
+ * @returns Their tokens.
+ */
 export function unitTokensFrom(units: readonly TailUnit[], start: number): number {
   let tokens = 0;
   for (let index = start; index < units.length; index += 1) tokens += units[index]!.tokens;
   return tokens;
 }
 
+/** What no rung may touch: the protected tail and the untouchable messages before it. */
 export interface ProtectedRegions {
   /** Index of the first protected message: no rung touches it or anything after it. */
   protectedStart: number;
@@ -96,6 +106,13 @@ export interface ProtectedRegions {
  * tool partners of the token suffix come along), with the long-turn exception at half the target;
  * and pinned and system messages anywhere, with their tool-call partners. Summaries and drops only
  * ever take whole turns before the edge.
+ *
+ * @param thread - The folded thread.
+ * @param policy - Its `keepRecentTurns` and `keepRecentTokens`.
+ * @param countMessage - Tokens of a message as rendered.
+ * @param normalized - The current plan (its dropped messages cost nothing).
+ * @param targetTokens - The planner's target; half of it bounds the long-turn exception.
+ * @returns Where the protected tail starts, by which rule, and the untouchable ids.
  */
 export function computeProtectedRegions(
   thread: Thread,

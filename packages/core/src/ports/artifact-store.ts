@@ -23,11 +23,15 @@ export const artifactMetadataInputSchema = z.object({
   labels: z.record(z.string(), z.string()).optional(),
 });
 
+/** What a caller says about content it stores. */
 export interface ArtifactMetadataInput {
   threadId: string;
   tenantId: string;
   sensitivity: ArtifactSensitivity;
-  /** Seconds until the artifact expires; none = kept. */
+  /**
+   * Seconds until the artifact expires.
+   * @defaultValue none: kept until deleted
+   */
   ttlSeconds?: number;
   encryptionKeyId?: string;
   contentType?: string;
@@ -35,6 +39,7 @@ export interface ArtifactMetadataInput {
   labels?: Record<string, string>;
 }
 
+/** A stored artifact's metadata: the input plus id, hash, size and times. */
 export interface ArtifactMetadata extends ArtifactMetadataInput {
   artifactId: string;
   /** Hex SHA-256 of the content, checked again on every read. */
@@ -44,17 +49,20 @@ export interface ArtifactMetadata extends ArtifactMetadataInput {
   expiresAt: string | undefined;
 }
 
+/** Who is asking: requester, tenant and permissions. */
 export interface SecurityContext {
   requesterId: string;
   tenantId: string;
   permissions: ReadonlySet<string> | readonly string[];
 }
 
+/** A read's answer: the content, a refusal with its reason, or nothing found. */
 export type ArtifactReadResult =
   | { status: 'ok'; content: string; metadata: ArtifactMetadata }
   | { status: 'denied'; reason: string }
   | { status: 'not_found' };
 
+/** One entry of a tenant's artifact audit log. */
 export interface ArtifactAuditEvent {
   at: string;
   artifactId: string;
@@ -86,13 +94,50 @@ export interface ArtifactAuditEvent {
  *   does not check sensitivity permissions (callers use it to gate auto-rehydration).
  */
 export interface ArtifactStore {
+  /**
+   * Store content (idempotent per tenant and content, as above).
+   *
+   * @param content - The content.
+   * @param metadata - Owner, sensitivity, expiry and labels.
+   * @returns The stored metadata, with the artifact id.
+   * @throws ValidationError for metadata that fails `artifactMetadataInputSchema`.
+   */
   put(content: string, metadata: ArtifactMetadataInput): Promise<ArtifactMetadata>;
+  /**
+   * An artifact's metadata, without a permission check.
+   *
+   * @param artifactId - The id.
+   * @param context - Who asks (its tenant scopes the lookup).
+   * @returns The metadata, or null when unknown, expired or another tenant's.
+   */
   getMetadata(artifactId: string, context: SecurityContext): Promise<ArtifactMetadata | null>;
+  /**
+   * An artifact's content, if the caller may read it; every read and refusal is audited as above.
+   *
+   * @param artifactId - The id.
+   * @param context - Who asks.
+   * @returns The content, a refusal, or not found.
+   * @throws IntegrityError when the stored bytes no longer match their hash.
+   */
   retrieve(artifactId: string, context: SecurityContext): Promise<ArtifactReadResult>;
+  /**
+   * A tenant's audit log, in append order.
+   *
+   * @param tenantId - The tenant.
+   * @param artifactId - Only this artifact's entries.
+   * @returns The entries.
+   */
   listAudit(tenantId: string, artifactId?: string): Promise<ArtifactAuditEvent[]>;
 }
 
-/** The permission rule every artifact store applies. */
+/**
+ * The permission rule every artifact store applies: same tenant, and the permission that
+ * confidential or restricted content needs.
+ *
+ * @param metadata - The artifact's tenant and sensitivity.
+ * @param context - Who is asking.
+ * @returns Allowed, or refused with the reason.
+ */
 export function artifactAccessDecision(
   metadata: Pick<ArtifactMetadata, 'tenantId' | 'sensitivity'>,
   context: SecurityContext,

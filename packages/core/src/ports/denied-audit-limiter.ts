@@ -1,12 +1,20 @@
 import type { ArtifactAuditEvent } from './artifact-store.js';
 
+/** How many refused reads a tenant's audit log takes per window. */
 export interface DeniedAuditLimits {
-  /** Length of one window. Default 60 s. */
+  /**
+   * Length of one window.
+   * @defaultValue 60000
+   */
   windowMs: number;
-  /** Denied-read records written per tenant and window; further refusals are not recorded. Default 100. */
+  /**
+   * Denied-read records written per tenant and window; further refusals are not recorded.
+   * @defaultValue 100
+   */
   maxRecordsPerWindow: number;
 }
 
+/** 100 records per tenant per minute. */
 export const defaultDeniedAuditLimits: DeniedAuditLimits = { windowMs: 60_000, maxRecordsPerWindow: 100 };
 
 /** What to do with a refusal: record it, record the one "limit reached" notice, or skip it. */
@@ -33,6 +41,10 @@ export class DeniedAuditLimiter {
   private readonly limits: DeniedAuditLimits;
   private readonly windows = new Map<string, TenantWindow>();
 
+  /**
+   * @param limits - Any of the limits; the rest are {@link defaultDeniedAuditLimits}.
+   * @throws RangeError when `windowMs` is not positive or `maxRecordsPerWindow` is below 1.
+   */
   constructor(limits: Partial<DeniedAuditLimits> = {}) {
     this.limits = { ...defaultDeniedAuditLimits, ...limits };
     if (!(this.limits.windowMs > 0) || !(this.limits.maxRecordsPerWindow >= 1)) {
@@ -40,6 +52,13 @@ export class DeniedAuditLimiter {
     }
   }
 
+  /**
+   * What to do with one refusal, counting it against its tenant's window.
+   *
+   * @param event - The refusal's tenant, artifact, requester and reason.
+   * @param now - The time of the refusal.
+   * @returns Record it, record it as the limit notice, or skip it.
+   */
   verdict(
     event: Pick<ArtifactAuditEvent, 'tenantId' | 'artifactId' | 'requesterId' | 'reason'>,
     now: Date,

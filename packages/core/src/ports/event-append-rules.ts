@@ -134,7 +134,12 @@ export function checkThreadRules(
   if (issues.length > 0) throw new ValidationError('the batch breaks the thread rules', issues);
 }
 
-/** The message ids of the batch's message events (to look up which the thread already holds). */
+/**
+ * The message ids of the batch's message events (to look up which the thread already holds).
+ *
+ * @param fresh - The batch's events not stored yet.
+ * @returns Their message ids, in order.
+ */
 export function messageIdsOf(fresh: readonly FreshEvent[]): string[] {
   return fresh.flatMap(({ input }) => (input.type === 'message.appended' ? [input.message.id] : []));
 }

@@ -1,5 +1,6 @@
 import type { EventInput, StoredEvent } from '../schemas/events.js';
 
+/** How an append is guarded. */
 export interface AppendOptions {
   /**
    * The thread version (last seq) the caller saw; -1 or 0 for a thread that must not exist yet.
@@ -8,6 +9,7 @@ export interface AppendOptions {
   expectedVersion?: number;
 }
 
+/** What an append stored. */
 export interface AppendResult {
   /** The thread's version after the append. */
   version: number;
@@ -17,19 +19,28 @@ export interface AppendResult {
   duplicates: number;
 }
 
+/** Which page of a thread's events to read. */
 export interface ReadOptions {
-  /** First sequence number to return (inclusive); default 1. */
+  /**
+   * First sequence number to return (inclusive).
+   * @defaultValue 1
+   */
   fromSeq?: number;
-  /** Page size; default and maximum are store-defined. */
+  /**
+   * Page size.
+   * @defaultValue store-defined (as is the maximum)
+   */
   limit?: number;
 }
 
+/** A page of events. */
 export interface ReadResult {
   events: StoredEvent[];
   /** Where the next page starts, or null at the end. */
   nextSeq: number | null;
 }
 
+/** A thread's summary figures, kept by the store as events are appended. */
 export interface ThreadMetadata {
   tenantId: string;
   threadId: string;
@@ -46,6 +57,7 @@ export interface ThreadMetadata {
   compactionPending: boolean;
 }
 
+/** Which page of a tenant's threads to list. */
 export interface ListThreadsOptions {
   limit?: number;
   /** Opaque cursor from the previous page. */
@@ -83,21 +95,75 @@ export interface ListThreadsOptions {
  *   event's; `messageTokens` sums the `tokens` of `message.appended` events only.
  */
 export interface EventStore {
+  /**
+   * Append a batch atomically, by the rules above.
+   *
+   * @param tenantId - The owning tenant.
+   * @param threadId - The thread.
+   * @param events - The batch, in order.
+   * @param options - The expected version.
+   * @returns The new version, the batch as stored, and how many were retries.
+   * @throws ValidationError for bad input or a batch that breaks the thread rules;
+   *   IdempotencyConflictError for a reused event id with other content; ConcurrencyError for a
+   *   stale `expectedVersion`.
+   */
   append(
     tenantId: string,
     threadId: string,
     events: EventInput[],
     options?: AppendOptions,
   ): Promise<AppendResult>;
+  /**
+   * One page of a thread's events.
+   *
+   * @param tenantId - The owning tenant.
+   * @param threadId - The thread.
+   * @param options - Where the page starts and how long it is.
+   * @returns The events and where the next page starts.
+   * @throws NotFoundError for an unknown thread; ValidationError for a non-positive `fromSeq` or `limit`.
+   */
   read(tenantId: string, threadId: string, options?: ReadOptions): Promise<ReadResult>;
-  /** Every event of a thread, in order (reads all pages). */
+  /**
+   * Every event of a thread, in order (reads all pages).
+   *
+   * @param tenantId - The owning tenant.
+   * @param threadId - The thread.
+   * @returns The events.
+   * @throws NotFoundError for an unknown thread.
+   */
   readAll(tenantId: string, threadId: string): Promise<StoredEvent[]>;
+  /**
+   * A thread's metadata.
+   *
+   * @param tenantId - The owning tenant.
+   * @param threadId - The thread.
+   * @returns The metadata, or null for an unknown thread.
+   */
   getThread(tenantId: string, threadId: string): Promise<ThreadMetadata | null>;
+  /**
+   * One page of a tenant's threads.
+   *
+   * @param tenantId - The tenant.
+   * @param options - Page size and the previous page's cursor.
+   * @returns The threads and the next cursor (null at the end).
+   */
   listThreads(
     tenantId: string,
     options?: ListThreadsOptions,
   ): Promise<{ threads: ThreadMetadata[]; nextCursor: string | null }>;
+  /**
+   * Mark or clear a thread's pending compaction check (set when it could not be enqueued).
+   *
+   * @param tenantId - The owning tenant.
+   * @param threadId - The thread.
+   * @param pending - The new flag.
+   */
   setCompactionPending(tenantId: string, threadId: string, pending: boolean): Promise<void>;
-  /** Threads (of every tenant) whose compaction check is pending, for the sweeper. */
+  /**
+   * Threads (of every tenant) whose compaction check is pending, for the sweeper.
+   *
+   * @param limit - The most returned.
+   * @returns Their tenant and thread ids.
+   */
   listCompactionPending(limit?: number): Promise<Array<{ tenantId: string; threadId: string }>>;
 }

@@ -8,17 +8,27 @@ export interface CompactionCheckJob {
   manual?: { instructions?: string; force?: boolean };
 }
 
+/** How a compaction check is debounced. */
 export interface EnqueueOptions {
   /** Collapse checks for the same thread arriving within this many milliseconds. */
   debounceMs?: number;
   /**
    * The longest an automatic check may be put off by newer requests for its thread: a thread that
-   * keeps receiving events is still checked at least this often. Default: the queue's (10 s).
+   * keeps receiving events is still checked at least this often.
+   * @defaultValue the queue's (10 s)
    */
   maxWaitMs?: number;
 }
 
+/** Schedules compaction checks for the workers. */
 export interface JobQueue {
+  /**
+   * Schedule a check, collapsing it with a pending one for the same thread.
+   *
+   * @param job - The thread and why it is checked.
+   * @param options - Debounce settings.
+   */
   enqueueCompactionCheck(job: CompactionCheckJob, options?: EnqueueOptions): Promise<void>;
+  /** Release what the queue holds (connections, timers). */
   close(): Promise<void>;
 }

@@ -16,6 +16,7 @@ export const lifecycleEventSchema = z.object({
   details: z.record(z.string(), z.unknown()).optional(),
 });
 
+/** What compaction did to a thread, as one event (ADR-0015). */
 export interface LifecycleEvent {
   tenantId: string;
   threadId: string;
@@ -36,7 +37,21 @@ export interface LifecycleEvent {
  * An unknown thread has no events.
  */
 export interface LifecycleEventLog {
+  /**
+   * Record one event.
+   *
+   * @param event - The event.
+   * @throws ValidationError when it fails `lifecycleEventSchema`.
+   */
   append(event: LifecycleEvent): Promise<void>;
+  /**
+   * A thread's events, in append order.
+   *
+   * @param tenantId - The owning tenant.
+   * @param threadId - The thread.
+   * @param options - `limit`: only the most recent this many.
+   * @returns The events (none for an unknown thread).
+   */
   list(tenantId: string, threadId: string, options?: { limit?: number }): Promise<LifecycleEvent[]>;
   /**
    * Optional live notification (ADR-0091): `listener` is called once for each event appended to

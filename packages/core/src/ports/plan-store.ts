@@ -1,15 +1,18 @@
 import type { CompactionPlan } from '../plan/plan.js';
 
+/** A thread's committed plan and its version. */
 export interface CurrentPlan {
   /** null when no plan was ever committed (version 0). */
   plan: CompactionPlan | null;
   version: number;
 }
 
+/** A commit won (with the new version) or lost the race (with the version that won). */
 export type CommitResult =
   | { committed: true; version: number }
   | { committed: false; currentVersion: number };
 
+/** One committed plan version, for history and undo. */
 export interface PlanVersionSummary {
   version: number;
   basedOnSeq: number;
@@ -29,16 +32,57 @@ export interface PlanVersionSummary {
  * tenant sees version 0 and can commit its own thread of the same id.
  */
 export interface PlanStore {
+  /**
+   * The thread's newest committed plan.
+   *
+   * @param tenantId - The owning tenant.
+   * @param threadId - The thread.
+   * @returns The plan and its version (null and 0 when none was committed).
+   */
   getCurrent(tenantId: string, threadId: string): Promise<CurrentPlan>;
+  /**
+   * Commit a plan if the current version is still `expectedVersion`.
+   *
+   * @param tenantId - The owning tenant.
+   * @param threadId - The thread.
+   * @param plan - The plan to store.
+   * @param expectedVersion - The version the plan was built on.
+   * @returns Committed with the new version, or not with the version that won.
+   * @throws ValidationError for an invalid plan or one for another thread.
+   */
   commit(
     tenantId: string,
     threadId: string,
     plan: CompactionPlan,
     expectedVersion: number,
   ): Promise<CommitResult>;
+  /**
+   * One committed version.
+   *
+   * @param tenantId - The owning tenant.
+   * @param threadId - The thread.
+   * @param version - The version.
+   * @returns Its plan, or null when it was never committed.
+   */
   getVersion(tenantId: string, threadId: string, version: number): Promise<CompactionPlan | null>;
+  /**
+   * Every committed version, oldest first.
+   *
+   * @param tenantId - The owning tenant.
+   * @param threadId - The thread.
+   * @returns Their summaries.
+   */
   listVersions(tenantId: string, threadId: string): Promise<PlanVersionSummary[]>;
-  /** Undo: commit a copy of an earlier version as the newest one. */
+  /**
+   * Undo: commit a copy of an earlier version as the newest one.
+   *
+   * @param tenantId - The owning tenant.
+   * @param threadId - The thread.
+   * @param version - The version to restore.
+   * @param expectedVersion - The current version the caller saw.
+   * @returns As {@link PlanStore.commit}.
+   * @throws NotFoundError when `version` was never committed.
+   */
   revertTo(
     tenantId: string,
     threadId: string,

@@ -3,6 +3,7 @@ import type { SpanReference } from '../plan/span.js';
 import type { StructuredSummary } from '../summary/structured-summary.js';
 import type { ThreadMessage } from '../thread/thread.js';
 
+/** A span to summarize, and what the summary builds on. */
 export interface SummarizeRequest {
   tenantId: string;
   threadId: string;
@@ -17,6 +18,7 @@ export interface SummarizeRequest {
   signal?: AbortSignal;
 }
 
+/** A summary and what it cost. */
 export interface SummarizeResult {
   summary: StructuredSummary;
   summarizerId: string;
@@ -28,9 +30,14 @@ export interface SummarizeResult {
   via: 'llm' | 'extractive' | 'truncation' | 'cache';
 }
 
+/** Turns a span of messages into a structured summary. */
 export interface Summarizer {
   readonly id: string;
   readonly modelId: string;
   readonly promptVersion: string;
+  /**
+   * @param request - The span and what the summary builds on.
+   * @returns The summary, its cost, and which link of the chain produced it.
+   */
   summarize(request: SummarizeRequest): Promise<SummarizeResult>;
 }

@@ -1,6 +1,6 @@
 import type { StructuredSummary } from '../summary/structured-summary.js';
 
-/** Everything that changes a summary is in its key (seed 002's SummaryCacheKey). */
+/** Everything that changes a summary is in its key (ADR-0014). */
 export interface SummaryCacheKey {
   contentHash: string;
   schemaVersion: string;
@@ -9,10 +9,17 @@ export interface SummaryCacheKey {
   promptVersion: string;
 }
 
+/**
+ * A key as one string, fields joined by `:`.
+ *
+ * @param key - The key.
+ * @returns Its string form.
+ */
 export function summaryCacheKeyToString(key: SummaryCacheKey): string {
   return [key.contentHash, key.schemaVersion, key.policyVersion, key.modelId, key.promptVersion].join(':');
 }
 
+/** A cached summary and what producing it cost. */
 export interface CachedSummary {
   summary: StructuredSummary;
   summaryTokenCount: number;
@@ -25,6 +32,16 @@ export interface CachedSummary {
  * every one of its fields is equal. `set` on an existing key replaces the value (last write wins).
  */
 export interface SummaryCache {
+  /**
+   * @param tenantId - The tenant asking.
+   * @param key - The summary's key.
+   * @returns The cached summary, or null.
+   */
   get(tenantId: string, key: SummaryCacheKey): Promise<CachedSummary | null>;
+  /**
+   * @param tenantId - The owning tenant.
+   * @param key - The summary's key.
+   * @param value - The summary and its cost.
+   */
   set(tenantId: string, key: SummaryCacheKey, value: CachedSummary): Promise<void>;
 }

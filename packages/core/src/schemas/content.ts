@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { determinismMetadataSchema, toolDurabilitySchema } from '../durability/durability.js';
 
 export const toolOutcomeSchema = z.enum(['success', 'failure', 'partial']);
+/** How a tool call ended: success, failure or partial. */
 export type ToolOutcome = z.infer<typeof toolOutcomeSchema>;
 
 export const textPartSchema = z.object({ type: z.literal('text'), text: z.string() });
@@ -14,7 +15,7 @@ export const toolCallPartSchema = z.object({
 });
 
 /**
- * Every tool result is wrapped in an envelope (seed 002) so compaction can always recover
+ * Every tool result is wrapped in an envelope (ADR-0007) so compaction can always recover
  * the tool name, outcome and key fields, and knows how durable the result is.
  */
 export const toolResultEnvelopeSchema = z.object({
@@ -28,6 +29,7 @@ export const toolResultEnvelopeSchema = z.object({
   startedAt: z.string().optional(),
   completedAt: z.string().optional(),
 });
+/** A tool result with what compaction needs to know about it (ADR-0007). */
 export type ToolResultEnvelope = z.infer<typeof toolResultEnvelopeSchema>;
 
 export const toolResultPartSchema = toolResultEnvelopeSchema.extend({ type: z.literal('tool_result') });
@@ -69,10 +71,17 @@ export const contentPartSchema = z.discriminatedUnion('type', [
   reasoningPartSchema,
 ]);
 
+/** Plain text. */
 export type TextPart = z.infer<typeof textPartSchema>;
+/** A tool call: its id, tool name and input. */
 export type ToolCallPart = z.infer<typeof toolCallPartSchema>;
+/** A tool result, in its envelope. */
 export type ToolResultPart = z.infer<typeof toolResultPartSchema>;
+/** An image, by URL, artifact or inline base64. */
 export type ImagePart = z.infer<typeof imagePartSchema>;
+/** A document (e.g. a PDF), by URL, artifact or inline base64. */
 export type DocumentPart = z.infer<typeof documentPartSchema>;
+/** A model's reasoning, with the signature some providers need back. */
 export type ReasoningPart = z.infer<typeof reasoningPartSchema>;
+/** Any part of a message's content. */
 export type ContentPart = z.infer<typeof contentPartSchema>;

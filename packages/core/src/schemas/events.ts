@@ -71,6 +71,7 @@ export const lifecycleEventNameSchema = z.enum([
   'compaction_completed',
   'compaction_failed',
 ]);
+/** The name of a lifecycle event (ADR-0015). */
 export type LifecycleEventName = z.infer<typeof lifecycleEventNameSchema>;
 
 export const lifecyclePayloadSchema = z.object({
@@ -87,7 +88,9 @@ export const eventPayloadSchema = z.discriminatedUnion('type', [
   lifecyclePayloadSchema,
   policyUpdatedPayloadSchema,
 ]);
+/** What an event says: thread created, message appended, thread branched, plan committed, lifecycle. */
 export type EventPayload = z.infer<typeof eventPayloadSchema>;
+/** The `type` of an event payload. */
 export type EventType = EventPayload['type'];
 
 /** What a client sends: its own event id (for idempotency) and the payload. */
@@ -100,6 +103,7 @@ export const eventInputSchema = z.intersection(
   }),
   eventPayloadSchema,
 );
+/** An event as a client sends it. */
 export type EventInput = z.infer<typeof eventInputSchema>;
 
 /** What a store returns: the input plus its place in the log and its owner. */
@@ -114,6 +118,8 @@ export const storedEventSchema = z.intersection(
   }),
   eventPayloadSchema,
 );
+/** An event as the log holds it: with tenant, thread, sequence number and timestamp. */
 export type StoredEvent = z.infer<typeof storedEventSchema>;
 
+/** A stored event of one type. */
 export type StoredEventOf<T extends EventType> = StoredEvent & { type: T };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { contentPartSchema } from './content.js';
 
 export const roleSchema = z.enum(['system', 'user', 'assistant', 'tool']);
+/** A message's role: system, user, assistant or tool. */
 export type Role = z.infer<typeof roleSchema>;
 
 /** Which content part types each role may carry in the canonical log. */
@@ -38,4 +39,5 @@ export const messageSchema = z
       }
     });
   });
+/** A message of the canonical log. */
 export type Message = z.infer<typeof messageSchema>;

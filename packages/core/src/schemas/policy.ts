@@ -12,10 +12,11 @@ export const rehydrationPolicySchema = z.object({
     .array(z.enum(['public', 'internal', 'confidential', 'restricted']))
     .default(['public', 'internal']),
 });
+/** Limits on automatic rehydration (ADR-0008). */
 export type RehydrationPolicy = z.infer<typeof rehydrationPolicySchema>;
 
 /**
- * How a thread is compacted: the strategy ladder (the default), or one of seed 004's strategies.
+ * How a thread is compacted: the strategy ladder (the default), or one of the deterministic modes (ADR-0011).
  * The deterministic windows and recursive summarization produce plans too; they never change events.
  */
 export const compactionModeSchema = z.discriminatedUnion('kind', [
@@ -36,6 +37,7 @@ export const compactionModeSchema = z.discriminatedUnion('kind', [
       path: ['overlapSize'],
     }),
 ]);
+/** The ladder, or one of the deterministic modes with its setting. */
 export type CompactionMode = z.infer<typeof compactionModeSchema>;
 
 /**
@@ -50,11 +52,11 @@ export const compactionPolicySchema = z.object({
   trigger: triggerConfigSchema.default({ kind: 'target' }),
   /** Fraction of the window the compacted prompt should come down to (the planner's target). */
   softThresholdPercent: z.number().gt(0).max(1).default(0.85),
-  /** Tokens reserved for the model's answer (seed 001's reserveTokens). */
+  /** Tokens reserved for the model's answer (pi's `reserveTokens`, ADR-0009). */
   outputReserveTokens: z.number().int().min(0).default(16384),
   safetyBufferTokens: z.number().int().min(0).default(500),
   rehydrationReserveTokens: z.number().int().min(0).default(2000),
-  /** The protected tail: never compacted (seed 001's keepRecentTokens and seed 002's preserve_recent_turns). */
+  /** The protected tail: never compacted (ADR-0005). */
   keepRecentTurns: z.number().int().min(0).default(3),
   keepRecentTokens: z.number().int().min(0).default(20000),
   strategies: z
@@ -78,7 +80,7 @@ export const compactionPolicySchema = z.object({
    * and key fields never go). Default: 15% of the planner's target, between 500 and 8000.
    */
   summaryBudgetTokens: z.number().int().positive().optional(),
-  /** Cap on summarization rounds per thread (seed 000); past it the ladder degrades to clear and drop. */
+  /** Cap on summarization rounds per thread (ADR-0017); past it the ladder degrades to clear and drop. */
   maxSummarizationRounds: z.number().int().positive().default(50),
   toolDurability: toolDurabilityPolicySchema.default({ defaultDurability: 'anchoring', overrides: {} }),
   rehydration: rehydrationPolicySchema.default({
@@ -90,9 +92,18 @@ export const compactionPolicySchema = z.object({
     autoRehydrateSensitivities: ['public', 'internal'],
   }),
 });
+/** A parsed compaction policy: every field filled in. */
 export type CompactionPolicy = z.infer<typeof compactionPolicySchema>;
+/** A compaction policy as written: every field optional. */
 export type CompactionPolicyInput = z.input<typeof compactionPolicySchema>;
 
+/**
+ * Parse a compaction policy, filling in every default.
+ *
+ * @param input - The policy as written; undefined or null is `{}`.
+ * @returns The complete policy.
+ * @throws ZodError when a field is invalid.
+ */
 export function parsePolicy(input: unknown = {}): CompactionPolicy {
   return compactionPolicySchema.parse(input ?? {});
 }
@@ -101,6 +112,10 @@ export function parsePolicy(input: unknown = {}): CompactionPolicy {
  * The policy as it applies to a window of `contextWindow` tokens. The defaults are sized for large
  * windows (a 16k output reserve, 20k recent tokens); on an 8k chat model they would leave nothing
  * to compact, so every absolute size is capped at a share of the window. Large windows are unaffected.
+ *
+ * @param policy - The parsed policy.
+ * @param contextWindow - The model's window.
+ * @returns The policy with its sizes capped.
  */
 export function policyForWindow(policy: CompactionPolicy, contextWindow: number): CompactionPolicy {
   const share = (fraction: number) => Math.max(1, Math.floor(contextWindow * fraction));

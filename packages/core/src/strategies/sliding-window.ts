@@ -9,8 +9,14 @@ import {
 } from './window-result.js';
 
 /**
- * Keep the last `maxEvents` real messages (seed 004's SlidingWindowCompactionStrategy): the cut
+ * Keep the last `maxEvents` real messages (ADR-0011): the cut
  * snaps forward to a turn start; synthetic summaries are kept and do not count against N.
+ *
+ * @param thread - The folded thread.
+ * @param settings - The most real messages kept.
+ * @param options - Token counting, the plan to build on, and the time.
+ * @returns The new plan with the ids archived, kept and always preserved, and the tokens saved.
+ * @throws ValidationError when `maxEvents` is not a whole number of at least 0.
  */
 export function slidingWindow(
   thread: Thread,

@@ -9,9 +9,15 @@ import {
 } from './window-result.js';
 
 /**
- * Keep the newest contiguous suffix that fits in `maxTokens` (seed 004's
- * TokenCountCompactionStrategy). Always-kept messages are paid for first; the walk stops at the
+ * Keep the newest contiguous suffix that fits in `maxTokens` (ADR-0011).
+ * Always-kept messages are paid for first; the walk stops at the
  * first message that does not fit (no gaps), then the suffix is trimmed to start at a turn.
+ *
+ * @param thread - The folded thread.
+ * @param settings - The most tokens the kept messages may take.
+ * @param options - Token counting, the plan to build on, and the time.
+ * @returns The new plan with the ids archived, kept and always preserved, and the tokens saved.
+ * @throws ValidationError when `maxTokens` is not a whole number of at least 0.
  */
 export function tokenBudgetSuffix(
   thread: Thread,

@@ -9,8 +9,14 @@ import {
 } from './window-result.js';
 
 /**
- * Keep the last `maxTurns` whole turns (seed 004's TurnWindowCompactionStrategy). The preamble
+ * Keep the last `maxTurns` whole turns (ADR-0011). The preamble
  * before the first user message is kept, as are synthetic summaries.
+ *
+ * @param thread - The folded thread.
+ * @param settings - The most whole turns kept.
+ * @param options - Token counting, the plan to build on, and the time.
+ * @returns The new plan with the ids archived, kept and always preserved, and the tokens saved.
+ * @throws ValidationError when `maxTurns` is not a whole number of at least 0.
  */
 export function turnWindow(
   thread: Thread,

@@ -5,6 +5,7 @@ import { spanOf } from '../plan/span.js';
 import { isTurnStart, type Thread, type ThreadMessage } from '../thread/thread.js';
 import { buildToolPairIndex, closeOverToolPairs } from '../thread/tool-pairs.js';
 
+/** What every deterministic mode (ADR-0011) needs besides the thread and its own setting. */
 export interface DeterministicStrategyOptions {
   /** Tokens of one message as the renderer counts it. */
   countTokens: (message: ThreadMessage) => number;
@@ -14,9 +15,12 @@ export interface DeterministicStrategyOptions {
   now: string;
 }
 
+/** A deterministic mode's plan, and which messages it archived and kept. */
 export interface DeterministicStrategyResult {
   plan: CompactionPlan;
+  /** Messages the window dropped. */
   archivedIds: string[];
+  /** Messages the window kept. */
   keptIds: string[];
   /**
    * Messages always kept whatever the window: synthetic, system or pinned (with the other half of

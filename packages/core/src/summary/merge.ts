@@ -8,6 +8,10 @@ import type { StructuredSummary, SummaryFact, SummaryToolOutcome } from './struc
  * older one guaranteed may be lost: every pinned fact carries over verbatim, every tool
  * outcome keeps all its key fields, and lists are unions in first-seen order, so the merge
  * is deterministic and idempotent (merge(a, merge(a, b)) equals merge(a, b)).
+ *
+ * @param older - The previous round's summary.
+ * @param newer - This round's summary.
+ * @returns The merged summary.
  */
 export function mergeSummaries(older: StructuredSummary, newer: StructuredSummary): StructuredSummary {
   return {

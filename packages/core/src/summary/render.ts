@@ -7,6 +7,9 @@ export const SUMMARY_RENDER_VERSION = 'v1';
 /**
  * Render a summary as prompt text. Deterministic: fixed section order, sorted keys in
  * key fields, no timestamps or randomness; empty sections are left out.
+ *
+ * @param summary - The summary.
+ * @returns The text, headed `[Summary v1]`.
  */
 export function renderSummary(summary: StructuredSummary): string {
   const lines: string[] = [`[Summary ${SUMMARY_RENDER_VERSION}]`];

@@ -51,14 +51,26 @@ export const structuredSummarySchema = z.object({
   filesModified: z.array(z.string()).default([]),
 });
 
+/** A fact to keep; pinned facts survive every round verbatim. */
 export type SummaryFact = z.infer<typeof summaryFactSchema>;
+/** A decision made, and why. */
 export type SummaryDecision = z.infer<typeof summaryDecisionSchema>;
+/** Something still to do or resolve. */
 export type SummaryOpenItem = z.infer<typeof summaryOpenItemSchema>;
+/** An artifact the summarized span pointed to. */
 export type SummaryArtifact = z.infer<typeof summaryArtifactSchema>;
+/** A tool call's outcome and key fields. */
 export type SummaryToolOutcome = z.infer<typeof summaryToolOutcomeSchema>;
+/** A parsed structured summary (ADR-0006). */
 export type StructuredSummary = z.infer<typeof structuredSummarySchema>;
+/** A structured summary as written: every list optional. */
 export type StructuredSummaryInput = z.input<typeof structuredSummarySchema>;
 
+/**
+ * A summary with nothing in it.
+ *
+ * @returns Empty lists, no current task or plan.
+ */
 export function emptySummary(): StructuredSummary {
   return structuredSummarySchema.parse({});
 }

@@ -17,7 +17,13 @@ function thin<T>(items: readonly T[], count: number): T[] {
  * key fields, artifacts, files modified, the current task and plan are never removed. What can go
  * is thinned evenly across the conversation (so early turns stay represented, unlike a window):
  * unpinned facts first, then plain tool outcomes, decisions, files read and low-priority items.
- * Deterministic; returns the summary unchanged when it already fits.
+ * Deterministic.
+ *
+ * @param summary - The summary.
+ * @param maxTokens - The budget for its rendered text.
+ * @param countText - Counts rendered text.
+ * @returns The summary unchanged when it fits, else thinned (possibly still over, if the guaranteed
+ *   parts alone exceed the budget).
  */
 export function trimSummaryToBudget(
   summary: StructuredSummary,

@@ -12,6 +12,11 @@ import { isTurnStart, type Thread, type ThreadMessage, tokenizerFamilyOf } from 
  * Fold a thread's events (in sequence order) into its messages. Only `thread.created` and
  * `message.appended` shape the message list; `policy.updated` patches the policy (later patches
  * win); plans and lifecycle events are recorded elsewhere.
+ *
+ * @param events - The thread's stored events, `thread.created` first.
+ * @returns The folded thread.
+ * @throws ValidationError when the first event is not `thread.created`, events are out of order, or
+ *   a message id appears twice.
  */
 export function foldThread(events: readonly StoredEvent[]): Thread {
   const first = events[0];
@@ -79,7 +84,14 @@ function withoutUndefined(patch: PolicyPatch): Partial<PolicyPatch> {
   return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
 }
 
-/** Append more events to an already folded thread (for incremental consumers). */
+/**
+ * Append more events to an already folded thread (for incremental consumers).
+ *
+ * @param thread - The folded thread (unchanged).
+ * @param events - Events in sequence order; those at or below its version are skipped.
+ * @returns A new thread with the events folded in.
+ * @throws ValidationError when a message id appears twice.
+ */
 export function foldMore(thread: Thread, events: readonly StoredEvent[]): Thread {
   const messages = [...thread.messages];
   const seenIds = new Set(messages.map((message) => message.id));

@@ -11,12 +11,14 @@ export type ThreadMessage = Message & {
   turn: number;
 };
 
+/** Where a branched thread came from. */
 export interface ThreadBranchOrigin {
   sourceThreadId: string;
   fromMessageId: string;
   sourceVersion: number;
 }
 
+/** A thread folded from its events: its settings and its messages in order. */
 export interface Thread {
   id: string;
   tenantId: string;
@@ -39,7 +41,12 @@ export interface Thread {
  */
 export const TOKENIZER_FAMILY_METADATA_KEY = 'tokenizerFamily';
 
-/** The tokenizer family a `thread.created` event's metadata names, if any. */
+/**
+ * The tokenizer family a `thread.created` event's metadata names.
+ *
+ * @param created - The event (or anything with its metadata).
+ * @returns The family, or undefined when none is named.
+ */
 export function tokenizerFamilyOf(created: {
   metadata?: Record<string, unknown> | undefined;
 }): string | undefined {
@@ -47,11 +54,22 @@ export function tokenizerFamilyOf(created: {
   return typeof family === 'string' ? family : undefined;
 }
 
-/** A turn starts at a real, root-level user message (seed 004's TurnCountTrigger rule). */
+/**
+ * A turn starts at a real, root-level user message (ADR-0012).
+ *
+ * @param message - The message's role, synthetic flag and subagent.
+ * @returns True for a non-synthetic user message of the root agent.
+ */
 export function isTurnStart(message: Pick<Message, 'role' | 'synthetic' | 'subagentId'>): boolean {
   return message.role === 'user' && message.synthetic !== true && message.subagentId === undefined;
 }
 
+/**
+ * Whether a message was injected by a harness (reminders, imported summaries), not said by a person or the model.
+ *
+ * @param message - The message's synthetic flag.
+ * @returns True when it is set.
+ */
 export function isSynthetic(message: Pick<Message, 'synthetic'>): boolean {
   return message.synthetic === true;
 }

@@ -1,5 +1,6 @@
 import type { ThreadMessage } from './thread.js';
 
+/** A tool call and where its result is. */
 export interface ToolPair {
   toolCallId: string;
   toolName: string;
@@ -7,6 +8,7 @@ export interface ToolPair {
   resultMessageId: string | undefined;
 }
 
+/** Every tool call of a thread with its result, and what is unpaired. */
 export interface ToolPairIndex {
   byCallId: Map<string, ToolPair>;
   /** For each message id, the tool call ids it calls or answers. */
@@ -17,7 +19,12 @@ export interface ToolPairIndex {
   pendingCallIds: string[];
 }
 
-/** Pair every tool call with its result, in one pass. */
+/**
+ * Pair every tool call with its result, in one pass.
+ *
+ * @param messages - The thread's messages in order.
+ * @returns The pairs, the calls and results of each message, orphan results and pending calls.
+ */
 export function buildToolPairIndex(messages: readonly ThreadMessage[]): ToolPairIndex {
   const byCallId = new Map<string, ToolPair>();
   const callIdsByMessageId = new Map<string, string[]>();
@@ -57,6 +64,10 @@ export function buildToolPairIndex(messages: readonly ThreadMessage[]): ToolPair
 /**
  * The ids of every message that must travel with `messageIds` so no call or result is left
  * alone: the closure of the set under "calls/answers the same tool call".
+ *
+ * @param messageIds - The starting set.
+ * @param index - The thread's tool pairs.
+ * @returns The starting ids and every partner, transitively.
  */
 export function closeOverToolPairs(messageIds: Iterable<string>, index: ToolPairIndex): Set<string> {
   const closed = new Set(messageIds);

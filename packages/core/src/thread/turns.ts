@@ -1,5 +1,6 @@
 import { isTurnStart, type ThreadMessage } from './thread.js';
 
+/** Where one turn's messages are. */
 export interface TurnRange {
   turn: number;
   /** Inclusive start and exclusive end indexes into the thread's messages. */
@@ -7,7 +8,12 @@ export interface TurnRange {
   end: number;
 }
 
-/** The thread's turns in order; turn 0 (the preamble) is present only when it has messages. */
+/**
+ * The thread's turns in order; turn 0 (the preamble) is present only when it has messages.
+ *
+ * @param messages - The thread's messages in order.
+ * @returns One range per turn.
+ */
 export function turnRanges(messages: readonly ThreadMessage[]): TurnRange[] {
   const ranges: TurnRange[] = [];
   for (const message of messages) {
@@ -21,7 +27,12 @@ export function turnRanges(messages: readonly ThreadMessage[]): TurnRange[] {
   return ranges;
 }
 
-/** Number of real, root-level user turns. */
+/**
+ * Number of real, root-level user turns.
+ *
+ * @param messages - The messages to count in.
+ * @returns The count.
+ */
 export function countUserTurns(messages: readonly ThreadMessage[]): number {
   let count = 0;
   for (const message of messages) if (isTurnStart(message)) count += 1;
@@ -29,8 +40,11 @@ export function countUserTurns(messages: readonly ThreadMessage[]): number {
 }
 
 /**
- * Move a cut index forward to the next turn start (seed 004's snapToTurnStart).
- * Returns `messages.length` when no turn starts at or after `index`.
+ * Move a cut index forward to the next turn start (ADR-0012).
+ *
+ * @param messages - The messages cut.
+ * @param index - The cut (negative counts as 0).
+ * @returns The first turn start at or after it, or `messages.length` when there is none.
  */
 export function snapToTurnStart(
   messages: readonly Pick<ThreadMessage, 'role' | 'synthetic' | 'subagentId'>[],

@@ -2,6 +2,7 @@ import type { ThreadMessage } from '../thread/thread.js';
 import { countUserTurns } from '../thread/turns.js';
 import type { TriggerConfig } from './trigger-config.js';
 
+/** What a trigger decides on. */
 export interface TriggerContext {
   messages: readonly ThreadMessage[];
   /** Tokens the conversation takes now, as the renderer would count it under the current plan. */
@@ -13,19 +14,33 @@ export interface TriggerContext {
   manual?: boolean;
 }
 
+/** Whether a trigger fired, and why, for logs and the inspector. */
 export interface TriggerDecision {
   fire: boolean;
+  /** The trigger's name. */
   trigger: string;
+  /** The figures compared, in words. */
   reason: string;
+  /** The decisions of a combinator's triggers. */
   children?: TriggerDecision[];
 }
 
+/** Decides when a thread is compacted (ADR-0010). */
 export interface CompactionTrigger {
   readonly name: string;
+  /**
+   * @param context - The thread's messages, tokens and target.
+   * @returns Whether it fires, and why.
+   */
   evaluate(context: TriggerContext): TriggerDecision;
 }
 
-/** Fires at or above an absolute token count, or a fraction of the context window. */
+/**
+ * Fires at or above an absolute token count, or a fraction of the context window.
+ *
+ * @param options - The threshold in tokens, or the fraction of the window.
+ * @returns The trigger.
+ */
 export function tokenCountTrigger(options: { threshold: number } | { fraction: number }): CompactionTrigger {
   const name = 'threshold' in options ? `tokens>=${options.threshold}` : `tokens>=${options.fraction}×window`;
   return {
@@ -47,7 +62,10 @@ export function tokenCountTrigger(options: { threshold: number } | { fraction: n
  * Fires when the messages exceed the planner's target: compaction starts exactly when the prompt
  * no longer leaves room for the system prompt, tools, the answer and rehydration. The default,
  * because a fraction of the window ignores the reserves (on a small window it can sit above the
- * renderer's ceiling, so the runtime would have to emergency-fit every call).
+ * renderer's ceiling, so the runtime would have to emergency-fit every call). Without a target in
+ * the context it does not fire.
+ *
+ * @returns The trigger.
  */
 export function targetTrigger(): CompactionTrigger {
   return {
@@ -66,7 +84,12 @@ export function targetTrigger(): CompactionTrigger {
   };
 }
 
-/** Fires when there are more than `maxTurns` real, root-level user turns. */
+/**
+ * Fires when there are more than `maxTurns` real, root-level user turns.
+ *
+ * @param maxTurns - The most turns allowed without compacting.
+ * @returns The trigger.
+ */
 export function turnCountTrigger(maxTurns: number): CompactionTrigger {
   const name = `turns>${maxTurns}`;
   return {
@@ -79,6 +102,11 @@ export function turnCountTrigger(maxTurns: number): CompactionTrigger {
   };
 }
 
+/**
+ * Fires when a person or API call asked for compaction (`context.manual`).
+ *
+ * @returns The trigger.
+ */
 export function manualTrigger(): CompactionTrigger {
   return {
     name: 'manual',
@@ -89,6 +117,12 @@ export function manualTrigger(): CompactionTrigger {
   };
 }
 
+/**
+ * Fires when any of its triggers fires.
+ *
+ * @param triggers - The triggers, all evaluated.
+ * @returns The combined trigger.
+ */
 export function anyOf(...triggers: CompactionTrigger[]): CompactionTrigger {
   const name = `any(${triggers.map((trigger) => trigger.name).join(', ')})`;
   return {
@@ -106,6 +140,12 @@ export function anyOf(...triggers: CompactionTrigger[]): CompactionTrigger {
   };
 }
 
+/**
+ * Fires when all of its triggers fire.
+ *
+ * @param triggers - The triggers, all evaluated.
+ * @returns The combined trigger.
+ */
 export function allOf(...triggers: CompactionTrigger[]): CompactionTrigger {
   const name = `all(${triggers.map((trigger) => trigger.name).join(', ')})`;
   return {
@@ -126,6 +166,12 @@ export function allOf(...triggers: CompactionTrigger[]): CompactionTrigger {
   };
 }
 
+/**
+ * The trigger a policy's trigger configuration describes.
+ *
+ * @param config - The parsed configuration.
+ * @returns The trigger (a `tokens` config without a threshold uses 0.85 of the window).
+ */
 export function buildTrigger(config: TriggerConfig): CompactionTrigger {
   switch (config.kind) {
     case 'target':

@@ -1,7 +1,7 @@
 import type { ToolDurability } from '@compactor/core';
 
 /**
- * Default durability by tool name, for imported results (seed 002's classes). Names are
+ * Default durability by tool name, for imported results (ADR-0007's durability classes). Names are
  * compared lower-cased with `-`/`_`/spaces removed, so `WebSearch`, `web_search` and
  * `web-search` match the same entry. Tools not listed get no durability, so the thread's
  * policy default applies.
@@ -46,6 +46,12 @@ const durabilityByTool: Record<string, ToolDurability> = {
   browser: 'non_replayable',
 };
 
+/**
+ * The durability an imported tool result gets by its tool's name.
+ *
+ * @param toolName - The tool's name, in any casing or separator style.
+ * @returns The durability, or undefined for tools not listed (the thread's policy default applies).
+ */
 export function defaultToolDurability(toolName: string): ToolDurability | undefined {
   return durabilityByTool[toolName.toLowerCase().replace(/[-_\s]/g, '')];
 }

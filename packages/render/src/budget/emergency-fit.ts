@@ -3,6 +3,7 @@ import type { PieceMaker } from '../plan/piece-maker.js';
 import { envelopePlaceholder, type Slot } from '../plan/slots.js';
 import { openingFor } from './conversation-opening.js';
 
+/** A slot the emergency fit dropped: a message (with its results), a summary or a pointer. */
 export interface EmergencyDrop {
   /** The log message the dropped slot stood at. */
   messageId: string;
@@ -46,7 +47,13 @@ export interface EmergencyFitInput {
   policy: CompactionPolicy;
 }
 
-/** Tokens of the live slots plus what opening the conversation validly costs. */
+/**
+ * Tokens of the live slots plus what opening the conversation validly costs.
+ *
+ * @param slots - The rendered slots; dropped ones are not counted.
+ * @param maker - Formats and counts the opening a provider may need.
+ * @returns The conversation's tokens.
+ */
 export function conversationTokens(slots: readonly Slot[], maker: PieceMaker): number {
   let total = 0;
   let first: Slot | undefined;

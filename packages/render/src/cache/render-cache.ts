@@ -19,15 +19,18 @@ export interface ToolsPart {
   tokens: number;
 }
 
+/** How much memory a {@link RenderCache} may keep. */
 export interface RenderCacheOptions {
   /**
    * The most memory (estimated) the cache keeps, in bytes: least recently rendered threads are
-   * dropped first, then a thread's oldest pieces. Default 64 MiB. 0 keeps nothing between calls
+   * dropped first, then a thread's oldest pieces. 0 keeps nothing between calls
    * (every render formats and counts everything again, with the same result).
+   * @defaultValue {@link DEFAULT_RENDER_CACHE_BYTES} (64 MiB)
    */
   maxBytes?: number;
 }
 
+/** Counters and memory of a {@link RenderCache}, for metrics. */
 export interface RenderCacheStats {
   /** Pieces served from memory. */
   hits: number;
@@ -35,6 +38,7 @@ export interface RenderCacheStats {
   misses: number;
   /** Bytes held now (estimated). */
   bytes: number;
+  /** The configured bound. */
   maxBytes: number;
   /** Threads with a memo now. */
   threads: number;
@@ -42,6 +46,7 @@ export interface RenderCacheStats {
   evictions: number;
 }
 
+/** The render cache's memory bound when none is given: 64 MiB. */
 export const DEFAULT_RENDER_CACHE_BYTES = 64 * 1024 * 1024;
 /** Tools memoized by content: a runtime rarely has more distinct tool sets than this. */
 const MAX_TOOL_SETS_BY_CONTENT = 64;
@@ -77,6 +82,7 @@ export class RenderCache {
   readonly #requestOverhead = new Map<string, number>();
   readonly #withReadArtifact = new WeakMap<readonly ToolDefinition[], readonly ToolDefinition[]>();
 
+  /** @param options - The memory bound; a non-finite or non-positive `maxBytes` keeps nothing. */
   constructor(options: RenderCacheOptions = {}) {
     const maxBytes = options.maxBytes ?? DEFAULT_RENDER_CACHE_BYTES;
     this.#maxBytes = Number.isFinite(maxBytes) && maxBytes > 0 ? maxBytes : 0;
@@ -91,7 +97,12 @@ export class RenderCache {
     };
   }
 
-  /** The memo of one thread rendering (`key` names tenant, thread, provider, tokenizer and format). */
+  /**
+   * The memo of one thread rendering, marked most recently used.
+   *
+   * @param key - Names tenant, thread, provider, tokenizer and format.
+   * @returns The thread's memo, created empty on first use.
+   */
   thread(key: string): ThreadRenderMemo {
     let memo = this.#threads.get(key);
     if (memo) {
@@ -104,7 +115,13 @@ export class RenderCache {
     return memo;
   }
 
-  /** The plan normalized once per plan object. */
+  /**
+   * The plan normalized once per plan object.
+   *
+   * @param plan - The caller's plan object (the memo lives as long as it does).
+   * @param normalize - Called on a miss.
+   * @returns The normalized plan.
+   */
   normalizedPlan(plan: CompactionPlan, normalize: (plan: CompactionPlan) => NormalizedPlan): NormalizedPlan {
     let normalized = this.#normalizedPlans.get(plan);
     if (!normalized) {
@@ -114,7 +131,13 @@ export class RenderCache {
     return normalized;
   }
 
-  /** A record's synthetic text, built once per record object. */
+  /**
+   * A record's synthetic text, built once per record object.
+   *
+   * @param record - The plan's record object.
+   * @param make - Builds the text on a miss.
+   * @returns The text.
+   */
   recordText(record: CompactionRecord, make: (record: CompactionRecord) => string): string {
     let text = this.#recordTexts.get(record);
     if (text === undefined) {
@@ -127,6 +150,11 @@ export class RenderCache {
   /**
    * Formatted tools and their count, once per tools array and `key` (provider and tokenizer); a
    * runtime that builds an equal tools array for every call is served by content.
+   *
+   * @param tools - The caller's tools array.
+   * @param key - Names provider and tokenizer.
+   * @param make - Formats and counts the tools on a miss.
+   * @returns The tools as sent, with their tokens.
    */
   toolsPart(tools: readonly ToolDefinition[], key: string, make: () => ToolsPart): ToolsPart {
     let byKey = this.#toolsByArray.get(tools);
@@ -149,7 +177,13 @@ export class RenderCache {
     return part;
   }
 
-  /** Request-level formatting overhead by provider and tokenizer (`key`). */
+  /**
+   * Request-level formatting overhead by provider and tokenizer.
+   *
+   * @param key - Names provider and tokenizer.
+   * @param compute - Counts the overhead on a miss.
+   * @returns The overhead in tokens.
+   */
   requestOverhead(key: string, compute: () => number): number {
     let overhead = this.#requestOverhead.get(key);
     if (overhead === undefined) {
@@ -160,7 +194,13 @@ export class RenderCache {
     return overhead;
   }
 
-  /** The caller's tools with read_artifact added, the same array for the same tools array. */
+  /**
+   * The caller's tools with read_artifact added, the same array for the same tools array.
+   *
+   * @param tools - The caller's tools array.
+   * @param augment - Adds the tool on a miss.
+   * @returns The augmented array.
+   */
   toolsWithReadArtifact(
     tools: readonly ToolDefinition[],
     augment: (tools: readonly ToolDefinition[]) => readonly ToolDefinition[],
@@ -185,6 +225,7 @@ export class RenderCache {
     };
   }
 
+  /** Threads with a memo now. */
   get threadCount(): number {
     return this.#threads.size;
   }
@@ -238,6 +279,12 @@ function overheadEntryBytes(key: string): number {
   return approximateBytes(key) + approximateBytes(0);
 }
 
+/**
+ * A render cache to keep between render calls.
+ *
+ * @param options - The memory bound.
+ * @returns A new, empty cache.
+ */
 export function createRenderCache(options: RenderCacheOptions = {}): RenderCache {
   return new RenderCache(options);
 }

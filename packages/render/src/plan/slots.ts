@@ -45,6 +45,7 @@ export interface Slot {
   dropped: boolean;
 }
 
+/** How many of the log's messages each plan action and repair applied to, in the rendered agent's view. */
 export interface SourceCounts {
   included: number;
   cleared: number;
@@ -55,7 +56,9 @@ export interface SourceCounts {
   excluded: number;
   /** Messages that send nothing (only empty text or reasoning the provider cannot take back). */
   empty: number;
+  /** Tool results without their call, left out. */
   orphanResults: number;
+  /** Tool calls without a result, answered with a stand-in. */
   missingResults: number;
 }
 

@@ -18,23 +18,27 @@ import type {
  */
 export type WireObject = Readonly<Record<string, unknown>>;
 
+/** The Messages API body's `system`, `tools` and `messages`. */
 export interface AnthropicRequest {
   system?: AnthropicTextBlock[];
   tools?: AnthropicTool[];
   messages: AnthropicMessage[];
 }
 
+/** The Chat Completions body's `messages` (system first) and `tools`. */
 export interface OpenAIChatRequest {
   messages: OpenAIChatMessage[];
   tools?: OpenAIChatTool[];
 }
 
+/** The Responses API body's `instructions`, stateless `input` items and `tools`. */
 export interface OpenAIResponsesRequest {
   instructions?: string;
   input: OpenAIResponsesItem[];
   tools?: OpenAIResponsesTool[];
 }
 
+/** A Vercel AI SDK call's `system`, `messages` and `tools`. */
 export interface AiSdkRequest {
   system?: string;
   messages: AiSdkMessage[];
@@ -42,6 +46,7 @@ export interface AiSdkRequest {
   tools?: Record<string, AiSdkTool>;
 }
 
+/** The request shape each provider format renders to. */
 export interface RequestByProvider {
   anthropic: AnthropicRequest;
   'openai-chat': OpenAIChatRequest;

@@ -6,6 +6,12 @@
  */
 const PROVIDER_SAFE_ID = /^[A-Za-z0-9_-]{1,40}$/;
 
+/**
+ * The id a tool call is sent under.
+ *
+ * @param key - The call's id in the log.
+ * @returns `key` itself when every provider accepts it, else a stem plus two FNV-1a hashes of it.
+ */
 export function providerToolCallId(key: string): string {
   if (PROVIDER_SAFE_ID.test(key)) return key;
   const stem = key.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 23);

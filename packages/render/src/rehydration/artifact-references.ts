@@ -16,8 +16,12 @@ function isIdCharacter(character: string | undefined): boolean {
 
 /**
  * Whether `text` names `artifactId` as a whole token: `art_abc` is found in "see artifact:art_abc."
- * but not in `art_abcd` or `xart_abc` (seed 002's exact-match rule, which also keeps a model from
- * steering rehydration with look-alike ids). Returns the first position, or -1.
+ * but not in `art_abcd` or `xart_abc` (ADR-0008's exact-match rule, which also keeps a model from
+ * steering rehydration with look-alike ids).
+ *
+ * @param text - Where to look.
+ * @param artifactId - The id to find.
+ * @returns The first position of a whole-token match, or -1 (also for an empty id).
  */
 export function findArtifactId(text: string, artifactId: string): number {
   if (artifactId === '') return -1;
@@ -33,6 +37,9 @@ export function findArtifactId(text: string, artifactId: string): number {
 /**
  * The artifact ids the plan knows: its externalizations and every artifact its summaries list
  * (chained rounds carry older pointers there). Only these can be rehydrated automatically.
+ *
+ * @param plan - The thread's plan, or null.
+ * @returns The ids, sorted (empty without a plan).
  */
 export function knownArtifactIds(plan: CompactionPlan | null): string[] {
   if (!plan) return [];

@@ -37,7 +37,7 @@ export interface GatherInput {
 }
 
 /**
- * The automatic half of seed 002's hybrid rehydration. Artifacts already injected earlier in this
+ * The automatic half of rehydration (ADR-0008). Artifacts already injected earlier in this
  * turn are shown again (the content is for the whole turn), then those named by the agent's latest
  * message or a pending tool call. Each must be out of its cooldown, within the per-turn maximum, of a
  * sensitivity that may rehydrate automatically (confidential and restricted need an explicit

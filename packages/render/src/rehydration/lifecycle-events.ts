@@ -4,6 +4,11 @@ import type { RehydrationEvent } from './rehydration-types.js';
 /**
  * Turn the report's rehydration events into lifecycle events the caller can persist (render has
  * no clock, so the caller supplies `at`). Only the event goes to the log, never the content.
+ *
+ * @param events - The report's performed and blocked rehydrations.
+ * @param owner - The thread's tenant and id.
+ * @param at - ISO timestamp for every event.
+ * @returns One lifecycle event per rehydration event.
  */
 export function rehydrationEventsToLifecycle(
   events: readonly RehydrationEvent[],

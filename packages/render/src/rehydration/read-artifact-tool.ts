@@ -11,6 +11,7 @@ import { knownArtifactIds } from './artifact-references.js';
 import type { RehydrationBlockReason, RehydrationEvent } from './rehydration-types.js';
 import { truncateToTokens } from './truncate-to-tokens.js';
 
+/** The name of the tool that reads an externalized artifact back. */
 export const READ_ARTIFACT_TOOL_NAME = 'read_artifact';
 
 /** The tool every externalization pointer tells the model to call. */
@@ -28,6 +29,7 @@ export const readArtifactTool: ToolDefinition = {
   },
 };
 
+/** Where {@link handleReadArtifact} reads from, for whom, and how much it may return. */
 export interface ReadArtifactContext {
   /** The id of the model's read_artifact call, answered by the returned result. */
   toolCallId: string;
@@ -38,10 +40,14 @@ export interface ReadArtifactContext {
   /** Truncate the content to this many tokens (needs `tokenizer`). */
   maxTokens?: number;
   tokenizer?: Tokenizer;
-  /** For the event. Default 0. */
+  /**
+   * For the event.
+   * @defaultValue 0
+   */
   turn?: number;
 }
 
+/** A read_artifact call's answer and the rehydration event it makes. */
 export interface ReadArtifactOutcome {
   /** Append it to the log in a tool message: it answers the call like any tool result. */
   result: ToolResultPart;
@@ -49,10 +55,15 @@ export interface ReadArtifactOutcome {
 }
 
 /**
- * The explicit half of seed 002's rehydration: the handler of a `read_artifact` call. This is the
+ * The explicit half of rehydration (ADR-0008): the handler of a `read_artifact` call. This is the
  * only way confidential and restricted artifacts come back, and only for a security context whose
  * tenant and permissions allow it. The result is replayable (reading a content-addressed artifact
  * again gives the same bytes), so compaction may clear it cheaply later.
+ *
+ * @param input - The call's input, expected as `{ artifact_id: string }`.
+ * @param context - The store, security context, plan and limits.
+ * @returns The tool result (a failure result for bad input, an unknown id, a missing artifact or a
+ *   denied access, never a throw for those) and its event.
  */
 export async function handleReadArtifact(
   input: unknown,

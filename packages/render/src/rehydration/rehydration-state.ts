@@ -3,6 +3,12 @@ import type { RehydrationState } from './rehydration-types.js';
 /**
  * The state after this render: artifacts injected now are stamped with this turn; entries whose
  * cooldown has passed are forgotten, so the state stays small. Keys sorted: same inputs, same bytes.
+ *
+ * @param state - The state before this render.
+ * @param injected - Artifact ids injected now.
+ * @param turn - The current turn.
+ * @param cooldownTurns - The policy's cooldown (at least 1 is applied).
+ * @returns The new state.
  */
 export function nextRehydrationState(
   state: RehydrationState,

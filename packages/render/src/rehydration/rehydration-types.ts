@@ -8,15 +8,18 @@ export interface RehydrationState {
   readonly injectedAtTurn: Readonly<Record<string, number>>;
 }
 
+/** No artifact injected yet. */
 export const emptyRehydrationState: RehydrationState = { injectedAtTurn: {} };
 
+/** The rehydration settings of one render call. */
 export interface RehydrationOptions {
-  /** Defaults to the thread policy's `rehydration`. */
+  /** @defaultValue the thread policy's `rehydration` */
   policy?: RehydrationPolicy;
-  /** Defaults to no artifact injected yet. */
+  /** @defaultValue {@link emptyRehydrationState} */
   state?: RehydrationState;
 }
 
+/** Why a rehydration was not performed. */
 export type RehydrationBlockReason =
   | 'cooldown'
   | 'max_per_turn'

@@ -9,6 +9,11 @@ export interface Truncated {
 /**
  * The longest prefix of `text` within `maxTokens`, found by proportional shrinking (a few counts,
  * not a token-by-token walk). Never splits a surrogate pair.
+ *
+ * @param text - The text to cut.
+ * @param maxTokens - The most the prefix may count.
+ * @param tokenizer - Counts the candidates.
+ * @returns The prefix, its tokens, and whether anything was cut.
  */
 export function truncateToTokens(text: string, maxTokens: number, tokenizer: Tokenizer): Truncated {
   const tokens = tokenizer.count(text);

@@ -14,6 +14,9 @@ const OUTPUT_TYPES = new Set(['text', 'json', 'error-text', 'error-json', 'conte
  * non-empty content, every tool-call answered by a tool-result in the tool message(s) right after
  * it (same id and tool name, once), every tool-result answering a call of the assistant message
  * before it, unique call ids, and tools with a JSON Schema input.
+ *
+ * @param request - The request body as it would be sent (any value; nothing is assumed of its shape).
+ * @returns Valid, or every rule broken, each as `path: message`.
  */
 export function validateAiSdkRequest(request: unknown): RequestValidation {
   const errors = new ValidationCollector();

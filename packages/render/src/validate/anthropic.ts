@@ -19,6 +19,9 @@ const ASSISTANT_BLOCKS = new Set(['text', 'thinking', 'redacted_thinking', 'tool
  * and well-formed; no empty text; thinking blocks keep their signature; at most four cache_control
  * breakpoints, never on thinking blocks. Consecutive same-role messages are allowed (the API
  * combines them into one turn).
+ *
+ * @param request - The request body as it would be sent (any value; nothing is assumed of its shape).
+ * @returns Valid, or every rule broken, each as `path: message`.
  */
 export function validateAnthropicRequest(request: unknown): RequestValidation {
   const errors = new ValidationCollector();

@@ -16,6 +16,9 @@ const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
  * answered by exactly one `tool` message in the run of tool messages right after it, and every
  * `tool` message inside such a run answering one of its calls; unique call ids of at most 40
  * characters; arguments as a JSON object string; valid, unique function names.
+ *
+ * @param request - The request body as it would be sent (any value; nothing is assumed of its shape).
+ * @returns Valid, or every rule broken, each as `path: message`.
  */
 export function validateOpenAIChatRequest(request: unknown): RequestValidation {
   const errors = new ValidationCollector();

@@ -16,6 +16,9 @@ const INPUT_PARTS = new Set(['input_text', 'input_image', 'input_file']);
  * assistant); every `function_call` answered by exactly one `function_call_output` before the next
  * message item, and every output answering an earlier, still open call; unique call ids; arguments
  * as a JSON object string; valid, unique function tools.
+ *
+ * @param request - The request body as it would be sent (any value; nothing is assumed of its shape).
+ * @returns Valid, or every rule broken, each as `path: message`.
  */
 export function validateOpenAIResponsesRequest(request: unknown): RequestValidation {
   const errors = new ValidationCollector();

@@ -12,7 +12,13 @@ const validators: Record<ProviderName, (request: unknown) => RequestValidation> 
   'ai-sdk': validateAiSdkRequest,
 };
 
-/** The validator for a provider format. */
+/**
+ * Validate a request against the structural rules of its provider format.
+ *
+ * @param provider - The format the request is in.
+ * @param request - The request body.
+ * @returns Valid, or every rule broken, each as `path: message`.
+ */
 export function validateProviderRequest(provider: ProviderName, request: unknown): RequestValidation {
   return validators[provider](request);
 }

@@ -1,6 +1,7 @@
 /** What every provider validator returns: valid, or the list of every rule the request breaks. */
 export interface RequestValidation {
   valid: boolean;
+  /** Each broken rule as `path: message`; empty when valid. */
   errors: string[];
 }
 

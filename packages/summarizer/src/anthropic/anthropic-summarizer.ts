@@ -20,30 +20,62 @@ import {
 } from './summary-tool.js';
 import { chunkTranscript, type TranscriptOptions } from './transcript.js';
 
+/** The model used when none is configured: cheap and fast enough for background summaries. */
 export const DEFAULT_SUMMARY_MODEL = 'claude-haiku-4-5';
 
+/** How {@link createAnthropicSummarizer} reaches and calls Claude. */
 export interface AnthropicSummarizerOptions {
   apiKey: string;
+  /** Another endpoint speaking the Messages API (a proxy, or the testkit's fake server). */
   baseURL?: string;
+  /** @defaultValue {@link DEFAULT_SUMMARY_MODEL} */
   model?: string;
-  /** The summarizer model's own context window. */
+  /**
+   * The summarizer model's own context window.
+   * @defaultValue 200000
+   */
   contextWindow?: number;
+  /** @defaultValue 4096 */
   maxOutputTokens?: number;
-  /** Per request. */
+  /**
+   * Per request.
+   * @defaultValue 60000
+   */
   timeoutMs?: number;
-  /** Attempts per call, the first included (429, 529, 5xx, timeouts and connection errors are retried). */
+  /**
+   * Attempts per call, the first included (429, 529, 5xx, timeouts and connection errors are retried).
+   * @defaultValue 4
+   */
   attempts?: number;
+  /** @defaultValue 1000 */
   baseDelayMs?: number;
+  /** @defaultValue 30000 */
   maxDelayMs?: number;
-  /** Counts prompt text; defaults to a conservative 3 characters per token. */
+  /**
+   * Counts prompt text, to split spans larger than the model's window.
+   * @defaultValue a conservative 3 characters per token
+   */
   countTokens?: (text: string) => number;
+  /** @defaultValue `{ maxResultChars: 6000, maxCallInputChars: 1000 }` */
   transcript?: Partial<TranscriptOptions>;
+  /**
+   * Retries are logged as warnings.
+   * @defaultValue `noopLogger`
+   */
   logger?: Logger;
+  /**
+   * Jitter source in [0, 1), for tests.
+   * @defaultValue `Math.random`
+   */
   random?: () => number;
 }
 
 /** Invalid or empty output from the model (after its own retry). Not retryable by the caller: fall back. */
 export class SummarizerOutputError extends CompactorError {
+  /**
+   * @param message - What was wrong with the output.
+   * @param details - Model and usage figures, for logs.
+   */
   constructor(message: string, details: Record<string, unknown> = {}) {
     super('summarizer', message, { isRetryable: false, details });
     this.name = 'SummarizerOutputError';
@@ -72,6 +104,11 @@ function retryAfterSeconds(error: unknown): number | undefined {
  * Claude as a summarizer (Haiku by default): structured output through a forced tool call,
  * validated with zod; retries with backoff and jitter; cost from reported usage; spans larger
  * than the model's window are summarized in parts, each part folding in the previous ones.
+ *
+ * @param options - API key, model and retry settings.
+ * @returns A summarizer whose `summarize` rejects with {@link SummarizerOutputError} when the model
+ *   gives no valid, non-empty summary twice in a row or the previous summary leaves no room, and with
+ *   the SDK's error when a call still fails after its retries.
  */
 export function createAnthropicSummarizer(options: AnthropicSummarizerOptions): Summarizer {
   const model = options.model ?? DEFAULT_SUMMARY_MODEL;

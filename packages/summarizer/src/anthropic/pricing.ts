@@ -13,6 +13,7 @@ const PRICES: Array<[RegExp, ModelPrice]> = [
   [/opus/, { input: 15, output: 75 }],
 ];
 
+/** Token usage as the Messages API reports it. */
 export interface ReportedUsage {
   input_tokens: number;
   output_tokens: number;
@@ -20,7 +21,13 @@ export interface ReportedUsage {
   cache_read_input_tokens?: number | null;
 }
 
-/** Cost of one call from the usage the API reported; unknown models are priced as Sonnet (over, not under). */
+/**
+ * Cost of one call from the usage the API reported; unknown models are priced as Sonnet (over, not under).
+ *
+ * @param model - The model id the response named.
+ * @param usage - The response's usage block.
+ * @returns The cost in USD.
+ */
 export function costOfUsage(model: string, usage: ReportedUsage): number {
   const price = PRICES.find(([pattern]) => pattern.test(model))?.[1] ?? { input: 3, output: 15 };
   const cacheWrite = usage.cache_creation_input_tokens ?? 0;

@@ -3,6 +3,7 @@ import { renderSummary, type StructuredSummary } from '@compactor/core';
 /** Bump when the prompt changes: it is part of every summary cache key. */
 export const SUMMARY_PROMPT_VERSION = 'anthropic-summary-v1';
 
+/** The system prompt of every summarization call. */
 export const SUMMARY_SYSTEM_PROMPT = `You are performing a context checkpoint compaction for an AI agent's conversation.
 Another model will continue the work with only your summary and the most recent messages, so record everything it needs:
 - the user's requests, instructions, constraints and preferences, in their own words where possible;
@@ -12,6 +13,13 @@ Another model will continue the work with only your summary and the most recent 
 Never invent facts. Prefer exact names, numbers and paths over paraphrase. Be dense: lists, not prose.
 Always answer by calling the ${'record_summary'} tool exactly once.`;
 
+/**
+ * The user message of one summarization call: the previous summary to integrate, the span's
+ * transcript (marked as part i of n when split), and any manual instructions.
+ *
+ * @param input - The transcript text and what else the model should see.
+ * @returns The prompt text.
+ */
 export function buildSummaryPrompt(input: {
   transcript: string;
   previousSummary?: StructuredSummary;

@@ -1,18 +1,34 @@
+/** How {@link withRetries} backs off and which errors it retries. */
 export interface RetryOptions {
   /** Attempts in all, the first included. */
   attempts: number;
+  /** The first backoff ceiling; it doubles with each attempt. */
   baseDelayMs: number;
+  /** No wait is longer, whatever the server asks. */
   maxDelayMs: number;
+  /** Aborting stops both the waiting and further attempts. */
   signal?: AbortSignal;
-  /** For tests: a deterministic source in [0, 1). */
+  /**
+   * For tests: a deterministic source in [0, 1).
+   * @defaultValue `Math.random`
+   */
   random?: () => number;
+  /** False ends the attempts and rethrows the error. */
   isRetryable: (error: unknown) => boolean;
   /** Seconds the server asked us to wait, if it said. */
   retryAfterSeconds?: (error: unknown) => number | undefined;
   onRetry?: (error: unknown, attempt: number, delayMs: number) => void;
 }
 
-/** Exponential backoff with full jitter; a server's retry-after wins when it is longer. */
+/**
+ * Exponential backoff with full jitter; a server's retry-after wins when it is longer.
+ *
+ * @param operation - Called with the attempt number, from 1.
+ * @param options - Attempts, delays and the retry test.
+ * @returns What the first successful attempt resolved to.
+ * @throws The last attempt's error when it is not retryable or the attempts are used up; the
+ *   signal's reason when aborted.
+ */
 export async function withRetries<T>(
   operation: (attempt: number) => Promise<T>,
   options: RetryOptions,

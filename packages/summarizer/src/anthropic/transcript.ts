@@ -1,13 +1,21 @@
 import { stableStringify, type ThreadMessage } from '@compactor/core';
 import { headTailTruncate } from '../text.js';
 
+/** How much of each tool call and result a summarization transcript shows. */
 export interface TranscriptOptions {
   /** Long tool results keep their head and tail only: the summary needs their gist, not every line. */
   maxResultChars: number;
+  /** Tool call arguments are clipped the same way. */
   maxCallInputChars: number;
 }
 
-/** One message as transcript text for the summarization prompt. */
+/**
+ * One message as transcript text for the summarization prompt (reasoning is left out).
+ *
+ * @param message - The message to show.
+ * @param options - How much of tool calls and results to keep.
+ * @returns The message's lines, headed by its turn and speaker.
+ */
 export function formatMessage(message: ThreadMessage, options: TranscriptOptions): string {
   const lines: string[] = [];
   const speaker = message.role === 'tool' ? 'TOOL' : message.role.toUpperCase();
@@ -52,7 +60,14 @@ export function formatMessage(message: ThreadMessage, options: TranscriptOptions
 
 /**
  * Split the span's messages into chunks whose transcripts fit `maxTokensPerChunk`, at message
- * boundaries, so the compaction request itself never overflows the summarizer's window.
+ * boundaries, so the compaction request itself never overflows the summarizer's window. A single
+ * message too big for a chunk keeps its head and tail.
+ *
+ * @param messages - The span, in order.
+ * @param options - How much of tool calls and results to keep.
+ * @param countTokens - Counts transcript text.
+ * @param maxTokensPerChunk - The most each chunk may hold.
+ * @returns The chunks' transcripts, in order (empty for no messages).
  */
 export function chunkTranscript(
   messages: readonly ThreadMessage[],

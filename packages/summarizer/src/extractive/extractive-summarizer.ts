@@ -13,24 +13,51 @@ import { extractFiles } from './files.js';
 import { extractToolOutcomes } from './tool-outcomes.js';
 import { extractUserIntent } from './user-intent.js';
 
+/** Limits of what {@link createExtractiveSummarizer} copies into a summary. */
 export interface ExtractiveSummarizerOptions {
+  /**
+   * User requests up to this long are kept verbatim, longer ones clipped.
+   * @defaultValue 600
+   */
   verbatimRequestChars?: number;
+  /**
+   * Longer constraint sentences are clipped.
+   * @defaultValue 400
+   */
   maxConstraintChars?: number;
+  /** @defaultValue 12 */
   maxDecisions?: number;
+  /**
+   * Failed tool outcomes kept.
+   * @defaultValue 8
+   */
   maxFailures?: number;
+  /**
+   * Commands run kept.
+   * @defaultValue 10
+   */
   maxCommands?: number;
+  /** @defaultValue 8 */
   maxNextSteps?: number;
+  /** @defaultValue 600 */
   currentTaskChars?: number;
-  /** Used when a request carries no durability policy of its own. */
+  /**
+   * Used when a request carries no durability policy of its own.
+   * @defaultValue the policy schema's default
+   */
   defaultToolDurability?: ToolDurabilityPolicy;
 }
 
+/** The extractive summarizer's id and prompt version (part of its cache keys). */
 export const EXTRACTIVE_SUMMARIZER_VERSION = 'extractive-v1';
 
 /**
  * Builds the structured summary from the events themselves: offline, deterministic, free.
  * Nothing is paraphrased: requests and constraints are the user's words, key fields are copied
  * from tool result envelopes, files come from tool call arguments.
+ *
+ * @param options - Limits on what is copied.
+ * @returns A summarizer, plus `extract` to get the summary synchronously.
  */
 export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions = {}): Summarizer & {
   extract(request: SummarizeRequest): StructuredSummary;

@@ -41,6 +41,12 @@ const constraintPattern = new RegExp(
   'i',
 );
 
+/**
+ * Whether a sentence of the user's reads as an instruction or constraint ("never", "must", "at most"…).
+ *
+ * @param sentence - One sentence.
+ * @returns True when it holds a constraint marker as a whole word.
+ */
 export function isConstraintSentence(sentence: string): boolean {
   return constraintPattern.test(sentence);
 }

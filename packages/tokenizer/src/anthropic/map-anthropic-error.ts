@@ -5,6 +5,11 @@ import { CompactorError, NotFoundError, ValidationError } from '@compactor/core'
  * An SDK failure as a typed core error. Rate limits (429), server errors (5xx, 529 overloaded),
  * timeouts and connection failures are retryable; the caller's mistakes (400, 401, 403, 404,
  * 413, 422) are not.
+ *
+ * @param error - What the SDK threw (a `CompactorError` is returned as it is).
+ * @param model - The model asked for, for the details and a 404's `NotFoundError`.
+ * @returns `ValidationError` (400, 413, 422), `NotFoundError` (404), or a `CompactorError` coded
+ *   `access_denied` (401, 403) or `unavailable` (anything else).
  */
 export function mapAnthropicError(error: unknown, model: string): CompactorError {
   if (CompactorError.isInstance(error)) return error;

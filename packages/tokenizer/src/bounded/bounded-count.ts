@@ -8,6 +8,11 @@ import { segmentText } from './segment-text.js';
  * inexact cut adds `tokensPerCut`. Exact cuts are not needed here (they only let
  * `countBoundedYielding` pause) and are skipped: they leave the count as it is. Equal to
  * `encoder.countTokens(text)` for text without over-long runs; never below it otherwise.
+ *
+ * @param encoder - The base encoding.
+ * @param text - What to count.
+ * @param bounds - Where runs and slices are cut, and what an inexact cut adds.
+ * @returns The token count.
  */
 export function countBounded(encoder: TokenEncoder, text: string, bounds: CountingBounds): number {
   let total = 0;
@@ -24,12 +29,20 @@ export function countBounded(encoder: TokenEncoder, text: string, bounds: Counti
 /** Lets other work run; resolves on a later turn of the event loop. */
 export type YieldControl = () => Promise<void>;
 
+/** The default {@link YieldControl}: `setImmediate`, so pending I/O runs first. */
 export const yieldToEventLoop: YieldControl = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * `countBounded`, giving the event loop back whenever `budgetMs` has passed since it last did,
  * between segments (each segment is at most about `sliceLength` characters with short pieces, a
  * few milliseconds of encoding). Same result as `countBounded`, segment for segment.
+ *
+ * @param encoder - The base encoding.
+ * @param text - What to count.
+ * @param bounds - Where runs and slices are cut, and what an inexact cut adds.
+ * @param budgetMs - Counting time between yields.
+ * @param yieldControl - How to yield.
+ * @returns The token count.
  */
 export async function countBoundedYielding(
   encoder: TokenEncoder,

@@ -20,12 +20,21 @@ export interface CountingBounds {
   tokensPerCut: number;
 }
 
+/** Bounds that keep counting linear for every use measured (see the README). */
 export const defaultCountingBounds: Readonly<CountingBounds> = Object.freeze({
   maxRunBytes: 256,
   sliceLength: 1_024,
   tokensPerCut: 2,
 });
 
+/**
+ * The caller's bounds over the defaults, checked.
+ *
+ * @param bounds - Any of the bounds.
+ * @returns Complete bounds.
+ * @throws ValidationError when `maxRunBytes` is below 16, `sliceLength` below `maxRunBytes`, or
+ *   `tokensPerCut` below 1 (or any is not an integer).
+ */
 export function resolveCountingBounds(bounds: Partial<CountingBounds> = {}): CountingBounds {
   const resolved = { ...defaultCountingBounds, ...bounds };
   const problems: { path: string; message: string }[] = [];

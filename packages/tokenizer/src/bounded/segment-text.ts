@@ -45,6 +45,10 @@ function utf8Width(code: number): number {
  * (UTF-8) and no segment is much longer than `sliceLength`, in one linear pass, handing out each
  * segment as soon as it is found (so a caller can give the event loop back in between). Text
  * with neither (ordinary prose and code under the slice length) is one segment, counted exactly.
+ *
+ * @param text - The text to cut.
+ * @param bounds - The run and slice lengths.
+ * @returns A generator of segment ends, each marked inexact when the cut may change the count.
  */
 export function* segmentText(text: string, bounds: CountingBounds): Generator<Segment, void, undefined> {
   const { maxRunBytes, sliceLength } = bounds;

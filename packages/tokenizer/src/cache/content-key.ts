@@ -11,6 +11,11 @@ export const defaultHashThreshold = 256;
  * The cache key of `text` counted with `namespace` (the encoding). SHA-256 rather than a fast
  * 32-bit hash: a collision would silently return another text's count, and for long strings
  * node:crypto is as fast as a JavaScript FNV-1a anyway (bench/cache-keys.ts).
+ *
+ * @param namespace - The encoding (and anything else the count depends on).
+ * @param text - The counted text.
+ * @param hashThreshold - Longer texts are keyed by their hash.
+ * @returns The key.
  */
 export function contentKey(namespace: string, text: string, hashThreshold = defaultHashThreshold): string {
   if (text.length <= hashThreshold) return `${namespace}|${text}`;

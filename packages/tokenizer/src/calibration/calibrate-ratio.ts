@@ -15,13 +15,21 @@ export interface RatioSample {
   items?: number;
 }
 
+/** How {@link calibrateRatio} fits. */
 export interface CalibrateRatioOptions {
-  /** Share of samples the safe estimate must not under-count (0–1). Default 0.9. */
+  /**
+   * Share of samples the safe estimate must not under-count (0–1).
+   * @defaultValue 0.9
+   */
   overCountShare?: number;
-  /** Learn a per-item overhead; default: when every sample has `items`. */
+  /**
+   * Learn a per-item overhead.
+   * @defaultValue true when every sample has `items`
+   */
   fitItemOverhead?: boolean;
 }
 
+/** A fitted ratio and overhead, the safety factor on top, and how far each estimate errs. */
 export interface RatioCalibrationResult {
   ratio: number;
   overheadPerItem: number;
@@ -52,6 +60,11 @@ function checkSamples(samples: readonly RatioSample[]): void {
  * Learns `actual ≈ ratio × exact (+ overhead × items)` from provider-reported counts. Pure.
  * Weighted least squares with weight 1/actual, so small and large samples both matter (plain
  * least squares lets the few huge samples decide); coefficients are kept ≥ 0.
+ *
+ * @param samples - Observations from your logs.
+ * @param options - The over-count share and whether to learn an item overhead.
+ * @returns The fit, its safety factor and error statistics.
+ * @throws ValidationError without samples, for a non-positive count, or an `overCountShare` outside (0, 1].
  */
 export function calibrateRatio(
   samples: readonly RatioSample[],

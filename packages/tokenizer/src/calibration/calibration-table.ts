@@ -1,5 +1,6 @@
 import type { EstimateCalibration } from './estimate-calibration.js';
 
+/** How far a calibration's estimates were from the API's counts, in percent. */
 export interface CalibrationErrorSummary {
   meanAbsolutePercentError: number;
   p95AbsolutePercentError: number;

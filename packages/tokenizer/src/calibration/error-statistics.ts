@@ -1,3 +1,4 @@
+/** One estimate and the count the API reported for the same content. */
 export interface EstimatePair {
   estimate: number;
   actual: number;
@@ -23,6 +24,13 @@ export function percentile(sorted: readonly number[], share: number): number {
   return sorted[rank - 1]!;
 }
 
+/**
+ * How far estimates are from the API's counts.
+ *
+ * @param pairs - Estimates and actual counts; pairs with an actual count of 0 are skipped.
+ * @returns Mean, median, p95 and max absolute percent error, mean signed error and the under-count
+ *   share (NaN figures without usable pairs).
+ */
 export function errorStatistics(pairs: readonly EstimatePair[]): ErrorStatistics {
   const signed = pairs
     .filter((pair) => pair.actual > 0)

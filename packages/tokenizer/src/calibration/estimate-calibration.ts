@@ -16,6 +16,13 @@ export interface EstimateCalibration {
   safetyFactor: number;
 }
 
+/**
+ * A measurement in a model's tokens.
+ *
+ * @param measurement - Exact base-encoding counts per part kind.
+ * @param calibration - Ratios, overheads and safety factor.
+ * @returns The estimate, rounded up, plus the fixed image and document tokens.
+ */
 export function estimateTokens(measurement: Measurement, calibration: EstimateCalibration): number {
   let total = calibration.overheads.message * measurement.messages;
   for (const kind of partKinds) {
@@ -25,7 +32,15 @@ export function estimateTokens(measurement: Measurement, calibration: EstimateCa
   return Math.ceil(calibration.safetyFactor * total) + measurement.fixedTokens;
 }
 
-/** Every kind at the same ratio, overhead only per message: the shape `calibrateRatio` learns. */
+/**
+ * Every kind at the same ratio, overhead only per message: the shape `calibrateRatio` learns.
+ *
+ * @param baseEncoding - The encoding counts are made in.
+ * @param ratio - Model tokens per base token.
+ * @param messageOverhead - Tokens added per message.
+ * @param safetyFactor - Multiplies the estimate.
+ * @returns The calibration.
+ */
 export function uniformCalibration(
   baseEncoding: EncodingName,
   ratio: number,
@@ -40,7 +55,13 @@ export function uniformCalibration(
   };
 }
 
-/** Scales every ratio and overhead (a documented margin for a model with no calibration of its own). */
+/**
+ * Scales every ratio and overhead (a documented margin for a model with no calibration of its own).
+ *
+ * @param calibration - The calibration to scale.
+ * @param factor - The multiplier.
+ * @returns A new calibration with the same safety factor.
+ */
 export function scaleCalibration(calibration: EstimateCalibration, factor: number): EstimateCalibration {
   const scale = <K extends string>(values: Record<K, number>) =>
     Object.fromEntries(Object.entries<number>(values).map(([key, value]) => [key, value * factor])) as Record<

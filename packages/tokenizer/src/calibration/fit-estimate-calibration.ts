@@ -14,15 +14,23 @@ export interface MeasuredSample {
   actualTokens: number;
 }
 
+/** How {@link fitEstimateCalibration} fits. */
 export interface FitEstimateCalibrationOptions {
+  /** The encoding the samples were measured in. */
   baseEncoding: EncodingName;
-  /** Share of samples the safe estimate must not under-count (0–1). Default 0.9. */
+  /**
+   * Share of samples the safe estimate must not under-count (0–1).
+   * @defaultValue 0.9
+   */
   overCountShare?: number;
 }
 
+/** The fitted calibration and its error before and after the safety factor. */
 export interface FitEstimateCalibrationResult {
   calibration: EstimateCalibration;
+  /** Error of the fit without the safety factor. */
   fitted: ErrorStatistics;
+  /** Error with it: the estimate to budget with. */
   safe: ErrorStatistics;
 }
 
@@ -47,6 +55,11 @@ function features(measurement: Measurement): number[] {
  * message) from measured samples by non-negative weighted least squares (weight 1/actual),
  * then the safety factor that makes `overCountShare` of the samples over-counted. A kind absent
  * from every sample borrows the text kind's ratio and overhead. Pure.
+ *
+ * @param samples - Measurements and the counts the provider reported.
+ * @param options - The base encoding and the over-count share.
+ * @returns The calibration and its error statistics.
+ * @throws ValidationError without samples.
  */
 export function fitEstimateCalibration(
   samples: readonly MeasuredSample[],

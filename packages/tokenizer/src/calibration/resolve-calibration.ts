@@ -18,6 +18,7 @@ import {
  */
 export type CalibrationSource = 'exact' | 'calibrated' | 'derived' | 'uncalibrated' | 'caller';
 
+/** A calibration and where it came from. */
 export interface ResolvedCalibration {
   calibration: EstimateCalibration;
   source: CalibrationSource;
@@ -29,6 +30,9 @@ export interface ResolvedCalibration {
  * OpenAI encodings are exact: ratio 1. A message costs the cookbook's 3 tokens plus its role
  * (one token in both encodings: `system`, `user`, `assistant`, `tool`, `developer`); a tool
  * call 3 tokens of framing. Tool results are their own `tool` messages (see `measureMessage`).
+ *
+ * @param encoding - The OpenAI encoding.
+ * @returns Its calibration.
  */
 export function exactCalibration(encoding: EncodingName): EstimateCalibration {
   return {
@@ -45,6 +49,15 @@ export function exactCalibration(encoding: EncodingName): EstimateCalibration {
   };
 }
 
+/**
+ * The calibration for a model: exact for OpenAI encodings; else the table's entry for the model
+ * or its tokenizer generation; else a Claude 3 entry scaled for the Claude 4.7 tokenizer; else an
+ * uncalibrated safety margin.
+ *
+ * @param info - The model's registry entry.
+ * @param table - The calibration table.
+ * @returns The calibration, its source and the key used.
+ */
 export function resolveCalibration(
   info: ModelInfo,
   table: CalibrationTable = claudeCalibrationTable,

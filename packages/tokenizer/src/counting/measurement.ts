@@ -5,8 +5,10 @@
  */
 export type PartKind = 'text' | 'toolCall' | 'toolResult' | 'reasoning';
 
+/** Every part kind, in a fixed order. */
 export const partKinds: readonly PartKind[] = ['text', 'toolCall', 'toolResult', 'reasoning'];
 
+/** The exact size of one part kind. */
 export interface PartMeasure {
   /** Exact tokens of the part's text in the base encoding. */
   tokens: number;
@@ -14,13 +16,20 @@ export interface PartMeasure {
   blocks: number;
 }
 
+/** Exact base-encoding sizes of some content, before a model's calibration. */
 export interface Measurement {
+  /** Messages measured (each pays the calibration's message overhead). */
   messages: number;
   parts: Record<PartKind, PartMeasure>;
   /** Images and documents: documented per-item estimates, already in the model's tokens. */
   fixedTokens: number;
 }
 
+/**
+ * A measurement of nothing, to add to.
+ *
+ * @returns A new, zeroed measurement.
+ */
 export function emptyMeasurement(): Measurement {
   return {
     messages: 0,
@@ -34,7 +43,13 @@ export function emptyMeasurement(): Measurement {
   };
 }
 
-/** Adds `source` into `target` (mutates and returns `target`). */
+/**
+ * Adds `source` into `target`.
+ *
+ * @param target - Changed in place.
+ * @param source - Left unchanged.
+ * @returns `target`.
+ */
 export function addMeasurement(target: Measurement, source: Measurement): Measurement {
   target.messages += source.messages;
   target.fixedTokens += source.fixedTokens;

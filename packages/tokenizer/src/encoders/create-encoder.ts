@@ -19,6 +19,14 @@ const factories: Record<EncoderBackendName, (encoding: EncodingName) => TokenEnc
 /** Loading a rank table costs tens of milliseconds and megabytes: one encoder per pair per process. */
 const loaded = new Map<string, TokenEncoder>();
 
+/**
+ * The encoder for an encoding, loaded once per process.
+ *
+ * @param encoding - The base encoding.
+ * @param backend - The library that encodes.
+ * @returns The shared encoder.
+ * @throws ValidationError for an unknown backend.
+ */
 export function getEncoder(
   encoding: EncodingName,
   backend: EncoderBackendName = defaultEncoderBackend,

@@ -20,5 +20,9 @@ export const encoderBackendNames: readonly EncoderBackendName[] = [
 export interface TokenEncoder {
   readonly backend: string;
   readonly encoding: EncodingName;
+  /**
+   * @param text - Any text, counted as plain text.
+   * @returns Its tokens in this encoding.
+   */
   countTokens(text: string): number;
 }

@@ -6,6 +6,11 @@ export type JsonReplacer = (this: unknown, key: string, value: unknown) => unkno
  * and throws `RangeError` a few thousand levels down (5,000-deep tool input is valid JSON that a
  * client can send); then the same text is produced by an explicit stack instead. Shallow values,
  * which are all ordinary ones, take the native path and its speed.
+ *
+ * @param value - Any value.
+ * @param replacer - As `JSON.stringify`'s.
+ * @returns The JSON text, or undefined where `JSON.stringify` gives undefined.
+ * @throws What the native call throws other than `RangeError` (a `TypeError` for a cycle or a BigInt).
  */
 export function stringifyJson(value: unknown, replacer?: JsonReplacer): string | undefined {
   try {

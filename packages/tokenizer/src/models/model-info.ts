@@ -1,3 +1,4 @@
+/** Who serves a model (decides request overheads). */
 export type ModelProvider = 'anthropic' | 'openai' | 'google';
 
 /**
@@ -6,6 +7,7 @@ export type ModelProvider = 'anthropic' | 'openai' | 'google';
  */
 export type TokenizerFamily = 'o200k_base' | 'cl100k_base' | 'claude-estimate' | 'gemini-estimate';
 
+/** Every tokenizer family, for validation. */
 export const tokenizerFamilies: readonly TokenizerFamily[] = [
   'o200k_base',
   'cl100k_base',
@@ -20,6 +22,7 @@ export const tokenizerFamilies: readonly TokenizerFamily[] = [
  */
 export type TokenizerGeneration = 'claude-3' | 'claude-4.7' | 'gemini' | 'openai';
 
+/** A model's registry entry. */
 export interface ModelInfo {
   /** Canonical id: undated, without provider prefix. */
   id: string;

@@ -33,7 +33,12 @@ const rewrites: ReadonlyArray<(id: string) => string> = [
   (id) => id.replace(/-\d{3}$/, '').replace(/-(?:preview|exp)(?:-\d{2}-\d{2})?$/, ''),
 ];
 
-/** The registry entry for `model`, or undefined. Matching is described in `rewrites`. */
+/**
+ * The registry entry for `model`. Matching is described in `rewrites`.
+ *
+ * @param model - The model id as the caller writes it (dated, prefixed, dotted…).
+ * @returns The entry, or undefined for an unknown model.
+ */
 export function findModelInfo(model: string): ModelInfo | undefined {
   let id = model;
   for (const rewrite of rewrites) {
@@ -44,17 +49,29 @@ export function findModelInfo(model: string): ModelInfo | undefined {
   return undefined;
 }
 
-/** The registry entry for `model`; an unknown model is an `UnknownModelError`. */
+/**
+ * The registry entry for `model`.
+ *
+ * @param model - The model id as the caller writes it.
+ * @returns The entry.
+ * @throws UnknownModelError for a model the registry does not know.
+ */
 export function getModelInfo(model: string): ModelInfo {
   const found = findModelInfo(model);
   if (!found) throw new UnknownModelError(model);
   return found;
 }
 
+/**
+ * Every model the registry knows.
+ *
+ * @returns Their entries, in registry order.
+ */
 export function listModels(): ModelInfo[] {
   return modelTable.map((row) => row.info);
 }
 
+/** Fields of a registry entry the caller replaces (or supplies, for an unknown model). */
 export type ModelInfoOverrides = Partial<ModelInfo>;
 
 function providerOf(family: TokenizerFamily): ModelProvider {
@@ -78,6 +95,12 @@ function checkPositive(value: number | undefined, path: string): void {
 /**
  * The registry entry with the caller's overrides applied. An unknown model is accepted only
  * when the caller supplies `contextWindow`, `maxOutputTokens` and `tokenizerFamily`.
+ *
+ * @param model - The model id as the caller writes it.
+ * @param overrides - Fields that win over the registry's.
+ * @returns The entry.
+ * @throws ValidationError for a non-positive window or output limit, or an unknown tokenizer family.
+ * @throws UnknownModelError for an unknown model without those three fields.
  */
 export function resolveModelInfo(model: string, overrides: ModelInfoOverrides = {}): ModelInfo {
   checkPositive(overrides.contextWindow, 'contextWindow');

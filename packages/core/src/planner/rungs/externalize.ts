@@ -17,6 +17,12 @@ function resultParts(content: readonly { type: string }[]): ToolResultPart[] {
   return content.filter((part): part is ToolResultPart => part.type === 'tool_result');
 }
 
+/**
+ * A tool result's content as text.
+ *
+ * @param part - The tool result.
+ * @returns Its string content, or its structured content as stable JSON.
+ */
 export function contentAsText(part: ToolResultPart): string {
   return typeof part.content === 'string' ? part.content : stableStringify(part.content);
 }
