@@ -321,7 +321,7 @@ function emitThread(sketch: ThreadSketch, options: ThreadArbitraryOptions): Stor
   if (sketch.system !== undefined)
     append({ role: 'system', content: [{ type: 'text', text: sketch.system }] });
   if (sketch.importedSummary !== undefined) {
-    // Seed 004's summary turn: a synthetic user shadow prompt and a synthetic assistant summary.
+    // A recursive-summarization summary turn (ADR-0011): a synthetic user shadow prompt and a synthetic assistant summary.
     append({
       role: 'user',
       synthetic: true,

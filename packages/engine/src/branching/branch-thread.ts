@@ -51,8 +51,8 @@ function sourceSeqOf(event: StoredEvent): number | undefined {
 }
 
 /**
- * A new thread holding the source's messages up to and including `fromMessageId` (seed 001's
- * /branch): `thread.created` (same model, window, policy), `thread.branched`, then copies of the
+ * A new thread holding the source's messages up to and including `fromMessageId` (pi's
+ * /branch, ADR-0022): `thread.created` (same model, window, policy), `thread.branched`, then copies of the
  * `message.appended` events (new event ids, same message ids). Its plan is the latest source plan
  * made from no more than those messages: a compaction that happened later does not apply, so
  * branching before a compaction undoes it. Retrying with the same `newThreadId` is safe.
