@@ -86,7 +86,7 @@ export function createCompactorClient(options: CompactorClientOptions) {
      * @param call - Abort signal of this call.
      * @returns The thread, `created: false` when it already existed.
      * @throws CompactorApiError on an error status; CompactorNetworkError when no answer came.
-       */
+     */
     async createThread(input: CreateThreadInput, call?: CallOptions): Promise<CreateThreadResult> {
       const body = {
         ...input,
