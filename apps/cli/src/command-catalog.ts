@@ -15,7 +15,8 @@ export interface CatalogEntry {
 export const commandCatalog: readonly CatalogEntry[] = [
   {
     name: 'serve',
-    description: 'run the ingest API and the compaction worker in one process (embedded store, or COMPACTOR_STORE=postgres with DATABASE_URL)',
+    description:
+      'run the ingest API and the compaction worker in one process (embedded store, or COMPACTOR_STORE=postgres with DATABASE_URL)',
     register: async (program) => (await import('./commands/serve-command.js')).registerServeCommand(program),
   },
   {

@@ -21,6 +21,7 @@ export interface ManualCompactor {
   ): Promise<CheckResult>;
 }
 
+/** Size limits of a request. */
 export interface IngestLimits {
   /** Largest request body accepted, in bytes (413 above). */
   maxBodyBytes: number;
@@ -44,6 +45,7 @@ export interface IngestTimeouts {
   slowRequestMs: number;
 }
 
+/** 30 s per request, 10 s for headers, 2 min idle, 5 s keep-alive, checked every second; slow past 1 s. */
 export const defaultIngestTimeouts: IngestTimeouts = {
   requestMs: 30_000,
   headersMs: 10_000,
@@ -53,6 +55,7 @@ export const defaultIngestTimeouts: IngestTimeouts = {
   slowRequestMs: 1_000,
 };
 
+/** The stores the routes read and write. */
 export interface IngestStores {
   events: EventStore;
   plans: PlanStore;
@@ -60,6 +63,7 @@ export interface IngestStores {
   lifecycle: LifecycleEventLog;
 }
 
+/** Everything the ingest app is built over. */
 export interface IngestDependencies {
   stores: IngestStores;
   queue: JobQueue;
@@ -70,7 +74,7 @@ export interface IngestDependencies {
    */
   apiKeys: ReadonlyMap<string, string | ApiKeyGrant>;
   limits: IngestLimits;
-  /** Default `defaultIngestTimeouts`. */
+  /** Deadlines; missing fields keep their default. @defaultValue {@link defaultIngestTimeouts} */
   timeouts?: Partial<IngestTimeouts>;
   /**
    * A write that proves the stores' storage takes writes (the data directory of the embedded
@@ -85,11 +89,12 @@ export interface IngestDependencies {
    * null serves no page.
    */
   inspectorDirectory?: string | null;
-  /** Debounce of the compaction check enqueued after an append. Default 1000 ms. */
+  /** Debounce of the compaction check enqueued after an append. @defaultValue 1,000 */
   compactionDebounceMs?: number;
   /**
    * The deployment's artifact sensitivity (`COMPACTOR_ARTIFACT_SENSITIVITY`): every tool's output
-   * is at least this sensitive. Default `internal` (ADR-0059).
+   * is at least this sensitive (ADR-0059).
+   * @defaultValue `'internal'`
    */
   artifactSensitivityFloor?: ArtifactSensitivity;
 }

@@ -7,18 +7,20 @@ import { createWorkerMetrics, type WorkerMetrics } from './metrics/worker-metric
 import { type PendingSweeper, startPendingSweeper } from './sweeper/pending-sweeper.js';
 import { type SweepResult, sweepPendingThreads } from './sweeper/sweep-pending-threads.js';
 
+/** The runtime a worker consumes from, and its overrides of the configured settings. */
 export interface StartWorkerOptions {
   runtime: Pick<Runtime, 'config' | 'engine' | 'stores' | 'queue' | 'startConsumer'>;
   metrics: Registry;
   logger: Logger;
-  /** Checks run at once. Default: the runtime's `COMPACTOR_WORKER_CONCURRENCY`. */
+  /** Checks run at once. @defaultValue the runtime's `COMPACTOR_WORKER_CONCURRENCY` */
   concurrency?: number;
-  /** Sweeper period; 0 = no sweeper here. Default: the runtime's `COMPACTOR_SWEEP_INTERVAL_MS`. */
+  /** Sweeper period; 0 = no sweeper here. @defaultValue the runtime's `COMPACTOR_SWEEP_INTERVAL_MS` */
   sweepIntervalMs?: number;
-  /** Grace period for running checks at close. Default: the runtime's `COMPACTOR_SHUTDOWN_TIMEOUT_MS`. */
+  /** Grace period for running checks at close. @defaultValue the runtime's `COMPACTOR_SHUTDOWN_TIMEOUT_MS` */
   shutdownTimeoutMs?: number;
 }
 
+/** A running worker. */
 export interface CompactionWorkerProcess {
   metrics: WorkerMetrics;
   /** Run the sweeper once now (also when its timer is off); for operators and tests. */
@@ -38,6 +40,9 @@ const HANDLER_UNWIND_MS = 5_000;
  * The compaction worker: consumes compaction checks from the runtime's queue, runs the engine
  * (load, trigger, planner, commit with version CAS, lifecycle events), counts what happened in
  * Prometheus metrics, and sweeps threads whose enqueue failed.
+ *
+ * @param options - The runtime, metrics registry, logger and setting overrides.
+ * @returns The running worker.
  */
 export async function startWorker(options: StartWorkerOptions): Promise<CompactionWorkerProcess> {
   const { runtime, logger } = options;

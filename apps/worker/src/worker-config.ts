@@ -18,14 +18,23 @@ const workerEnvironmentSchema = z.object({
   ),
 });
 
+/** The names of the variables the worker reads besides the runtime's. */
 export const WORKER_ENVIRONMENT_VARIABLES = Object.keys(workerEnvironmentSchema.shape);
 
+/** The worker's own settings. */
 export interface WorkerConfig {
   /** Where `/metrics`, `/healthz` and `/readyz` listen; undefined = no listener. 0 = any free port. */
   metricsPort: number | undefined;
   metricsHost: string;
 }
 
+/**
+ * Parse the worker's variables once, at start.
+ *
+ * @param environment - The variables to read (default: `process.env`).
+ * @returns The settings.
+ * @throws ValidationError listing every invalid variable.
+ */
 export function loadWorkerConfig(
   environment: Record<string, string | undefined> = process.env,
 ): WorkerConfig {

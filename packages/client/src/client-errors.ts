@@ -9,6 +9,12 @@ export abstract class CompactorClientError extends Error {
   readonly [clientErrorMarker] = true;
   abstract readonly isRetryable: boolean;
 
+  /**
+   * Recognise a client error, also from another copy of this module.
+   *
+   * @param error - Anything caught.
+   * @returns True for any error this client throws.
+   */
   static isInstance(error: unknown): error is CompactorClientError {
     return typeof error === 'object' && error !== null && clientErrorMarker in error;
   }
@@ -25,6 +31,11 @@ export class CompactorApiError extends CompactorClientError {
   /** From `Retry-After`, when the server sent one. */
   readonly retryAfterMs: number | undefined;
 
+  /**
+   * @param status - The HTTP status.
+   * @param body - The error body, when the server sent one.
+   * @param retryAfterMs - From `Retry-After`, when sent.
+   */
   constructor(status: number, body: ApiErrorBody | undefined, retryAfterMs: number | undefined) {
     super(body?.error.message ?? `HTTP ${status}`);
     this.name = 'CompactorApiError';
@@ -35,14 +46,30 @@ export class CompactorApiError extends CompactorClientError {
     this.isRetryable = isRetryableStatus(status);
   }
 
+  /**
+   * Recognise an API error, also from another copy of this module.
+   *
+   * @param error - Anything caught.
+   * @returns True for an error status answer.
+   */
   static override isInstance(error: unknown): error is CompactorApiError {
     return typeof error === 'object' && error !== null && apiErrorMarker in error;
   }
 
+  /**
+   * The field issues of a `validation` error.
+   *
+   * @returns The issues, or none.
+   */
   get issues() {
     return this.body?.error.issues ?? [];
   }
 
+  /**
+   * The error's details (e.g. `currentVersion` of a conflict).
+   *
+   * @returns The details, or an empty object.
+   */
   get details() {
     return this.body?.error.details ?? {};
   }
@@ -53,17 +80,32 @@ export class CompactorNetworkError extends CompactorClientError {
   readonly [networkErrorMarker] = true;
   readonly isRetryable = true;
 
+  /**
+   * Recognise a network error, also from another copy of this module.
+   *
+   * @param error - Anything caught.
+   * @returns True when no answer came.
+   */
   static override isInstance(error: unknown): error is CompactorNetworkError {
     return typeof error === 'object' && error !== null && networkErrorMarker in error;
   }
 
+  /**
+   * @param message - What failed.
+   * @param options - The underlying error.
+   */
   constructor(message: string, options: { cause?: unknown } = {}) {
     super(message, options);
     this.name = 'CompactorNetworkError';
   }
 }
 
-/** 429 and 5xx may succeed later; any other 4xx will fail the same way again. */
+/**
+ * 429 and 5xx may succeed later; any other 4xx will fail the same way again.
+ *
+ * @param status - An HTTP status.
+ * @returns Whether a retry may succeed.
+ */
 export function isRetryableStatus(status: number): boolean {
   return status === 429 || status >= 500;
 }

@@ -28,23 +28,29 @@ import type {
 } from './inspector-types.js';
 import { defaultRetryPolicy, type RetryPolicy } from './retry-policy.js';
 
+/** Where the ingest is, the API key, and how calls retry and time out. */
 export interface CompactorClientOptions {
   /** Where the ingest listens, e.g. `http://127.0.0.1:8080`. */
   baseUrl: string;
+  /** Sent as a bearer token. */
   apiKey: string;
-  /** Default: the global fetch (Node 20+). */
+  /** @defaultValue the global `fetch` (Node 20+) */
   fetch?: typeof fetch;
-  /** Retries after the first attempt for calls that are safe to repeat. Default 3. */
+  /** Retries after the first attempt for calls that are safe to repeat. @defaultValue 3 */
   retries?: number;
+  /** First backoff, doubled per retry (with jitter). @defaultValue 100 */
   retryDelayMs?: number;
+  /** Longest wait between attempts, `Retry-After` included. @defaultValue 5,000 */
   maxRetryDelayMs?: number;
-  /** Per attempt. Default 30 s. */
+  /** Timeout of each attempt. @defaultValue 30,000 */
   timeoutMs?: number;
   /** Called before each retry (for logs and metrics). */
   onRetry?: (event: RetryEvent) => void;
 }
 
+/** Per-call options. */
 export interface CallOptions {
+  /** Aborts the call, its retries and their waits. */
   signal?: AbortSignal;
 }
 
@@ -55,6 +61,10 @@ const segment = encodeURIComponent;
  * 429 and 5xx (never on another 4xx): reads; appends, because the server stores each event id once
  * and answers a repeated batch with the seqs it first gave; thread creation and branching, because
  * the client fixes their ids before the first attempt. Manual compaction is not retried.
+ *
+ * @param options - Base URL, API key, fetch, retries and timeout.
+ * @returns The client; each call rejects with `CompactorApiError` (an error status) or
+ *   `CompactorNetworkError` (no answer) once its retries are spent.
  */
 export function createCompactorClient(options: CompactorClientOptions) {
   const retry: RetryPolicy = {
@@ -77,7 +87,14 @@ export function createCompactorClient(options: CompactorClientOptions) {
   ) => (await send<T>('GET', path, { retry: true, ...(query ? { query } : {}), signal: call?.signal })).body;
 
   return {
-    /** Create a thread; retried safely (the client fixes threadId and eventId first). */
+    /**
+     * Create a thread; retried safely (the client fixes threadId and eventId first).
+     *
+     * @param input - Model, window, policy and optional ids.
+     * @param call - Abort signal of this call.
+     * @returns The thread, `created: false` when it already existed.
+     * @throws CompactorApiError on an error status; CompactorNetworkError when no answer came.
+     */
     async createThread(input: CreateThreadInput, call?: CallOptions): Promise<CreateThreadResult> {
       const body = {
         ...input,
@@ -93,6 +110,12 @@ export function createCompactorClient(options: CompactorClientOptions) {
      * Append a batch. Each event carries the caller's own `eventId`: a retried batch stores
      * nothing twice and returns the same seqs, so network errors, 429 and 5xx are retried.
      * `expectedVersion` is sent as `If-Match` (409 when the thread moved on).
+     *
+     * @param threadId - The thread.
+     * @param events - The batch.
+     * @param appendOptions - Expected version and abort signal.
+     * @returns The new version and each event's seq.
+     * @throws CompactorApiError on an error status; CompactorNetworkError when no answer came.
      */
     async appendEvents(
       threadId: string,
@@ -113,13 +136,37 @@ export function createCompactorClient(options: CompactorClientOptions) {
       ).body;
     },
 
+    /**
+     * A thread's settings, size and compaction state.
+     *
+     * @param threadId - The thread.
+     * @param call - Abort signal of this call.
+     * @returns The thread.
+     * @throws CompactorApiError (`not_found` for an unknown thread); CompactorNetworkError.
+     */
     getThread: (threadId: string, call?: CallOptions) =>
       read<ThreadView>(`/v1/threads/${segment(threadId)}`, undefined, call),
 
+    /**
+     * One page of a thread's events.
+     *
+     * @param threadId - The thread.
+     * @param page - First seq and page size.
+     * @param call - Abort signal of this call.
+     * @returns The page and where the next starts.
+     * @throws CompactorApiError on an error status; CompactorNetworkError when no answer came.
+     */
     listEvents: (threadId: string, page: { fromSeq?: number; limit?: number } = {}, call?: CallOptions) =>
       read<EventsPage>(`/v1/threads/${segment(threadId)}/events`, { ...page }, call),
 
-    /** Every event of a thread, following `nextSeq` page by page. */
+    /**
+     * Every event of a thread, following `nextSeq` page by page.
+     *
+     * @param threadId - The thread.
+     * @param call - Abort signal of this call.
+     * @returns The events in seq order.
+     * @throws CompactorApiError on an error status; CompactorNetworkError when no answer came.
+     */
     async readAllEvents(threadId: string, call?: CallOptions): Promise<EventsPage['events']> {
       const events: EventsPage['events'] = [];
       let fromSeq: number | null = 1;
@@ -135,12 +182,26 @@ export function createCompactorClient(options: CompactorClientOptions) {
       return events;
     },
 
+    /**
+     * A thread's current plan and its version history.
+     *
+     * @param threadId - The thread.
+     * @param call - Abort signal of this call.
+     * @returns The plan view.
+     * @throws CompactorApiError on an error status; CompactorNetworkError when no answer came.
+     */
     getPlan: (threadId: string, call?: CallOptions) =>
       read<PlanView>(`/v1/threads/${segment(threadId)}/plan`, undefined, call),
 
     /**
      * The next prompt, compacted and within budget (`POST .../prompt`: system and tools travel in
      * the body, so neither is limited by a URL). Rendering writes nothing, so it is retried.
+     *
+     * @param threadId - The thread.
+     * @param prompt - Provider, budget, system prompt and tools.
+     * @param call - Abort signal of this call.
+     * @returns The provider request, its token counts and the render report.
+     * @throws CompactorApiError on an error status; CompactorNetworkError when no answer came.
      */
     async renderPrompt<P extends ProviderName = 'anthropic'>(
       threadId: string,
@@ -157,7 +218,15 @@ export function createCompactorClient(options: CompactorClientOptions) {
       ).body;
     },
 
-    /** Manual compaction, synchronous on the server; not retried (it may have run). */
+    /**
+     * Manual compaction, synchronous on the server; not retried (it may have run).
+     *
+     * @param threadId - The thread.
+     * @param compact - Instructions and `force`.
+     * @param call - Abort signal of this call.
+     * @returns What the compaction did.
+     * @throws CompactorApiError on an error status; CompactorNetworkError when no answer came.
+     */
     async compact(
       threadId: string,
       compact: CompactOptions = {},
@@ -172,7 +241,15 @@ export function createCompactorClient(options: CompactorClientOptions) {
       ).body;
     },
 
-    /** Branch a thread at a message; retried safely (the client fixes newThreadId first). */
+    /**
+     * Branch a thread at a message; retried safely (the client fixes newThreadId first).
+     *
+     * @param threadId - The source thread.
+     * @param branch - The message to branch at and the new thread's id.
+     * @param call - Abort signal of this call.
+     * @returns The branch.
+     * @throws CompactorApiError on an error status; CompactorNetworkError when no answer came.
+     */
     async branch(threadId: string, branch: BranchOptions, call?: CallOptions): Promise<BranchResult> {
       const body = { ...branch, newThreadId: branch.newThreadId ?? randomUUID() };
       return (
@@ -217,21 +294,58 @@ export function createCompactorClient(options: CompactorClientOptions) {
       ).body;
     },
 
+    /**
+     * An externalized artifact (the `read_artifact` tool's call).
+     *
+     * @param artifactId - The artifact id.
+     * @param call - Abort signal of this call.
+     * @returns Its content and metadata.
+     * @throws CompactorApiError (`not_found`, `access_denied`, ...); CompactorNetworkError.
+     */
     readArtifact: (artifactId: string, call?: CallOptions) =>
       read<ArtifactView>(`/v1/artifacts/${segment(artifactId)}`, undefined, call),
 
+    /**
+     * `GET /healthz`: the process answers.
+     *
+     * @param call - Abort signal of this call.
+     * @returns `{ status: 'ok' }`.
+     * @throws CompactorApiError on an error status; CompactorNetworkError when no answer came.
+     */
     health: (call?: CallOptions) => read<{ status: 'ok' }>('/healthz', undefined, call),
 
+    /**
+     * `GET /readyz`: every dependency answers.
+     *
+     * @param call - Abort signal of this call.
+     * @returns The checks.
+     * @throws CompactorApiError (503 when a dependency does not answer); CompactorNetworkError.
+     */
     ready: (call?: CallOptions) => read<ReadinessView>('/readyz', undefined, call),
 
+    /**
+     * `GET /metrics` in Prometheus text format.
+     *
+     * @param call - Abort signal of this call.
+     * @returns The exposition text.
+     * @throws CompactorApiError on an error status; CompactorNetworkError when no answer came.
+     */
     async metrics(call?: CallOptions): Promise<string> {
       return (
         await send<string>('GET', '/metrics', { retry: true, responseType: 'text', signal: call?.signal })
       ).body;
     },
 
+    /**
+     * The server's OpenAPI document.
+     *
+     * @param call - Abort signal of this call.
+     * @returns The document.
+     * @throws CompactorApiError on an error status; CompactorNetworkError when no answer came.
+     */
     openApi: (call?: CallOptions) => read<Record<string, unknown>>('/openapi.json', undefined, call),
   };
 }
 
+/** The client {@link createCompactorClient} returns. */
 export type CompactorClient = ReturnType<typeof createCompactorClient>;

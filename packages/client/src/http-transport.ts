@@ -12,12 +12,14 @@ export interface TransportOptions {
   onRetry?: ((event: RetryEvent) => void) | undefined;
 }
 
+/** A retry about to happen, for logs and metrics. */
 export interface RetryEvent {
   method: string;
   path: string;
   /** 1 for the first retry. */
   retry: number;
   delayMs: number;
+  /** Why the previous attempt failed. */
   error: CompactorClientError;
 }
 

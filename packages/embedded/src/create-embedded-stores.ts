@@ -12,6 +12,7 @@ import { EmbeddedSummaryCache } from './summary-cache/embedded-summary-cache.js'
 /** Bump when the on-disk layout changes incompatibly. */
 export const EMBEDDED_FORMAT_VERSION = 1;
 
+/** Every store port over one data directory, and how to close them together. */
 export interface EmbeddedStores {
   events: EmbeddedEventStore;
   plans: EmbeddedPlanStore;
@@ -30,6 +31,12 @@ export interface EmbeddedStores {
  * Every store port over one local directory (`./.compactor` unless configured), locked to this
  * process (`sharing: 'exclusive'`, the default) or shared with other processes on this host
  * (`sharing: 'shared'`). Durable across restarts; see README.md for the layout and the guarantees.
+ *
+ * @param options - Directory, sharing mode, lease, cache size, clock and logger.
+ * @returns The stores, open and holding the directory's lease.
+ * @throws ValidationError when `sharing` is not a known mode.
+ * @throws CompactorError (code `unavailable`) when another process holds the directory, or it holds
+ *   another format version.
  */
 export async function createEmbeddedStores(options: EmbeddedStoreOptions = {}): Promise<EmbeddedStores> {
   const resolved = resolveStoreOptions(options);

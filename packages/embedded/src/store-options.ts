@@ -16,39 +16,49 @@ import { MIN_LEASE_MS } from './files/directory-lease.js';
  */
 export type EmbeddedSharing = 'exclusive' | 'shared';
 
+/** The sharing modes, for validation and help texts. */
 export const EMBEDDED_SHARING_MODES: readonly EmbeddedSharing[] = ['exclusive', 'shared'];
 
+/** How the embedded stores open their data directory. */
 export interface EmbeddedStoreOptions {
-  /** The data directory; `./.compactor` when not given. */
+  /** The data directory. @defaultValue `'./.compactor'` */
   dataDir?: string;
-  /** `exclusive` (the default, fastest) or `shared` (several processes, one host). */
+  /** `exclusive` (fastest) or `shared` (several processes, one host). @defaultValue `'exclusive'` */
   sharing?: EmbeddedSharing;
   /**
    * Shared mode: a cross-process lock whose holder has not refreshed it for this long is taken
-   * over (its process is presumed dead). At least 2,000 ms; 10,000 when not given.
+   * over (its process is presumed dead). At least 2,000 ms.
+   * @defaultValue 10,000
    */
   lockStaleMs?: number;
   /**
    * The data directory lease: every opener renews its lease file every quarter of this; a holder
    * that has not renewed for this long is presumed dead (killed, or its container gone) and its
    * lease is taken over. A process of this host that is gone is taken over at once. At least
-   * 1,000 ms; 10,000 when not given.
+   * 1,000 ms.
+   * @defaultValue 10,000
    */
   leaseMs?: number;
   /**
    * Bytes of in-memory state each store may keep for threads it is not using right now (event
    * indexes, plan histories, open logs): least recently used threads are dropped past it and
-   * rebuilt from disk when asked for again. The absence of a thread is never kept. 32 MiB per store
-   * when not given; at least 64 KiB.
+   * rebuilt from disk when asked for again. The absence of a thread is never kept. At least 64 KiB.
+   * @defaultValue 32 MiB per store
    */
   cacheBytes?: number;
+  /** @defaultValue `systemClock` */
   clock?: Clock;
+  /** @defaultValue `noopLogger` */
   logger?: Logger;
 }
 
+/** {@link EmbeddedStoreOptions.dataDir}'s default. */
 export const DEFAULT_DATA_DIR = './.compactor';
+/** {@link EmbeddedStoreOptions.lockStaleMs}'s default. */
 export const DEFAULT_LOCK_STALE_MS = 10_000;
+/** {@link EmbeddedStoreOptions.leaseMs}'s default. */
 export const DEFAULT_LEASE_MS = 10_000;
+/** {@link EmbeddedStoreOptions.cacheBytes}'s default, per store. */
 export const DEFAULT_CACHE_BYTES = 32 * 1024 * 1024;
 const MIN_CACHE_BYTES = 64 * 1024;
 

@@ -25,38 +25,51 @@ import { createRenderCache } from '@compactor/render';
 import { createThreadTokenizers } from '@compactor/tokenizer';
 import { createRenderMeasurer } from './measure.js';
 
+/** The stores, summarizer and defaults a compaction engine works with. */
 export interface CompactionEngineOptions {
   events: EventStore;
   plans: PlanStore;
   summarizer: Summarizer;
   clock: Clock;
+  /** Where externalized content goes; without it the planner does not externalize. */
   artifacts?: ArtifactStore;
+  /** Receives the planner's lifecycle events. */
   lifecycle?: LifecycleEventLog;
+  /** @defaultValue `noopLogger` */
   logger?: Logger;
-  /** The wire format budgets are measured in. Default anthropic. */
+  /** The wire format budgets are measured in. @defaultValue `'anthropic'` */
   provider?: ProviderName;
   /** Tokenizer for a thread's model; default @compactor/tokenizer's `tokenizerForThread` (honours its tokenizer family). */
   tokenizerFor?: (thread: Thread) => Tokenizer;
   /** What the runtime sends besides messages (system prompt, tool schemas), estimated. */
   overhead?: { systemPromptTokens?: number; toolSchemaTokens?: number };
+  /** Sensitivity, time to live and key id given to artifacts the planner writes. */
   artifactDefaults?: { sensitivity?: ArtifactSensitivity; ttlSeconds?: number; encryptionKeyId?: string };
 }
 
+/** How one check runs. */
 export interface CheckOptions {
+  /** A requested compaction: it fires the trigger; `force` compacts even under target. */
   manual?: { instructions?: string; force?: boolean };
+  /** Rehydration happened this turn: the planner skips externalize and drop (ADR-0008). */
   rehydrationHappened?: boolean;
+  /** Aborts the summarizer call. */
   signal?: AbortSignal;
 }
 
+/** What happened to the plan: committed, lost a concurrent commit, or nothing to commit. */
 export type CommitOutcome =
   | { status: 'committed'; version: number }
   | { status: 'lost_race'; currentVersion: number }
   | { status: 'not_needed' };
 
+/** One check's outcome: the trigger's decision, the planner's outcome and the commit. */
 export interface CheckResult {
   tenantId: string;
   threadId: string;
+  /** The thread version the check read. */
   threadVersion: number;
+  /** The plan version the planner started from. */
   planVersionBefore: number;
   trigger: TriggerDecision;
   /** Null when the trigger did not fire. */
@@ -66,7 +79,13 @@ export interface CheckResult {
   compressionRatio: number;
 }
 
-/** The budget a thread's policy implies, for the worker's target (the runtime renders with its own). */
+/**
+ * The budget a thread's policy implies, for the worker's target (the runtime renders with its own).
+ *
+ * @param thread - The folded thread (its context window and policy).
+ * @param overhead - Estimated system prompt and tool schema tokens; missing figures count as 0.
+ * @returns The token budget.
+ */
 export function threadBudget(
   thread: Thread,
   overhead: CompactionEngineOptions['overhead'] = {},
@@ -87,6 +106,10 @@ export function threadBudget(
  * The compaction service: load the thread and its current plan, evaluate the thread's trigger,
  * run the planner, and commit with the plan version it started from. Two engines racing on one
  * thread commit exactly one plan; the loser reports `lost_race` and commits nothing.
+ *
+ * @param options - Stores, summarizer, clock and defaults.
+ * @returns An engine whose `check(tenantId, threadId, options?)` and `compactThread(tenantId, threadId, manual?)`
+ *   resolve to a {@link CheckResult}, and reject with `NotFoundError` for a thread with no events.
  */
 export function createCompactionEngine(options: CompactionEngineOptions) {
   const provider = options.provider ?? 'anthropic';
@@ -200,4 +223,5 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
   };
 }
 
+/** The engine {@link createCompactionEngine} returns. */
 export type CompactionEngine = ReturnType<typeof createCompactionEngine>;

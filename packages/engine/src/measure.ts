@@ -8,10 +8,13 @@ import {
 } from '@compactor/core';
 import { createRenderCache, type RenderCache, renderPromptSync } from '@compactor/render';
 
+/** Counts one thread's tokens the way its renderer does. */
 export interface ThreadMeasurer {
   /** Message tokens of the prompt rendered under `plan`, counted exactly as the renderer counts them. */
   measure(plan: CompactionPlan | null): number;
+  /** Tokens of one message in the measurer's wire format. */
   countMessage(message: ThreadMessage): number;
+  /** Tokens of a text. */
   countText(text: string): number;
 }
 
@@ -26,6 +29,12 @@ const UNBOUNDED = tokenBudget({
  * Measure with the renderer itself, so "under target" means what the agent runtime will see.
  * The render cache memoizes per-message counts, so re-measuring after each planner step only
  * counts what changed.
+ *
+ * @param thread - The thread to measure.
+ * @param tokenizer - The thread's tokenizer.
+ * @param provider - The wire format counted.
+ * @param cache - Render cache shared across measurements (default: a new one).
+ * @returns The measurer.
  */
 export function createRenderMeasurer(
   thread: Thread,

@@ -1,6 +1,7 @@
 /** MongoDB's duplicate key error code (E11000). */
 export const DUPLICATE_KEY_CODE = 11000;
 
+/** Which unique index a duplicate key error clashed on. */
 export interface DuplicateKeyInfo {
   /** The fields of the unique index that clashed, e.g. ['tenantId', 'threadId', 'seq']. */
   fields: string[];
@@ -13,6 +14,9 @@ export interface DuplicateKeyInfo {
  * and name the unique index fields that clashed: from `keyPattern` when the server sends it, else
  * from the index name in the message (our indexes keep MongoDB's default `field_1_field_1` names).
  * Reads plain objects too, so the mapping is unit-testable without a server.
+ *
+ * @param error - Anything caught from the driver.
+ * @returns The clash, with no fields when none could be read; null when it is not an E11000.
  */
 export function duplicateKeyInfo(error: unknown): DuplicateKeyInfo | null {
   for (const candidate of errorCandidates(error)) {

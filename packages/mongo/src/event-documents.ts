@@ -10,12 +10,21 @@ export type EventDocument = StoredEvent & { contentHash: string };
 /**
  * Hex SHA-256 of the canonical input without its timestamp: a retry with the same content
  * hashes the same whatever its key order or (later) client timestamp.
+ *
+ * @param input - The client's event input.
+ * @returns The hex digest.
  */
 export function eventContentHash(input: EventInput): string {
   return createHash('sha256').update(canonicalEventContent(input)).digest('hex');
 }
 
-/** The stored event for an input placed at `seq`; the store sets the timestamp when the client did not. */
+/**
+ * The stored event for an input placed at `seq`; the store sets the timestamp when the client did not.
+ *
+ * @param input - The client's event input.
+ * @param place - Tenant, thread, seq and the store's timestamp.
+ * @returns The stored event.
+ */
 export function storedEventFromInput(
   input: EventInput,
   place: { tenantId: string; threadId: string; seq: number; timestamp: string },
@@ -23,11 +32,23 @@ export function storedEventFromInput(
   return { ...input, ...place, timestamp: input.timestamp ?? place.timestamp } as StoredEvent;
 }
 
+/**
+ * The document stored for an event.
+ *
+ * @param event - The stored event.
+ * @param contentHash - {@link eventContentHash} of its input.
+ * @returns The event's fields plus the hash.
+ */
 export function eventToDocument(event: StoredEvent, contentHash: string): EventDocument {
   return { ...event, contentHash };
 }
 
-/** Drops what MongoDB and the store added (`_id`, `contentHash`); the rest is the event as stored. */
+/**
+ * Drops what MongoDB and the store added (`_id`, `contentHash`); the rest is the event as stored.
+ *
+ * @param document - A document read from the events collection.
+ * @returns The stored event.
+ */
 export function documentToEvent(document: Record<string, unknown>): StoredEvent {
   const { _id, contentHash, ...event } = document;
   return event as unknown as StoredEvent;

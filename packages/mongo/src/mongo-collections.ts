@@ -9,6 +9,7 @@ import type {
   ThreadDocument,
 } from './mongo-documents.js';
 
+/** The collections the MongoDB stores use. */
 export interface MongoCollections {
   events: Collection<EventDocument>;
   threads: Collection<ThreadDocument>;
@@ -19,6 +20,13 @@ export interface MongoCollections {
   lifecycleSequences: Collection<LifecycleSequenceDocument>;
 }
 
+/**
+ * Handles on the stores' collections (nothing is created; see {@link ensureIndexes}).
+ *
+ * @param db - The database.
+ * @param prefix - Prepended to every collection name.
+ * @returns The collections.
+ */
 export function openCollections(db: Db, prefix: string): MongoCollections {
   return {
     events: db.collection<EventDocument>(`${prefix}events`),
@@ -62,6 +70,9 @@ export const INDEXES: { [name in keyof MongoCollections]: IndexDescription[] } =
  * Create the collections and indexes; safe to call on every start (createIndexes with an
  * identical specification is a no-op). Collections are created here too, because a transaction
  * cannot create a collection on servers before 4.4 or across shards.
+ *
+ * @param db - The database.
+ * @param collections - The collections from {@link openCollections}.
  */
 export async function ensureIndexes(db: Db, collections: MongoCollections): Promise<void> {
   const existing = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));

@@ -22,6 +22,7 @@ export interface PlanHeadDocument {
   updatedAt: string;
 }
 
+/** A cached summary, one per tenant and cache key. */
 export interface SummaryDocument extends CachedSummary {
   tenantId: string;
   /** `summaryCacheKeyToString(key)`: every part of the key that changes a summary. */

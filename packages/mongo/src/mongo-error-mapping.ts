@@ -22,6 +22,10 @@ const UNAVAILABLE_ERROR_NAMES = new Set([
  * server selection timeouts are retryable `unavailable`; a standalone server (no transactions)
  * is a permanent `unavailable`; a document over 16 MB is a ValidationError. Typed errors and
  * anything unrecognised pass through unchanged (an unknown failure is a bug to see, not to rename).
+ *
+ * @param error - What the driver threw.
+ * @param operation - Names the operation in the message.
+ * @returns The error to throw.
  */
 export function mapMongoError(error: unknown, operation: string): unknown {
   if (CompactorError.isInstance(error)) return error;

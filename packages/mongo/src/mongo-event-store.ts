@@ -37,16 +37,17 @@ import { mapMongoError } from './mongo-error-mapping.js';
 import { decodeThreadCursor, encodeThreadCursor } from './thread-cursor.js';
 import { inTransaction } from './transactions.js';
 
+/** What a MongoDB event store needs. */
 export interface MongoEventStoreOptions {
   client: MongoClient;
   collections: MongoCollections;
   writeConcern: WriteConcernSettings;
   clock: Clock;
-  /** Events per `read` page when the caller gives no limit (default 1000). */
+  /** Events per `read` page when the caller gives no limit. @defaultValue 1000 */
   defaultPageSize?: number;
-  /** Largest page `read` returns (default 10,000). */
+  /** Largest page `read` returns. @defaultValue 10,000 */
   maxPageSize?: number;
-  /** How often an append re-reads and retries after a racing writer's duplicate key (default 5). */
+  /** How often an append re-reads and retries after a racing writer's duplicate key. @defaultValue 5 */
   maxAppendAttempts?: number;
 }
 
@@ -64,6 +65,7 @@ export class MongoEventStore implements EventStore {
   private readonly maxPageSize: number;
   private readonly maxAppendAttempts: number;
 
+  /** @param options - Client, collections, write concern, clock and page sizes. */
   constructor(private readonly options: MongoEventStoreOptions) {
     this.defaultPageSize = options.defaultPageSize ?? 1000;
     this.maxPageSize = options.maxPageSize ?? 10_000;

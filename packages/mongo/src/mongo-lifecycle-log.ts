@@ -15,6 +15,7 @@ import { mapMongoError } from './mongo-error-mapping.js';
  * because ObjectIds from several processes do not sort in append order within a second.
  */
 export class MongoLifecycleEventLog implements LifecycleEventLog {
+  /** @param collections - The collections from {@link openCollections}. */
   constructor(private readonly collections: MongoCollections) {}
 
   async append(event: LifecycleEvent): Promise<void> {

@@ -18,6 +18,7 @@ import type { PlanDocument } from './mongo-documents.js';
 import { mapMongoError } from './mongo-error-mapping.js';
 import { inTransaction } from './transactions.js';
 
+/** What a MongoDB plan store needs. */
 export interface MongoPlanStoreOptions {
   client: MongoClient;
   collections: MongoCollections;
@@ -36,6 +37,7 @@ class HeadMovedSignal extends Error {}
  * driver retries, or a duplicate key — re-reads the head and gets `committed: false`.
  */
 export class MongoPlanStore implements PlanStore {
+  /** @param options - Client, collections, write concern and clock. */
   constructor(private readonly options: MongoPlanStoreOptions) {}
 
   async getCurrent(tenantId: string, threadId: string): Promise<CurrentPlan> {

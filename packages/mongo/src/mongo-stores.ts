@@ -12,6 +12,7 @@ import { MongoLifecycleEventLog } from './mongo-lifecycle-log.js';
 import { MongoPlanStore } from './mongo-plan-store.js';
 import { MongoSummaryCache } from './mongo-summary-cache.js';
 
+/** How to reach MongoDB and how the stores behave there. */
 export interface MongoStoresOptions {
   /** A connected (or connectable) client you own; `close()` then leaves it open. */
   client?: MongoClient;
@@ -20,19 +21,23 @@ export interface MongoStoresOptions {
   /** Extra driver options for a client created from `uri` (pool size, TLS, timeouts, ...). */
   clientOptions?: MongoClientOptions;
   dbName: string;
-  /** Default `{ w: 'majority' }`: an acknowledged append survives a primary failover. */
+  /** An acknowledged append survives a primary failover. @defaultValue `{ w: 'majority' }` */
   writeConcern?: WriteConcernSettings;
-  /** Default `'majority'`: reads never see writes a failover could roll back. */
+  /** Reads never see writes a failover could roll back. @defaultValue `'majority'` */
   readConcern?: ReadConcernLevel;
-  /** Prepended to every collection name, to share a database (default none). */
+  /** Prepended to every collection name, to share a database. @defaultValue `''` */
   collectionPrefix?: string;
+  /** @defaultValue `systemClock` */
   clock?: Clock;
+  /** @defaultValue `noopLogger` */
   logger?: Logger;
-  /** Events per `read` page without a limit (default 1000) and the largest page (default 10,000). */
+  /** Events per `read` page without a limit. @defaultValue 1000 */
   defaultPageSize?: number;
+  /** The largest page `read` returns. @defaultValue 10,000 */
   maxPageSize?: number;
 }
 
+/** The MongoDB stores over one database, with index set-up and close. */
 export interface MongoStores {
   events: MongoEventStore;
   plans: MongoPlanStore;
@@ -47,7 +52,14 @@ export interface MongoStores {
 
 const DEFAULT_WRITE_CONCERN: WriteConcernSettings = { w: 'majority' };
 
-/** The MongoDB adapters of the event, plan, summary-cache and lifecycle ports (artifacts go to S3). */
+/**
+ * The MongoDB adapters of the event, plan, summary-cache and lifecycle ports (artifacts go to S3).
+ * Nothing is sent to the server until first use; call `ensureIndexes()` once at startup.
+ *
+ * @param options - A client or a URI, the database and the concerns.
+ * @returns The stores.
+ * @throws TypeError when neither `client` nor `uri` is given.
+ */
 export function createMongoStores(options: MongoStoresOptions): MongoStores {
   const ownsClient = options.client === undefined;
   const client = options.client ?? clientFromUri(options);

@@ -11,6 +11,7 @@ import { mapMongoError } from './mongo-error-mapping.js';
 
 /** Cached summaries, one document per (tenant, full cache key); the tenant is part of every lookup. */
 export class MongoSummaryCache implements SummaryCache {
+  /** @param collections - The collections from {@link openCollections}. */
   constructor(private readonly collections: MongoCollections) {}
 
   async get(tenantId: string, key: SummaryCacheKey): Promise<CachedSummary | null> {

@@ -6,7 +6,12 @@ import type { SqlNames } from './sql-names.js';
  * rows they return however long the thread is, with the thread's row in the same round trip.
  */
 
-/** $1 tenant, $2 thread, $3 first seq, $4 page size: the thread's version beside each event of the page. */
+/**
+ * $1 tenant, $2 thread, $3 first seq, $4 page size: the thread's version beside each event of the page.
+ *
+ * @param names - The schema's table names.
+ * @returns The SQL text.
+ */
 export function readPageSql(names: SqlNames): string {
   return `SELECT thread.version, page.event FROM ${names.threads} AS thread
           LEFT JOIN LATERAL (
@@ -18,7 +23,12 @@ export function readPageSql(names: SqlNames): string {
           ORDER BY page.seq`;
 }
 
-/** $1 tenant, $2 thread, $3 count: the newest events, oldest first (a backward scan of the key). */
+/**
+ * $1 tenant, $2 thread, $3 count: the newest events, oldest first (a backward scan of the key).
+ *
+ * @param names - The schema's table names.
+ * @returns The SQL text.
+ */
 export function readNewestSql(names: SqlNames): string {
   return `SELECT newest.event FROM ${names.threads} AS thread
           LEFT JOIN LATERAL (

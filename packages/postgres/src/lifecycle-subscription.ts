@@ -16,7 +16,9 @@ export interface LifecycleSubscriptionOptions {
   onError?(error: Error): void;
 }
 
+/** A running lifecycle subscription. */
 export interface LifecycleSubscription {
+  /** Stop listening and release the dedicated connection. */
   close(): Promise<void>;
 }
 

@@ -24,6 +24,12 @@ export function sqlState(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/**
+ * Whether a driver error is a unique violation (SQLSTATE 23505).
+ *
+ * @param error - Anything caught from the driver.
+ * @returns True for a unique violation.
+ */
 export function isUniqueViolation(error: unknown): boolean {
   return sqlState(error) === UNIQUE_VIOLATION;
 }
@@ -33,6 +39,10 @@ export function isUniqueViolation(error: unknown): boolean {
  * connections and server shutdowns are retryable `unavailable`; a value PostgreSQL cannot store
  * is a ValidationError. Typed errors and anything unrecognised pass through unchanged (an unknown
  * failure is a bug to see, not to rename).
+ *
+ * @param error - What the driver threw.
+ * @param operation - Names the operation in the message.
+ * @returns The error to throw.
  */
 export function mapPostgresError(error: unknown, operation: string): unknown {
   if (CompactorError.isInstance(error)) return error;

@@ -36,15 +36,16 @@ import type { SqlNames } from './sql-names.js';
 import { decodeThreadCursor, encodeThreadCursor } from './thread-cursor.js';
 import { inTransaction } from './transactions.js';
 
+/** What a PostgreSQL event store needs. */
 export interface PostgresEventStoreOptions {
   pool: Pool;
   names: SqlNames;
   clock: Clock;
-  /** Events per `read` page when the caller gives no limit (default 1000). */
+  /** Events per `read` page when the caller gives no limit. @defaultValue 1000 */
   defaultPageSize?: number;
-  /** Largest page `read` returns (default 10,000). */
+  /** Largest page `read` returns. @defaultValue 10,000 */
   maxPageSize?: number;
-  /** How often an append re-reads and retries after a racing creator's unique violation (default 5). */
+  /** How often an append re-reads and retries after a racing creator's unique violation. @defaultValue 5 */
   maxAppendAttempts?: number;
 }
 
@@ -69,6 +70,7 @@ export class PostgresEventStore implements EventStore {
   private readonly maxPageSize: number;
   private readonly maxAppendAttempts: number;
 
+  /** @param options - Pool, table names, clock and page sizes. */
   constructor(private readonly options: PostgresEventStoreOptions) {
     this.defaultPageSize = options.defaultPageSize ?? 1000;
     this.maxPageSize = options.maxPageSize ?? 10_000;
@@ -281,6 +283,13 @@ export class PostgresEventStore implements EventStore {
   /**
    * The newest `count` events of a thread, oldest first: a backward scan of the primary key that
    * reads `count` rows however long the thread is (what a renderer's tail or a live view needs).
+   *
+   * @param tenantId - The tenant.
+   * @param threadId - The thread.
+   * @param count - How many events, capped at the largest page.
+   * @returns The events, oldest first.
+   * @throws ValidationError when `count` is not an integer ≥ 1 or an id is invalid.
+   * @throws NotFoundError when the thread does not exist.
    */
   async readNewest(tenantId: string, threadId: string, count: number): Promise<StoredEvent[]> {
     requireIds({ tenantId, threadId });

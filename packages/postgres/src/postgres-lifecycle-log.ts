@@ -16,6 +16,10 @@ import type { SqlNames } from './sql-names.js';
  * follow what compaction does elsewhere through `subscribeToLifecycleEvents`.
  */
 export class PostgresLifecycleEventLog implements LifecycleEventLog {
+  /**
+   * @param pool - The connection pool.
+   * @param names - The schema's table names.
+   */
   constructor(
     private readonly pool: Pool,
     private readonly names: SqlNames,
@@ -71,7 +75,12 @@ export class PostgresLifecycleEventLog implements LifecycleEventLog {
     }
   }
 
-  /** The event stored under `id` (what a notification names), or null when it is gone. */
+  /**
+   * The event stored under `id` (what a notification names).
+   *
+   * @param id - The row id a notification carries.
+   * @returns The event, or null when it is gone.
+   */
   async getById(id: string): Promise<LifecycleEvent | null> {
     const result = await this.pool.query<{ event: LifecycleEvent }>(
       `SELECT event FROM ${this.names.lifecycleEvents} WHERE id = $1`,

@@ -14,6 +14,7 @@ import type { Pool } from 'pg';
 import { isUniqueViolation, mapPostgresError } from './postgres-error-mapping.js';
 import type { SqlNames } from './sql-names.js';
 
+/** What a PostgreSQL plan store needs. */
 export interface PostgresPlanStoreOptions {
   pool: Pool;
   names: SqlNames;
@@ -30,6 +31,7 @@ export interface PostgresPlanStoreOptions {
  * `committed: false` with the version that won.
  */
 export class PostgresPlanStore implements PlanStore {
+  /** @param options - Pool, table names and clock. */
   constructor(private readonly options: PostgresPlanStoreOptions) {}
 
   async getCurrent(tenantId: string, threadId: string): Promise<CurrentPlan> {

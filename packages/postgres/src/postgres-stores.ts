@@ -9,24 +9,29 @@ import { PostgresPlanStore } from './postgres-plan-store.js';
 import { PostgresSummaryCache } from './postgres-summary-cache.js';
 import { type SqlNames, sqlNames } from './sql-names.js';
 
+/** How to reach PostgreSQL and how the stores behave there. */
 export interface PostgresStoresOptions {
   /** e.g. `postgres://compactor@db.internal:5432/compactor`. */
   connectionString: string;
-  /** Schema holding every table (default `compactor`); several deployments can share a database. */
+  /** Schema holding every table; several deployments can share a database. @defaultValue `'compactor'` */
   schema?: string;
-  /** Connections in the pool (default 10). */
+  /** Connections in the pool. @defaultValue 10 */
   poolSize?: number;
-  /** How long to wait for a connection before failing (default 10 s). */
+  /** How long to wait for a connection before failing. @defaultValue 10,000 */
   connectionTimeoutMs?: number;
-  /** Server-side limit on any one statement (default 30 s). */
+  /** Server-side limit on any one statement. @defaultValue 30,000 */
   statementTimeoutMs?: number;
+  /** @defaultValue `systemClock` */
   clock?: Clock;
+  /** @defaultValue `noopLogger` */
   logger?: Logger;
-  /** Events per `read` page without a limit (default 1000) and the largest page (default 10,000). */
+  /** Events per `read` page without a limit. @defaultValue 1000 */
   defaultPageSize?: number;
+  /** The largest page `read` returns. @defaultValue 10,000 */
   maxPageSize?: number;
 }
 
+/** The PostgreSQL stores over one schema, with migrations, lifecycle subscriptions and close. */
 export interface PostgresStores {
   events: PostgresEventStore;
   plans: PostgresPlanStore;
@@ -45,7 +50,14 @@ export interface PostgresStores {
   close(): Promise<void>;
 }
 
-/** The PostgreSQL adapters of the event, plan, summary-cache and lifecycle ports (artifacts go to S3). */
+/**
+ * The PostgreSQL adapters of the event, plan, summary-cache and lifecycle ports (artifacts go to S3).
+ * The pool connects on first use; call `migrate()` once at startup.
+ *
+ * @param options - Connection string, schema, pool and timeouts.
+ * @returns The stores.
+ * @throws ValidationError when `schema` is not a valid schema name.
+ */
 export function createPostgresStores(options: PostgresStoresOptions): PostgresStores {
   const names = sqlNames(options.schema ?? 'compactor');
   const clock = options.clock ?? systemClock;

@@ -14,6 +14,10 @@ import type { SqlNames } from './sql-names.js';
  * `set` is one upsert, so concurrent sets of one key leave one whole value (the last to commit).
  */
 export class PostgresSummaryCache implements SummaryCache {
+  /**
+   * @param pool - The connection pool.
+   * @param names - The schema's table names.
+   */
   constructor(
     private readonly pool: Pool,
     private readonly names: SqlNames,

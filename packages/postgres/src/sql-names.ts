@@ -18,6 +18,13 @@ export interface SqlNames {
 /** Lower-case identifiers only: they need no quoting rules beyond the quotes, and fit a channel name. */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,39}$/;
 
+/**
+ * The quoted, schema-qualified table names and the lifecycle channel of one schema.
+ *
+ * @param schema - The schema name.
+ * @returns The names.
+ * @throws ValidationError unless the name is lower-case letters, digits and _ (at most 40, not starting with a digit).
+ */
 export function sqlNames(schema: string): SqlNames {
   if (!SCHEMA_NAME.test(schema)) {
     throw new ValidationError('invalid PostgreSQL schema name', [

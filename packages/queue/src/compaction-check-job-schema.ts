@@ -1,16 +1,16 @@
 import { type CompactionCheckJob, fieldIssuesFrom, ValidationError } from '@compactor/core';
 import { z } from 'zod';
 
-/**
- * The job contract on the wire: ids and a version, never conversation content. Strict, so a
- * producer that starts sending content (or anything unknown) is caught at the boundary.
- */
 /** Lone UTF-16 surrogates cannot be escaped into a queue key (encodeURIComponent throws on them). */
 const wellFormedId = z
   .string()
   .min(1)
   .regex(/^(?:[^\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$/, 'must be well-formed Unicode');
 
+/**
+ * The job contract on the wire: ids and a version, never conversation content. Strict, so a
+ * producer that starts sending content (or anything unknown) is caught at the boundary.
+ */
 export const compactionCheckJobSchema = z
   .object({
     tenantId: wellFormedId,
@@ -31,7 +31,13 @@ export const compactionCheckJobSchema = z
     path: ['manual'],
   });
 
-/** Parse an untrusted payload; a payload that fails is a permanent failure, never retried. */
+/**
+ * Parse an untrusted payload; a payload that fails is a permanent failure, never retried.
+ *
+ * @param data - The payload as read from the queue.
+ * @returns The job.
+ * @throws ValidationError when the payload does not match {@link compactionCheckJobSchema}.
+ */
 export function parseCompactionCheckJob(data: unknown): CompactionCheckJob {
   const parsed = compactionCheckJobSchema.safeParse(data);
   if (parsed.success) return parsed.data;

@@ -19,6 +19,7 @@ export interface CompactionJobResult {
   summarizerCostUsd?: number;
 }
 
+/** What a handler gets besides the job. */
 export interface CompactionJobContext {
   jobId: string;
   /** 1 for the first attempt; an attempt interrupted by shutdown is not counted. */
@@ -34,6 +35,7 @@ export interface CompactionJobContext {
   logger: Logger;
 }
 
+/** Runs one check; throw to fail the attempt (a non-retryable `CompactorError` fails the job for good). */
 export type CompactionJobHandler = (
   job: CompactionCheckJob,
   context: CompactionJobContext,
@@ -46,6 +48,7 @@ export type CompactionJobHandler = (
  */
 export type CompactionJobOutcome = 'completed' | 'retrying' | 'failed' | 'interrupted';
 
+/** One attempt's end, for metrics. */
 export interface CompactionJobFinishedEvent {
   jobId: string;
   /** Undefined when the payload failed validation. */
@@ -58,17 +61,20 @@ export interface CompactionJobFinishedEvent {
   error?: FailureSummary & { permanent: boolean };
 }
 
+/** The handler and how a worker runs it. */
 export interface CompactionWorkerOptions {
   handler: CompactionJobHandler;
-  /** Checks run at once by this worker. Default 4. */
+  /** Checks run at once by this worker. @defaultValue 4 */
   concurrency?: number;
-  /** How long `close()` waits for running checks before aborting them. Default 30 s. */
+  /** How long `close()` waits for running checks before aborting them. @defaultValue 30,000 */
   shutdownTimeoutMs?: number;
+  /** @defaultValue the queue's logger (`noopLogger` for BullMQ) */
   logger?: Logger;
   /** Called after every attempt, for metrics. Errors it throws are logged and ignored. */
   onJobFinished?: (event: CompactionJobFinishedEvent) => void;
 }
 
+/** A running consumer. */
 export interface CompactionWorker {
   /**
    * Graceful: stop taking jobs, wait for running ones up to `shutdownTimeoutMs`, then abort the

@@ -5,6 +5,10 @@ import type { CompactionCheckJob } from '@compactor/core';
  * Keys that identify a thread inside the queue. `encodeURIComponent` escapes `:` (BullMQ rejects it
  * in custom ids), `/` (our separator, so distinct tenant/thread pairs never collide), `{` and `}`
  * (a Redis Cluster hash tag inside a key would move it to another slot) and `%` itself.
+ *
+ * @param tenantId - The tenant.
+ * @param threadId - The thread.
+ * @returns `<tenant>/<thread>`, each part escaped.
  */
 export function threadKey(tenantId: string, threadId: string): string {
   return `${encodeURIComponent(tenantId)}/${encodeURIComponent(threadId)}`;
@@ -14,6 +18,9 @@ export function threadKey(tenantId: string, threadId: string): string {
  * Automatic checks (append, sweeper) of one thread share this key, so a burst collapses into one
  * check. Manual requests get no shared key: each one runs, so none is swallowed by an automatic
  * check or by another manual request.
+ *
+ * @param job - The job.
+ * @returns The key, or undefined for a manual request.
  */
 export function deduplicationKey(job: CompactionCheckJob): string | undefined {
   return job.reason === 'manual' ? undefined : `check/${threadKey(job.tenantId, job.threadId)}`;

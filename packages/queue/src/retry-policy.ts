@@ -8,6 +8,7 @@ export interface RetryPolicy {
   jitter: number;
 }
 
+/** 5 attempts, 2 s doubling, 50 % jitter. */
 export const defaultRetryPolicy: RetryPolicy = { attempts: 5, backoffDelayMs: 2_000, jitter: 0.5 };
 
 export function resolveRetryPolicy(overrides: Partial<RetryPolicy> | undefined): RetryPolicy {
@@ -23,6 +24,11 @@ export function resolveRetryPolicy(overrides: Partial<RetryPolicy> | undefined):
 /**
  * The delay before the attempt after `failedAttempts` failures: `backoffDelayMs * 2^(failedAttempts-1)`,
  * of which the `jitter` fraction is random (the same formula as BullMQ's `exponential` backoff).
+ *
+ * @param failedAttempts - Failures so far, at least 1.
+ * @param policy - The retry policy.
+ * @param random - A source of numbers in [0, 1).
+ * @returns The delay in milliseconds.
  */
 export function exponentialBackoffDelay(
   failedAttempts: number,

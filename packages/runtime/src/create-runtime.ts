@@ -14,17 +14,20 @@ import { openRecordStores } from './stores/open-stores.js';
 import type { RuntimeStores } from './stores/runtime-stores.js';
 import { buildSummarizer } from './summarizer/build-summarizer.js';
 
+/** What the app supplies besides the configuration. */
 export interface CreateRuntimeOptions {
   logger: Logger;
+  /** @defaultValue `systemClock` */
   clock?: Clock;
   /** Replaces the configured model summarizer (still cached, still behind the fallbacks). */
   summarizer?: Summarizer;
-  /** Part of every summary cache key; bump it to re-summarize after a policy change. Default `1`. */
+  /** Part of every summary cache key; bump it to re-summarize after a policy change. @defaultValue `'1'` */
   summaryPolicyVersion?: string;
-  /** How long each readiness probe may take. Default 2 s. */
+  /** How long each readiness probe may take. @defaultValue 2,000 */
   readinessTimeoutMs?: number;
 }
 
+/** The wired adapters, engine and queue an app runs on. */
 export interface Runtime {
   config: RuntimeConfig;
   stores: RuntimeStores;
@@ -45,6 +48,12 @@ export interface Runtime {
  * ensured), artifacts (embedded or S3), the queue (in-process or BullMQ), the summarizer chain
  * behind the summary cache, and the compaction engine over all of it. Used by the ingest, the
  * worker and the CLI, so they agree on what every variable means.
+ *
+ * @param config - The parsed configuration (`loadRuntimeConfig`).
+ * @param options - Logger, clock, summarizer override and timeouts.
+ * @returns The runtime; close it when done.
+ * @throws CompactorError when a store cannot be opened (e.g. `unavailable` for a data directory
+ *   another process holds, or a server that cannot be reached).
  */
 export async function createRuntime(config: RuntimeConfig, options: CreateRuntimeOptions): Promise<Runtime> {
   const { logger } = options;

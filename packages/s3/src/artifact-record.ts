@@ -12,11 +12,22 @@ export interface ArtifactRecord {
   content: ObjectLocation;
 }
 
+/**
+ * The record as stored (UTF-8 JSON).
+ *
+ * @param record - The record.
+ * @returns Its bytes.
+ */
 export function encodeRecord(record: ArtifactRecord): Uint8Array {
   return new TextEncoder().encode(JSON.stringify(record));
 }
 
-/** Null when the bytes are not a record of this format (treated as missing, never trusted). */
+/**
+ * Read a stored record back.
+ *
+ * @param bytes - The record object's body.
+ * @returns The record, or null when the bytes are not a record of this format (treated as missing, never trusted).
+ */
 export function decodeRecord(bytes: Uint8Array): ArtifactRecord | null {
   try {
     const parsed = JSON.parse(new TextDecoder().decode(bytes)) as Partial<ArtifactRecord>;

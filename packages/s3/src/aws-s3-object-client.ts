@@ -18,13 +18,19 @@ import type {
   StoredObject,
 } from './s3-object-client.js';
 
+/** An S3 client to use, or the configuration of one to create. */
 export type AwsS3ObjectClientOptions =
   /** An S3Client you own (its configuration is yours). */
   | { client: S3Client }
   /** Or the configuration of a client the adapter creates (region, endpoint, credentials, ...). */
   | { config: S3ClientConfig };
 
-/** The S3ObjectClient port on `@aws-sdk/client-s3` v3, with S3 failures mapped to typed errors. */
+/**
+ * The S3ObjectClient port on `@aws-sdk/client-s3` v3, with S3 failures mapped to typed errors.
+ *
+ * @param options - A client you own, or the configuration of one to create.
+ * @returns The port, the underlying `s3` client, and `destroy()` to release its sockets.
+ */
 export function createAwsS3ObjectClient(
   options: AwsS3ObjectClientOptions,
 ): S3ObjectClient & { readonly s3: S3Client; destroy(): void } {

@@ -7,6 +7,9 @@ import type { ArtifactAuditEvent } from '@compactor/core';
  *   <prefix>/_audit/<tenant>/<artifactId>/<order>.json one audit event per object
  * A tenant id becomes one key segment: percent-encoded, dots and underscores included, so it can
  * never contain `/`, be `.`/`..`, or start like the `_records`/`_audit` folders.
+ *
+ * @param tenantId - The tenant id.
+ * @returns The encoded key segment.
  */
 export function tenantSegment(tenantId: string): string {
   return encodeURIComponent(tenantId).replace(
@@ -20,6 +23,14 @@ function join(prefix: string, ...parts: string[]): string {
   return [trimmed, ...parts].filter((part) => part.length > 0).join('/');
 }
 
+/**
+ * The key of a tenant's content object.
+ *
+ * @param prefix - The configured key prefix.
+ * @param tenantId - The tenant id.
+ * @param sha256 - The content's hex SHA-256.
+ * @returns The object key.
+ */
 export function contentKey(prefix: string, tenantId: string, sha256: string): string {
   return join(prefix, tenantSegment(tenantId), sha256);
 }
@@ -27,11 +38,24 @@ export function contentKey(prefix: string, tenantId: string, sha256: string): st
 /**
  * Records are looked up under the asking tenant (ADR-0058): another tenant's artifact id finds no
  * record there, exactly as an id nobody stored.
+ *
+ * @param prefix - The configured key prefix.
+ * @param tenantId - The asking tenant.
+ * @param artifactId - The artifact id.
+ * @returns The record's object key.
  */
 export function recordKey(prefix: string, tenantId: string, artifactId: string): string {
   return join(prefix, '_records', tenantSegment(tenantId), `${artifactId}.json`);
 }
 
+/**
+ * The key prefix (ending in `/`) of a tenant's audit events, or of one artifact's.
+ *
+ * @param prefix - The configured key prefix.
+ * @param tenantId - The tenant id.
+ * @param artifactId - Narrows to one artifact when given.
+ * @returns The prefix to list.
+ */
 export function auditPrefix(prefix: string, tenantId: string, artifactId?: string): string {
   return `${join(prefix, '_audit', tenantSegment(tenantId), ...(artifactId === undefined ? [] : [artifactId]))}/`;
 }

@@ -19,6 +19,13 @@ export const OBJECT_METADATA_NAMES = {
   encryptionKeyId: 'encryption-key-id',
 } as const;
 
+/**
+ * The user metadata to put on a content object.
+ *
+ * @param metadata - The artifact's metadata.
+ * @param kmsKeyId - The SSE-KMS key the object is written with, if any.
+ * @returns Percent-encoded values under {@link OBJECT_METADATA_NAMES}; undefined fields are left out.
+ */
 export function objectMetadata(
   metadata: ArtifactMetadata,
   kmsKeyId: string | undefined,
@@ -43,7 +50,13 @@ export function objectMetadata(
   return encoded;
 }
 
-/** Read one value back (user metadata names arrive lowercased). */
+/**
+ * Read one value back (user metadata names arrive lowercased).
+ *
+ * @param metadata - The object's user metadata.
+ * @param name - One of {@link OBJECT_METADATA_NAMES}.
+ * @returns The decoded value, or undefined when absent.
+ */
 export function objectMetadataValue(metadata: Record<string, string>, name: string): string | undefined {
   const value = metadata[name] ?? metadata[name.toLowerCase()];
   return value === undefined ? undefined : decodeURIComponent(value);

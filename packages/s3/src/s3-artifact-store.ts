@@ -31,23 +31,26 @@ import { OBJECT_METADATA_NAMES, objectMetadata, objectMetadataValue } from './ob
 import { type ArtifactAuditLog, S3AuditLog } from './s3-audit-log.js';
 import type { ObjectLocation, S3ObjectClient } from './s3-object-client.js';
 
+/** Where and how the S3 artifact store keeps artifacts. */
 export interface S3ArtifactStoreOptions {
   client: S3ObjectClient;
   /** The default bucket: content of sensitivities without their own bucket, records and audit. */
   bucket: string;
   /** Optional bucket per sensitivity (e.g. a restricted bucket with its own policies and key). */
   buckets?: Partial<Record<ArtifactSensitivity, string>>;
-  /** Key prefix (default `artifacts`). */
+  /** Key prefix. @defaultValue `'artifacts'` */
   prefix?: string;
   /** SSE-KMS key for every object, unless a sensitivity or the artifact itself names another. */
   encryptionKeyId?: string;
   /** SSE-KMS key per sensitivity (wins over `encryptionKeyId` for that sensitivity's content). */
   encryptionKeyIds?: Partial<Record<ArtifactSensitivity, string>>;
-  /** Where reads and refusals are recorded (default: one JSON object per event in the default bucket). */
+  /** Where reads and refusals are recorded. @defaultValue an {@link S3AuditLog} in the default bucket */
   auditLog?: ArtifactAuditLog;
-  /** Bounds on recorded refusals per tenant and window (ADR-0058). Default 100 per minute. */
+  /** Bounds on recorded refusals per tenant and window (ADR-0058). @defaultValue 100 per minute */
   deniedAuditLimits?: Partial<DeniedAuditLimits>;
+  /** @defaultValue `systemClock` */
   clock?: Clock;
+  /** @defaultValue `noopLogger` */
   logger?: Logger;
 }
 
@@ -71,6 +74,7 @@ export class S3ArtifactStore implements ArtifactStore {
   private readonly auditLog: ArtifactAuditLog;
   private readonly deniedAudit: DeniedAuditLimiter;
 
+  /** @param options - Client, buckets, prefix, keys, audit log, clock and logger. */
   constructor(private readonly options: S3ArtifactStoreOptions) {
     this.deniedAudit = new DeniedAuditLimiter(options.deniedAuditLimits);
     this.client = options.client;
@@ -251,7 +255,13 @@ export class S3ArtifactStore implements ArtifactStore {
     return this.auditLog.list(tenantId, artifactId);
   }
 
-  /** Where a tenant's artifact content lives (for operators and tests), or null when unknown. */
+  /**
+   * Where a tenant's artifact content lives (for operators and tests).
+   *
+   * @param tenantId - The asking tenant.
+   * @param artifactId - The artifact id.
+   * @returns The content object's location, or null when unknown.
+   */
   async locate(tenantId: string, artifactId: string): Promise<ObjectLocation | null> {
     if (!isArtifactId(artifactId)) return null;
     return (await this.readRecord(tenantId, artifactId))?.record.content ?? null;

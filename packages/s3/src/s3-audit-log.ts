@@ -12,12 +12,15 @@ export interface ArtifactAuditLog {
   list(tenantId: string, artifactId?: string): Promise<ArtifactAuditEvent[]>;
 }
 
+/** Where the S3 audit log writes. */
 export interface S3AuditLogOptions {
   client: S3ObjectClient;
   bucket: string;
+  /** The store's key prefix; events go under `<prefix>/_audit/`. */
   prefix: string;
+  /** SSE-KMS key for the event objects. */
   kmsKeyId?: string;
-  /** Parallel GETs when listing (default 8). */
+  /** Parallel GETs when listing. @defaultValue 8 */
   readConcurrency?: number;
 }
 
@@ -28,6 +31,7 @@ export interface S3AuditLogOptions {
  * listing a whole tenant lists every artifact's events (an operator's query, not a hot path).
  */
 export class S3AuditLog implements ArtifactAuditLog {
+  /** @param options - Client, bucket, prefix, key and read concurrency. */
   constructor(private readonly options: S3AuditLogOptions) {}
 
   async record(event: ArtifactAuditEvent): Promise<void> {

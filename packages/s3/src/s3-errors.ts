@@ -30,7 +30,12 @@ function statusOf(error: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
-/** True for "no such object" (GET NoSuchKey, HEAD 404): the store answers null, not an error. */
+/**
+ * True for "no such object" (GET NoSuchKey, HEAD 404): the store answers null, not an error.
+ *
+ * @param error - What the SDK threw.
+ * @returns Whether the object was missing.
+ */
 export function isMissingObject(error: unknown): boolean {
   const name = shapeOf(error).name;
   return typeof name === 'string' && MISSING_OBJECT.has(name);
@@ -41,6 +46,11 @@ export function isMissingObject(error: unknown): boolean {
  * timeouts and network failures (no HTTP response at all) are retryable; a missing bucket, denied
  * credentials or a bad KMS key are configuration errors that retrying will not fix. A lost
  * conditional write is a retryable `concurrency` error (re-read, then write again).
+ *
+ * @param error - What the SDK threw.
+ * @param operation - Names the call in the message and details.
+ * @param bucket - The bucket, for the message and details.
+ * @returns The typed error (a `CompactorError` passes through).
  */
 export function s3Error(error: unknown, operation: string, bucket: string): CompactorError {
   if (CompactorError.isInstance(error)) return error;

@@ -54,6 +54,7 @@ const WORDS = [
   'naïve',
   '🙂',
 ] as const;
+/** The tool names generated threads and summaries use. */
 export const TOOL_NAMES = ['read_file', 'bash', 'search', 'create_order', 'web_fetch', 'list_dir'] as const;
 const KEY_FIELD_NAMES = ['order_id', 'status', 'total', 'path', 'ticket', 'error_code'] as const;
 const FILE_PATHS = ['src/index.ts', 'src/db.ts', 'package.json', 'README.md', 'test/app.test.ts'] as const;
@@ -80,7 +81,12 @@ function rarely(n: number): fc.Arbitrary<boolean> {
   );
 }
 
-/** Message or summary text: mostly words (some non-ASCII), sometimes arbitrary graphemes or several lines. */
+/**
+ * Message or summary text: mostly words (some non-ASCII), sometimes arbitrary graphemes or several lines.
+ *
+ * @param options - Most words per line (default 12).
+ * @returns The arbitrary.
+ */
 export function arbitraryContentText(options: { maxWords?: number } = {}): fc.Arbitrary<string> {
   const words = fc
     .array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: options.maxWords ?? 12 })
@@ -95,7 +101,13 @@ export function arbitraryContentText(options: { maxWords?: number } = {}): fc.Ar
   );
 }
 
-/** A large tool output (a file dump, a log) of `minChars`..`maxChars` characters. */
+/**
+ * A large tool output (a file dump, a log) of `minChars`..`maxChars` characters.
+ *
+ * @param minChars - Fewest characters.
+ * @param maxChars - Most characters.
+ * @returns The arbitrary.
+ */
 export function arbitraryHugeText(minChars = 8_000, maxChars = 40_000): fc.Arbitrary<string> {
   return fc
     .tuple(fc.integer({ min: minChars, max: maxChars }), fc.constantFrom(...WORDS))
@@ -105,7 +117,11 @@ export function arbitraryHugeText(minChars = 8_000, maxChars = 40_000): fc.Arbit
     });
 }
 
-/** Key fields as tools report them: ids, statuses, totals, flags. */
+/**
+ * Key fields as tools report them: ids, statuses, totals, flags.
+ *
+ * @returns The arbitrary (at most 4 fields).
+ */
 export function arbitraryKeyFields(): fc.Arbitrary<Record<string, unknown>> {
   return fc.dictionary(
     fc.constantFrom(...KEY_FIELD_NAMES),
@@ -114,6 +130,11 @@ export function arbitraryKeyFields(): fc.Arbitrary<Record<string, unknown>> {
   );
 }
 
+/**
+ * Determinism metadata of a replayable result (content hash, etag, mtime, version; each optional).
+ *
+ * @returns The arbitrary.
+ */
 export function arbitraryDeterminismMetadata(): fc.Arbitrary<DeterminismMetadata> {
   return fc.record(
     {
@@ -129,6 +150,9 @@ export function arbitraryDeterminismMetadata(): fc.Arbitrary<DeterminismMetadata
 /**
  * A tool result envelope. `toolName` and `toolCallId` are random unless given; the thread
  * arbitrary overrides them so each result answers its call.
+ *
+ * @param options - Fixed tool name and call id; `hugeResults` allows 8k–40k character contents.
+ * @returns The arbitrary.
  */
 export function arbitraryToolResultEnvelope(
   options: { toolName?: string; toolCallId?: string; hugeResults?: boolean } = {},
@@ -165,16 +189,23 @@ export function arbitraryToolResultEnvelope(
     .map((envelope) => envelope as ToolResultEnvelope);
 }
 
+/** The shape of generated threads. */
 export interface ThreadArbitraryOptions {
+  /** @defaultValue `'thread-1'` */
   threadId?: string;
+  /** @defaultValue `'tenant-1'` */
   tenantId?: string;
+  /** @defaultValue `'claude-sonnet-4-5'` */
   model?: string;
+  /** @defaultValue 200,000 */
   contextWindow?: number;
-  /** Number of real user turns (default 0..6). */
+  /** Fewest real user turns. @defaultValue 0 */
   minTurns?: number;
+  /** Most real user turns. @defaultValue 6 */
   maxTurns?: number;
-  /** Assistant steps per turn (default up to 3) and tool calls per step (default up to 3). */
+  /** Most assistant steps per turn. @defaultValue 3 */
   maxStepsPerTurn?: number;
+  /** Most tool calls per step. @defaultValue 3 */
   maxToolCallsPerStep?: number;
   /** Each optional kind of message or part may appear when true (all default to true). */
   systemMessages?: boolean;
@@ -321,7 +352,7 @@ function emitThread(sketch: ThreadSketch, options: ThreadArbitraryOptions): Stor
   if (sketch.system !== undefined)
     append({ role: 'system', content: [{ type: 'text', text: sketch.system }] });
   if (sketch.importedSummary !== undefined) {
-    // Seed 004's summary turn: a synthetic user shadow prompt and a synthetic assistant summary.
+    // A recursive-summarization summary turn (ADR-0011): a synthetic user shadow prompt and a synthetic assistant summary.
     append({
       role: 'user',
       synthetic: true,
@@ -363,18 +394,33 @@ function emitThread(sketch: ThreadSketch, options: ThreadArbitraryOptions): Stor
   return events;
 }
 
-/** A well-formed thread as the events a store would return (seq 1, 2, ...). */
+/**
+ * A well-formed thread as the events a store would return (seq 1, 2, ...).
+ *
+ * @param options - The thread's shape.
+ * @returns The arbitrary.
+ */
 export function arbitraryThreadEvents(options: ThreadArbitraryOptions = {}): fc.Arbitrary<StoredEvent[]> {
   return threadSketch(options).map((sketch) => emitThread(sketch, options));
 }
 
-/** The same, with the folded thread alongside. */
+/**
+ * A well-formed thread's events, with the folded thread alongside.
+ *
+ * @param options - The thread's shape.
+ * @returns The arbitrary.
+ */
 export function arbitraryThread(
   options: ThreadArbitraryOptions = {},
 ): fc.Arbitrary<{ events: StoredEvent[]; thread: Thread }> {
   return arbitraryThreadEvents(options).map((events) => ({ events, thread: foldThread(events) }));
 }
 
+/**
+ * A tool outcome as a summary records it; call ids come from a small pool.
+ *
+ * @returns The arbitrary.
+ */
 export function arbitrarySummaryToolOutcome(): fc.Arbitrary<SummaryToolOutcome> {
   return fc
     .record(
@@ -393,6 +439,9 @@ export function arbitrarySummaryToolOutcome(): fc.Arbitrary<SummaryToolOutcome> 
 /**
  * A structured summary. Texts, decisions, tool call ids and artifact ids come partly from small
  * pools, so two summaries often mention the same things (what merges must reconcile).
+ *
+ * @param options - Most items per list (default 4).
+ * @returns The arbitrary.
  */
 export function arbitraryStructuredSummary(
   options: { maxItems?: number } = {},
@@ -495,6 +544,10 @@ function recordOver(kind: CompactionRecordKind, messages: ThreadMessage[]): fc.A
 /**
  * A plan over `thread`: up to `maxRecords` records, each over a random contiguous span of at most
  * `maxSpanLength` messages. Spans are independent, so records overlap often (normalization's job).
+ *
+ * @param thread - The thread the plan is over.
+ * @param options - Most records, longest span (default 6), and the record kinds drawn (default all four).
+ * @returns The arbitrary.
  */
 export function arbitraryCompactionPlan(
   thread: Thread,

@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** A request the fake server received (the body parsed as JSON when it is JSON). */
 export interface RecordedRequest {
   method: string;
   path: string;
@@ -13,27 +14,39 @@ export interface RecordedRequest {
   body: unknown;
 }
 
+/** An answer the fake server gives. */
 export interface ScriptedResponse {
   status: number;
+  /** Sent as JSON. */
   body?: unknown;
+  /** Added to `content-type: application/json`. */
   headers?: Record<string, string>;
   /** Wait this long before answering (for timeout tests). */
   delayMs?: number;
 }
 
+/** A fixed answer, or one computed from the request. */
 export type ResponseScript = ScriptedResponse | ((request: RecordedRequest) => ScriptedResponse);
 
+/** A running fake Messages API. */
 export interface FakeMessagesApi {
   /** Base URL to give the SDK (`baseURL`). */
   url: string;
+  /** Every request received, in order. */
   requests: RecordedRequest[];
   /** Queue responses, answered in order; when the queue is empty the fallback answers. */
   enqueue(...responses: ResponseScript[]): void;
   /** Answer every request this way once the queue is empty. */
   setFallback(response: ResponseScript): void;
+  /** Drop open connections and stop listening. */
   close(): Promise<void>;
 }
 
+/**
+ * Start the fake on a free loopback port. Until scripted, it answers 500 `api_error`.
+ *
+ * @returns The running server.
+ */
 export async function startFakeMessagesApi(): Promise<FakeMessagesApi> {
   const queue: ResponseScript[] = [];
   const requests: RecordedRequest[] = [];
@@ -94,7 +107,15 @@ export async function startFakeMessagesApi(): Promise<FakeMessagesApi> {
   };
 }
 
-/** A Messages API response whose content is one tool_use block. */
+/**
+ * A Messages API response whose content is one tool_use block.
+ *
+ * @param name - The tool's name.
+ * @param input - The tool call's input.
+ * @param usage - Input and output tokens reported.
+ * @param model - The model reported.
+ * @returns A 200 answer.
+ */
 export function toolUseResponse(
   name: string,
   input: unknown,
@@ -116,7 +137,13 @@ export function toolUseResponse(
   };
 }
 
-/** A Messages API response with plain text content. */
+/**
+ * A Messages API response with plain text content.
+ *
+ * @param text - The text.
+ * @param usage - Input and output tokens reported.
+ * @returns A 200 answer.
+ */
 export function textResponse(
   text: string,
   usage = { input_tokens: 100, output_tokens: 20 },
@@ -136,7 +163,14 @@ export function textResponse(
   };
 }
 
-/** An API error in Anthropic's shape (429 rate limit, 529 overloaded, 500 ...). */
+/**
+ * An API error in Anthropic's shape (429 rate limit, 529 overloaded, 500 ...).
+ *
+ * @param status - The HTTP status.
+ * @param type - The error type, e.g. `overloaded_error`.
+ * @param headers - Extra headers, e.g. `retry-after`.
+ * @returns The answer.
+ */
 export function errorResponse(
   status: number,
   type: string,

@@ -9,6 +9,7 @@ import { describe, it } from 'vitest';
  */
 export const DEFAULT_TEST_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
+/** Whether PostgreSQL answers at the test URL, and why not when it does not. */
 export type PostgresForTests =
   | { available: true; url: string }
   | { available: false; url: string; reason: string };
@@ -20,7 +21,11 @@ export const postgresStartHint =
 const probeTimeoutMs = 2_000;
 let probed: Promise<PostgresForTests> | undefined;
 
-/** Whether PostgreSQL answers at the test URL; probed once per test process, in at most ~2 s. */
+/**
+ * Whether PostgreSQL answers at the test URL; probed once per test process, in at most ~2 s.
+ *
+ * @returns The URL, and the reason when nothing answers.
+ */
 export function postgresForTests(): Promise<PostgresForTests> {
   probed ??= probe(process.env.DATABASE_URL || DEFAULT_TEST_DATABASE_URL);
   return probed;
@@ -43,6 +48,10 @@ async function probe(url: string): Promise<PostgresForTests> {
 /**
  * A suite against PostgreSQL, or, when none answers, a skipped suite whose name says why and how
  * to start one. Nothing is faked: a mock of the driver would prove nothing about the adapter.
+ *
+ * @param postgres - From {@link postgresForTests}.
+ * @param suiteName - The suite's name.
+ * @param body - Declares the suite's tests, given the database URL.
  */
 export function describeWithPostgres(
   postgres: PostgresForTests,
@@ -58,12 +67,22 @@ export function describeWithPostgres(
   describe(suiteName, () => body(postgres.url));
 }
 
-/** A schema name no other run uses (lower-case, as the stores require). */
+/**
+ * A schema name no other run uses (lower-case, as the stores require).
+ *
+ * @param purpose - Readable part of the name (lower-case letters, digits, _).
+ * @returns The schema name.
+ */
 export function uniqueSchemaName(purpose: string): string {
   return `compactor_test_${purpose}_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
 }
 
-/** Drop a test schema and everything in it. */
+/**
+ * Drop a test schema and everything in it.
+ *
+ * @param url - The database URL.
+ * @param schema - The schema to drop.
+ */
 export async function dropSchema(url: string, schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: probeTimeoutMs });
   client.on('error', () => {});

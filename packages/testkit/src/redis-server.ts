@@ -18,11 +18,22 @@ export const redisInstallHint = '(needs Redis: set REDIS_URL or apt-get install 
 
 const startupTimeoutMs = 5_000;
 
-/** Synchronous, so it can decide `describe.skipIf` at collection time. */
+/**
+ * Whether Redis can be had for tests; synchronous, so it can decide `describe.skipIf` at collection time.
+ *
+ * @returns True when `REDIS_URL` is set or `redis-server` is on PATH.
+ */
 export function redisAvailableForTests(): boolean {
   return Boolean(process.env.REDIS_URL) || findRedisServerBinary() !== undefined;
 }
 
+/**
+ * Redis for a suite: `REDIS_URL` when set (its `stop` does nothing), else a private `redis-server`
+ * on a free loopback port.
+ *
+ * @returns The server, or null when neither is available.
+ * @throws Error when `redis-server` exists but does not start (three ports tried).
+ */
 export async function startRedisForTests(): Promise<RedisForTests | null> {
   const externalUrl = process.env.REDIS_URL;
   if (externalUrl) return { url: externalUrl, stop: async () => {} };
@@ -132,7 +143,12 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/** For suites already skipped by name when Redis is unavailable: start it, or fail the suite loudly. */
+/**
+ * For suites already skipped by name when Redis is unavailable: start it, or fail the suite loudly.
+ *
+ * @returns The server.
+ * @throws Error when Redis cannot be started.
+ */
 export async function requireRedisForTests(): Promise<RedisForTests> {
   const started = await startRedisForTests();
   if (!started) throw new Error('redis-server was found (or REDIS_URL set) but Redis did not answer');
@@ -147,11 +163,21 @@ export interface RestartableRedisForTests extends RedisForTests {
   restart(): Promise<void>;
 }
 
-/** Synchronous, for `describe.skipIf`: outages need a private `redis-server` (not an external REDIS_URL). */
+/**
+ * Synchronous, for `describe.skipIf`: outages need a private `redis-server` (not an external REDIS_URL).
+ *
+ * @returns True when `redis-server` is on PATH.
+ */
 export function restartableRedisAvailableForTests(): boolean {
   return findRedisServerBinary() !== undefined;
 }
 
+/**
+ * A private `redis-server` on a free loopback port that a test can take down and restart.
+ *
+ * @returns The server.
+ * @throws Error when `redis-server` is not on PATH or does not start.
+ */
 export async function startRestartableRedisForTests(): Promise<RestartableRedisForTests> {
   const binary = findRedisServerBinary();
   if (binary === undefined) throw new Error(`no redis-server on PATH ${redisInstallHint}`);

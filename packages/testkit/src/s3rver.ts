@@ -10,15 +10,25 @@ import { join } from 'node:path';
 import { CreateBucketCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 
+/** A running s3rver and helpers for its buckets. */
 export interface RunningS3rver {
+  /** `http://127.0.0.1:<port>`. */
   endpoint: string;
   /** Client options for this server: path-style, checksums only when required, s3rver's keys. */
   clientConfig(overrides?: Partial<S3ClientConfig>): S3ClientConfig;
+  /** Create a bucket. */
   createBucket(name: string): Promise<void>;
+  /** Every key in a bucket, optionally under a prefix. */
   listKeys(bucket: string, prefix?: string): Promise<string[]>;
+  /** Stop the server and delete its directory. */
   stop(): Promise<void>;
 }
 
+/**
+ * Start s3rver on a random loopback port over a new temporary directory.
+ *
+ * @returns The running server.
+ */
 export async function startS3rver(): Promise<RunningS3rver> {
   const directory = await mkdtemp(join(tmpdir(), 'compactor-s3rver-'));
   const server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true });

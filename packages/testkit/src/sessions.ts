@@ -5,7 +5,12 @@
 import type { EventInput, StoredEvent } from '@compactor/core';
 import { threadBuilder } from './thread-builder.js';
 
-/** A fixture's stored events as the inputs a client would append. */
+/**
+ * A fixture's stored events as the inputs a client would append.
+ *
+ * @param events - Stored events.
+ * @returns The inputs (seq, tenant and thread removed).
+ */
 export function asInputs(events: readonly StoredEvent[]): EventInput[] {
   return events.map(
     ({ seq: _seq, tenantId: _tenantId, threadId: _threadId, ...input }) => input as EventInput,
@@ -15,6 +20,9 @@ export function asInputs(events: readonly StoredEvent[]): EventInput[] {
 /**
  * A coding session in a small window, so compaction is needed: 24 turns, each with a 2k-token
  * tool result. Externalizing the old results is enough (no summarizer call).
+ *
+ * @param threadId - The thread's id.
+ * @returns The built thread.
  */
 export function codingSession(threadId: string) {
   const builder = threadBuilder(threadId, {
@@ -44,6 +52,9 @@ export function codingSession(threadId: string) {
 /**
  * A long conversation without tool results, in a small window, with externalization off: only
  * summarization can bring it under target, so compacting it calls the summarizer.
+ *
+ * @param threadId - The thread's id.
+ * @returns The built thread.
  */
 export function longConversation(threadId: string) {
   const builder = threadBuilder(threadId, {

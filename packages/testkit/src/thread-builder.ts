@@ -24,20 +24,27 @@ import {
   ValidationError,
 } from '@compactor/core';
 
+/** Event n's timestamp is this plus n seconds. */
 export const THREAD_BUILDER_EPOCH_MS = Date.UTC(2025, 0, 1);
 
 /** The policy a thread.created event may carry (any subset of the policy's fields). */
 export type ThreadPolicyOverrides = NonNullable<Extract<EventPayload, { type: 'thread.created' }>['policy']>;
 
+/** The `thread.created` event's settings. */
 export interface ThreadBuilderOptions {
+  /** @defaultValue `'tenant-1'` */
   tenantId?: string;
+  /** @defaultValue `'claude-sonnet-4-5'` */
   model?: string;
+  /** @defaultValue 200,000 */
   contextWindow?: number;
   maxOutputTokens?: number;
   policy?: ThreadPolicyOverrides;
 }
 
+/** Flags and id of one message. */
 export interface MessageOptions {
+  /** @defaultValue `m<n>`, n counting messages */
   id?: string;
   pinned?: boolean;
   synthetic?: boolean;
@@ -45,31 +52,45 @@ export interface MessageOptions {
   metadata?: Record<string, unknown>;
 }
 
+/** An assistant message's tool calls and reasoning. */
 export interface AssistantOptions extends MessageOptions {
+  /** Calls without an id get `call_<n>`; input defaults to `{}`. */
   toolCalls?: { id?: string; name: string; input?: unknown }[];
+  /** Added as a reasoning part before the text. */
   reasoning?: string;
 }
 
+/** A tool result's name, outcome, key fields and replay metadata. */
 export interface ToolResultOptions extends MessageOptions {
   /** Defaults to the name of the call being answered; required for a result with no call. */
   toolName?: string;
+  /** @defaultValue `'success'` */
   outcome?: ToolOutcome;
+  /** @defaultValue `{}` */
   keyFields?: Record<string, unknown>;
   durability?: ToolDurability;
   determinism?: DeterminismMetadata;
 }
 
+/** A fixture's stored events and the thread they fold into. */
 export interface BuiltThread {
   events: StoredEvent[];
   thread: Thread;
 }
 
+/** Builds a thread fixture event by event (see the module comment). */
 export class ThreadBuilder {
   private readonly events: StoredEvent[] = [];
   private readonly toolNames = new Map<string, string>();
   private messageCount = 0;
   private callCount = 0;
 
+  /**
+   * Start a thread with its `thread.created` event.
+   *
+   * @param threadId - The thread's id.
+   * @param options - The thread's settings.
+   */
   constructor(
     readonly threadId: string,
     private readonly options: ThreadBuilderOptions = {},
@@ -83,15 +104,35 @@ export class ThreadBuilder {
     });
   }
 
+  /**
+   * Append a system message.
+   *
+   * @param text - Its text.
+   * @param options - Id and flags.
+   * @returns The builder.
+   */
   system(text: string, options: MessageOptions = {}): this {
     return this.append('system', [{ type: 'text', text }], options);
   }
 
+  /**
+   * Append a user message.
+   *
+   * @param text - Its text.
+   * @param options - Id and flags.
+   * @returns The builder.
+   */
   user(text: string, options: MessageOptions = {}): this {
     return this.append('user', [{ type: 'text', text }], options);
   }
 
-  /** `text` may be undefined for a message that only calls tools. */
+  /**
+   * Append an assistant message.
+   *
+   * @param text - Its text; undefined for a message that only calls tools.
+   * @param options - Tool calls, reasoning, id and flags.
+   * @returns The builder.
+   */
   assistant(text: string | undefined, options: AssistantOptions = {}): this {
     const content: ContentPart[] = [];
     if (options.reasoning !== undefined) content.push({ type: 'reasoning', text: options.reasoning });
@@ -105,7 +146,15 @@ export class ThreadBuilder {
     return this.append('assistant', content, options);
   }
 
-  /** One tool message answering `toolCallId`. */
+  /**
+   * Append one tool message answering `toolCallId`.
+   *
+   * @param toolCallId - The call answered.
+   * @param content - The result's content.
+   * @param options - Tool name, outcome, key fields, durability, determinism, id and flags.
+   * @returns The builder.
+   * @throws ValidationError when no call has this id and no `toolName` is given.
+   */
   toolResult(
     toolCallId: string,
     content: string | Record<string, unknown>,
@@ -130,12 +179,22 @@ export class ThreadBuilder {
     return this.append('tool', [part], options);
   }
 
-  /** Append a message exactly as given (any role and parts). */
+  /**
+   * Append a message exactly as given (any role and parts).
+   *
+   * @param message - The message.
+   * @returns The builder.
+   */
   message(message: Message): this {
     return this.event({ type: 'message.appended', message });
   }
 
-  /** Append any event payload (thread.branched, plan.committed, lifecycle, ...). */
+  /**
+   * Append any event payload (thread.branched, plan.committed, lifecycle, ...).
+   *
+   * @param payload - The event's type and fields.
+   * @returns The builder.
+   */
   event(payload: EventPayload): this {
     const seq = this.events.length + 1;
     this.events.push({
@@ -149,7 +208,11 @@ export class ThreadBuilder {
     return this;
   }
 
-  /** The events so far (a copy) and the thread they fold into. */
+  /**
+   * Finish the fixture (the builder may go on).
+   *
+   * @returns The events so far (a copy) and the thread they fold into.
+   */
   build(): BuiltThread {
     const events = structuredClone(this.events);
     return { events, thread: foldThread(events) };
@@ -170,6 +233,13 @@ export class ThreadBuilder {
   }
 }
 
+/**
+ * Start a thread fixture.
+ *
+ * @param threadId - The thread's id.
+ * @param options - The thread's settings.
+ * @returns The builder.
+ */
 export function threadBuilder(threadId = 't1', options: ThreadBuilderOptions = {}): ThreadBuilder {
   return new ThreadBuilder(threadId, options);
 }

@@ -42,7 +42,7 @@ function latencies(samples: number[]): Latency {
 
 /**
  * The render package's benchmark, its anthropic warm case: a pi-built thread (synthetic when the
- * corpus is absent) with a 50-record plan, against seed 003's re-tokenizing renderer.
+ * corpus is absent) with a 50-record plan, against a re-tokenizing per-step renderer (ADR-0023).
  */
 export function benchRender(sizes: BenchSizes['render']): RenderBenchResult {
   const gpt = createTokenizer({ model: 'gpt-4o' });

@@ -15,7 +15,14 @@ interface InspectOptions {
   apiKey?: string;
 }
 
-/** Everything about one thread at a glance: log, plan, budget and what compaction did lately. */
+/**
+ * Everything about one thread at a glance: log, plan, budget and what compaction did lately.
+ *
+ * @param threadId - The thread.
+ * @param options - Data directory, tenant, and whether to print JSON.
+ * @returns The thread's summary.
+ * @throws Error naming the known threads when the thread does not exist.
+ */
 export async function inspectThread(threadId: string, options: InspectOptions) {
   const stores = await createEmbeddedStores({ dataDir: options.dataDir });
   try {

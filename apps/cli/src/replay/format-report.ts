@@ -2,7 +2,13 @@ import type { ReplayReport } from './replay-transcript.js';
 
 const number = (value: number) => value.toLocaleString('en-US');
 
-/** The replay report for a person: one fact a line, aligned. */
+/**
+ * The replay report for a person: one fact a line, aligned.
+ *
+ * @param report - The replay report.
+ * @param outFile - Where the final request was written, if anywhere.
+ * @returns The text.
+ */
 export function formatReplayReport(report: ReplayReport, outFile?: string): string {
   const ratio = report.tokensAfter > 0 ? (report.tokensBefore / report.tokensAfter).toFixed(2) : 'n/a';
   const strategies = (counts: ReplayReport['recordsByStrategy']) =>

@@ -11,6 +11,11 @@ import { unboundedRender } from './unbounded-tokens.js';
  * `replay --server`: the same transcript through a running ingest API, one event per request, so
  * the server's own workers compact as the conversation grows. After the last event one manual
  * (unforced) check settles whatever the debounce still holds; then the prompt is rendered there.
+ *
+ * @param file - The transcript file.
+ * @param options - The replay command's options (server, API key, format, model, budget, ...).
+ * @returns The report, the final request and the imported transcript.
+ * @throws Error without `--api-key`; the client's `CompactorApiError`/`CompactorNetworkError` when the server fails.
  */
 export async function replayThroughServer(
   file: string,

@@ -24,20 +24,26 @@ import { createResilientSummarizer } from '@compactor/summarizer';
 import { createTokenizer, type ProviderTokenizer, resolveModelInfo } from '@compactor/tokenizer';
 import { unboundedRender } from './unbounded-tokens.js';
 
+/** What to replay and how. */
 export interface ReplayOptions {
   file: string;
+  /** @defaultValue detected from the file */
   format?: ImportOptions['format'];
   /** 0-based conversation index in multi-conversation files. */
   conversation?: number;
+  /** @defaultValue the transcript's model */
   model?: string;
   /** The context window the conversation must fit (default: the model's own). */
   budget?: number;
+  /** @defaultValue {@link providerForModel} of the model */
   provider?: ProviderName;
   /** Keep the embedded store here; default a temporary directory removed afterwards. */
   dataDir?: string;
+  /** @defaultValue `'local'` */
   tenantId?: string;
-  /** System prompt of the final render. */
+  /** System prompt of the final render. @defaultValue `''` */
   system?: string;
+  /** @defaultValue the extractive summarizer behind the fallback chain */
   summarizer?: Summarizer;
   /** Thread policy fields to apply on top of the imported thread's (e.g. from `compactor eval --policy`). */
   policy?: Partial<CompactionPolicy>;
@@ -46,7 +52,9 @@ export interface ReplayOptions {
    * appended since the last one (default 1% of the window), and after the last event.
    */
   checkEveryTokens?: number;
+  /** Told after each event appended. */
   onProgress?: (done: number, total: number) => void;
+  /** @defaultValue `noopLogger` */
   logger?: Logger;
   /** Rewrites the imported events before the replay (the eval's images-as-captions mode, planted needles). */
   mapEvents?: (events: EventInput[]) => EventInput[];
@@ -54,6 +62,7 @@ export interface ReplayOptions {
 
 export type StrategyCounts = Record<CompactionRecordKind, number>;
 
+/** What a replay did, figure by figure. */
 export interface ReplayReport {
   file: string;
   format: string;
@@ -93,6 +102,7 @@ export interface ReplayReport {
   renderError?: string;
 }
 
+/** A replay's report, final request and imported transcript. */
 export interface ReplayResult {
   report: ReplayReport;
   /** The final rendered request (what `--out` writes). */
@@ -113,6 +123,12 @@ export interface LocalReplayResult extends ReplayResult {
 
 const noStrategies = (): StrategyCounts => ({ externalize: 0, summarize: 0, clear: 0, drop: 0 });
 
+/**
+ * The wire format a model's prompts are rendered in.
+ *
+ * @param model - The model id.
+ * @returns `anthropic` for Anthropic models and unknown ones, `openai-chat` for OpenAI's, else `ai-sdk`.
+ */
 export function providerForModel(model: string): ProviderName {
   try {
     const provider = resolveModelInfo(model).provider;
@@ -125,6 +141,9 @@ export function providerForModel(model: string): ProviderName {
 /**
  * Replay a transcript through a fresh embedded store event by event, letting compaction run as
  * the workers would (a debounced check as the conversation grows), then render the final prompt.
+ *
+ * @param options - The transcript and how to replay it.
+ * @returns The report, the final request, the folded thread, its plan and the tokenizer.
  */
 export async function replayTranscript(options: ReplayOptions): Promise<LocalReplayResult> {
   const started = performance.now();

@@ -29,11 +29,15 @@ import { registerInspectorPage } from './inspector-page.js';
 import { installRequestLogging } from './request-logging.js';
 import { installRequestMetrics } from './request-metrics.js';
 
+/** The API version reported in the OpenAPI document. */
 export const INGEST_API_VERSION = '0.1.0';
 
 /**
  * The ingest HTTP API over the given stores, queue and engine. Not yet listening: call `listen`
  * (or use `inject` in tests). Closing the app does not close the dependencies.
+ *
+ * @param dependencies - Stores, queue, engine, keys, limits, metrics, logger and clock.
+ * @returns The Fastify app.
  */
 export function buildIngestApp(dependencies: IngestDependencies): FastifyInstance {
   const timeouts = { ...defaultIngestTimeouts, ...dependencies.timeouts };

@@ -23,6 +23,10 @@ const PERMISSION_PATTERN = /^[A-Za-z0-9._:-]{1,200}$/;
  * Everything after the first `:` of the value is the permission list, split on `+`
  * (permissions themselves contain colons). Keys may not contain `=` or `,`; tenant ids are
  * letters, digits, `.`, `_` and `-`. Whitespace around entries is ignored.
+ *
+ * @param text - The variable's value.
+ * @returns Each key's grant.
+ * @throws ValidationError for a malformed entry, tenant id or permission, or a repeated key.
  */
 export function parseApiKeys(text: string): Map<string, ApiKeyGrant> {
   const grants = new Map<string, ApiKeyGrant>();
@@ -70,7 +74,12 @@ export function parseApiKeys(text: string): Map<string, ApiKeyGrant> {
   return grants;
 }
 
-/** The id written to audit logs for a key: a short hash, so logs never hold the secret. */
+/**
+ * The id written to audit logs for a key: a short hash, so logs never hold the secret.
+ *
+ * @param apiKey - The key.
+ * @returns `key-` and 16 hex digits of its SHA-256.
+ */
 export function requesterIdOf(apiKey: string): string {
   return `key-${createHash('sha256').update(apiKey).digest('hex').slice(0, 16)}`;
 }

@@ -29,6 +29,7 @@ function milliseconds(defaultValue: number) {
   return z.coerce.number().int().positive().max(3_600_000).default(defaultValue);
 }
 
+/** The ingest's own settings. */
 export interface IngestConfig {
   port: number;
   host: string;
@@ -41,6 +42,10 @@ export interface IngestConfig {
  * The ingest's own settings (listen address, API keys, limits), read once from the environment; any
  * problem is a ValidationError naming the variable. Stores, queue, summarizer, data directory, log
  * level and debounce are the runtime's (`loadRuntimeConfig` in @compactor/runtime).
+ *
+ * @param environment - The variables to read (default: `process.env`).
+ * @returns The settings.
+ * @throws ValidationError naming each invalid variable, or when no API key is configured.
  */
 export function loadIngestConfig(environment: NodeJS.ProcessEnv = process.env): IngestConfig {
   const parsed = environmentSchema.safeParse(environment);

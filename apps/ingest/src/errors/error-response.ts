@@ -6,8 +6,10 @@ import { storageFaultCode } from './storage-faults.js';
 /** Seconds a client should wait before retrying after a storage fault (disk full, read-only). */
 export const STORAGE_RETRY_AFTER_SECONDS = 30;
 
+/** Every `error.code` the API answers with: core's codes and the HTTP layer's own. */
 export type ApiErrorCode = CompactorErrorCode | HttpOnlyErrorCode;
 
+/** The API's error envelope. */
 export interface ErrorBody {
   error: {
     code: ApiErrorCode;
@@ -51,6 +53,9 @@ const fastifyClientErrors: Record<string, { status: number; code: ApiErrorCode }
 /**
  * Turn anything a handler threw into the API's error envelope. Messages never carry a server file
  * path (stores name their files in messages; that is for the log, not the client).
+ *
+ * @param error - Anything a handler threw.
+ * @returns Status, body, headers, and whether it is a server fault.
  */
 export function errorResponse(error: unknown): ErrorResponse {
   const response = envelopeOf(error);

@@ -5,6 +5,10 @@ const VERSION_TAG = /^\s*(?:W\/)?(?:"(\d{1,15})"|(\d{1,15}))\s*$/;
 /**
  * The expected thread version from `If-Match`: `3`, or `"3"` as ETags are quoted (a weak `W/"3"`
  * is read the same way). Absent = no expectation. Anything else, `*` and lists included, is a 400.
+ *
+ * @param header - The `If-Match` header.
+ * @returns The expected version, or undefined when there is no header.
+ * @throws ValidationError when the header is not one version.
  */
 export function expectedVersionFromIfMatch(header: string | string[] | undefined): number | undefined {
   if (header === undefined) return undefined;
@@ -18,7 +22,12 @@ export function expectedVersionFromIfMatch(header: string | string[] | undefined
   return Number(match[1] ?? match[2]);
 }
 
-/** The ETag of a thread version. */
+/**
+ * The ETag of a thread version.
+ *
+ * @param version - The thread version.
+ * @returns The quoted version.
+ */
 export function versionTag(version: number): string {
   return `"${version}"`;
 }

@@ -1,5 +1,6 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 
+/** The ingest's Prometheus metrics. */
 export interface IngestMetrics {
   httpRequests: Counter<'method' | 'route' | 'status'>;
   httpDuration: Histogram<'method' | 'route'>;
@@ -15,6 +16,9 @@ function reuse<T>(registry: Registry, name: string, create: () => T): T {
 /**
  * The ingest's metrics in `registry`. Registering twice in one registry returns the same
  * metrics, so an app and a worker in one process can share a registry.
+ *
+ * @param registry - The Prometheus registry.
+ * @returns The metrics.
  */
 export function createIngestMetrics(registry: Registry): IngestMetrics {
   const registers = [registry];

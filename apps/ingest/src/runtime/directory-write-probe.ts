@@ -8,6 +8,9 @@ const PROBE_BYTES = 64 * 1024;
 /**
  * A readiness probe that writes, syncs and removes a small file in `directory`: it fails while the
  * disk is full or the filesystem is read-only, and passes again once writes work.
+ *
+ * @param directory - The directory to write in.
+ * @returns The probe; it rejects with the file system's error while writes fail.
  */
 export function directoryWriteProbe(directory: string): () => Promise<void> {
   return async () => {

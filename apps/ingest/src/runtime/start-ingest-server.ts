@@ -8,6 +8,7 @@ import { buildIngestApp } from '../app/build-ingest-app.js';
 import type { IngestConfig } from '../config/ingest-config.js';
 import { directoryWriteProbe } from './directory-write-probe.js';
 
+/** The built ingest app, its in-process worker if any, and how to close both with the runtime. */
 export interface IngestServer {
   app: FastifyInstance;
   /** The in-process worker, when this process runs one. */
@@ -17,6 +18,7 @@ export interface IngestServer {
   close(): Promise<void>;
 }
 
+/** The runtime and settings the ingest runs on. */
 export interface StartIngestServerOptions {
   runtime: Runtime;
   ingest: IngestConfig;
@@ -24,14 +26,19 @@ export interface StartIngestServerOptions {
   /**
    * Run the compaction worker in this process. Required with the in-process queue (nobody else
    * can consume it: the all-in-one `compactor serve`); optional with BullMQ, where workers
-   * usually run as their own processes. Default: only for the in-process queue.
+   * usually run as their own processes.
+   * @defaultValue true for the in-process queue, false for BullMQ
    */
   runWorker?: boolean;
 }
 
 /**
  * The ingest API over a runtime (stores, queue, engine wired from the environment), plus, in the
- * all-in-one mode, the compaction worker and its sweeper sharing one metrics registry.
+ * all-in-one mode, the compaction worker and its sweeper sharing one metrics registry. The app is
+ * built, not yet listening.
+ *
+ * @param options - The runtime, ingest settings, logger and whether to run a worker.
+ * @returns The server.
  */
 export async function startIngestServer(options: StartIngestServerOptions): Promise<IngestServer> {
   const { runtime, ingest, logger } = options;

@@ -6,6 +6,9 @@ import type { CompactionJobResult } from '@compactor/queue';
  * freed and what the summarizer cost; losing the plan CAS to another worker is a `conflict` (the
  * summarizer's cost was still paid); no commit keeps the planner's status, or says why the
  * planner did not run (`skipped`: under the trigger; `disabled`: automatic compaction is off).
+ *
+ * @param result - The engine's check result.
+ * @returns The job's result.
  */
 export function jobResultOf(result: CheckResult): CompactionJobResult {
   const planner = result.planner;

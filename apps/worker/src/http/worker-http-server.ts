@@ -4,15 +4,20 @@ import type { Logger } from '@compactor/core';
 import type { Readiness } from '@compactor/runtime';
 import type { Registry } from 'prom-client';
 
+/** The running operator listener. */
 export interface WorkerHttpServer {
   /** The port listened on (useful with port 0). */
   port: number;
+  /** Stop listening. */
   close(): Promise<void>;
 }
 
+/** Where the operator listener listens and what it serves. */
 export interface WorkerHttpServerOptions {
+  /** 0 = any free port. */
   port: number;
   host: string;
+  /** Served at `/metrics`. */
   metrics: Registry;
   /** For `/readyz`: the runtime's dependency checks. */
   ready: () => Promise<Readiness>;
@@ -22,6 +27,9 @@ export interface WorkerHttpServerOptions {
 /**
  * A small listener for operators: `GET /metrics` (Prometheus text format), `GET /healthz` (the
  * process is up) and `GET /readyz` (every dependency answers; 503 otherwise).
+ *
+ * @param options - Port, host, registry, readiness check and logger.
+ * @returns The listener, once it listens.
  */
 export async function startWorkerHttpServer(options: WorkerHttpServerOptions): Promise<WorkerHttpServer> {
   const server = createServer((request, response) => {

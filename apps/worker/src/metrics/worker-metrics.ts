@@ -1,6 +1,7 @@
 import type { CompactionJobFinishedEvent } from '@compactor/queue';
 import { Counter, Histogram, type Registry } from 'prom-client';
 
+/** The worker's Prometheus metrics. */
 export interface WorkerMetrics {
   jobs: Counter<'outcome' | 'status'>;
   jobDuration: Histogram<'outcome'>;
@@ -20,6 +21,9 @@ function reuse<T>(registry: Registry, name: string, create: () => T): T {
 /**
  * The worker's metrics in `registry`. Registering twice in one registry returns the same metrics,
  * so several workers in one process (the CLI's all-in-one mode) can share a registry.
+ *
+ * @param registry - The Prometheus registry.
+ * @returns The metrics.
  */
 export function createWorkerMetrics(registry: Registry): WorkerMetrics {
   const registers = [registry];

@@ -1,6 +1,7 @@
 import type { Logger } from '@compactor/core';
 import type { SweepResult } from './sweep-pending-threads.js';
 
+/** A running periodic sweeper. */
 export interface PendingSweeper {
   /** Run a sweep now (or join the one running) and return its result. */
   sweepNow(): Promise<SweepResult>;
@@ -11,6 +12,9 @@ export interface PendingSweeper {
 /**
  * Runs `sweep` at start (threads left pending while no worker ran are found at once) and then
  * every `intervalMs`; a tick that finds a sweep still running is skipped, so sweeps never overlap.
+ *
+ * @param options - Period, the sweep to run, and the logger for failed sweeps.
+ * @returns The sweeper.
  */
 export function startPendingSweeper(options: {
   intervalMs: number;

@@ -1,19 +1,21 @@
 import type { EventStore, JobQueue, Logger } from '@compactor/core';
 
+/** Where pending threads are listed and enqueued, and how much one sweep does. */
 export interface SweepPendingThreadsOptions {
   events: EventStore;
   queue: JobQueue;
   logger: Logger;
-  /** Threads listed per page. Default 100. */
+  /** Threads listed per page. @defaultValue 100 */
   pageSize?: number;
-  /** Pages per sweep, so one sweep stays bounded. Default 10. */
+  /** Pages per sweep, so one sweep stays bounded. @defaultValue 10 */
   maxPages?: number;
-  /** Debounce of the checks enqueued. Default 0: these threads have waited long enough. */
+  /** Debounce of the checks enqueued (these threads have waited long enough). @defaultValue 0 */
   debounceMs?: number;
   /** Called once per thread handled, for metrics. */
   onThread?: (outcome: 'enqueued' | 'failed') => void;
 }
 
+/** The threads one sweep enqueued a check for, and those it could not. */
 export interface SweepResult {
   enqueued: Array<{ tenantId: string; threadId: string; version: number }>;
   failed: Array<{ tenantId: string; threadId: string }>;
@@ -27,6 +29,9 @@ export interface SweepResult {
  * The mark has no compare-and-set: an append that fails to enqueue and marks the thread between
  * our enqueue and our clear would lose its mark. So the thread is read again after clearing;
  * if its version moved, one more check is enqueued (or the mark set back if that fails).
+ *
+ * @param options - Stores, queue, page sizes, debounce and listener.
+ * @returns What was enqueued and what failed.
  */
 export async function sweepPendingThreads(options: SweepPendingThreadsOptions): Promise<SweepResult> {
   const pageSize = options.pageSize ?? 100;

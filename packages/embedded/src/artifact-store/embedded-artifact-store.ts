@@ -47,6 +47,12 @@ export class EmbeddedArtifactStore implements ArtifactStore {
   private readonly deniedAudit: DeniedAuditLimiter;
   private closed = false;
 
+  /**
+   * Open the artifact store over the configured data directory (no files are touched until first use).
+   *
+   * @param options - Store options, and how many denied reads the audit log records per tenant.
+   * @throws ValidationError when `sharing` is not a known mode.
+   */
   constructor(options: EmbeddedStoreOptions & { deniedAuditLimits?: Partial<DeniedAuditLimits> } = {}) {
     const context = createStoreContext(options);
     this.deniedAudit = new DeniedAuditLimiter(options.deniedAuditLimits);
@@ -145,6 +151,7 @@ export class EmbeddedArtifactStore implements ArtifactStore {
     );
   }
 
+  /** Wait for puts and audit appends in flight, then refuse new calls. */
   async close(): Promise<void> {
     this.closed = true;
     await this.locks.drain();

@@ -66,6 +66,12 @@ export class EmbeddedEventStore implements EventStore {
   private readonly threads: ResidentCache<ThreadIndex>;
   private closed = false;
 
+  /**
+   * Open the event store over the configured data directory (no files are touched until first use).
+   *
+   * @param options - Store options; see {@link EmbeddedStoreOptions}.
+   * @throws ValidationError when `sharing` is not a known mode.
+   */
   constructor(options: EmbeddedStoreOptions = {}) {
     const context = createStoreContext(options);
     this.layout = context.layout;
@@ -80,7 +86,11 @@ export class EmbeddedEventStore implements EventStore {
     });
   }
 
-  /** How much of its memory budget the thread index cache uses. */
+  /**
+   * How much of its memory budget the thread index cache uses.
+   *
+   * @returns Entries, bytes and the byte limit.
+   */
   get cacheStats(): ResidentCacheStats {
     return this.threads.stats;
   }

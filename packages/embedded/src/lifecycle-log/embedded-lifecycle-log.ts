@@ -28,6 +28,12 @@ export class EmbeddedLifecycleEventLog implements LifecycleEventLog {
   private readonly listeners = new ListenersByThread();
   private closed = false;
 
+  /**
+   * Open the lifecycle log over the configured data directory (no files are touched until first use).
+   *
+   * @param options - Store options; see {@link EmbeddedStoreOptions}.
+   * @throws ValidationError when `sharing` is not a known mode.
+   */
   constructor(options: EmbeddedStoreOptions = {}) {
     const context = createStoreContext(options);
     this.layout = context.layout;
@@ -41,7 +47,11 @@ export class EmbeddedLifecycleEventLog implements LifecycleEventLog {
     });
   }
 
-  /** How much of its memory budget the open-log cache uses. */
+  /**
+   * How much of its memory budget the open-log cache uses.
+   *
+   * @returns Entries, bytes and the byte limit.
+   */
   get cacheStats(): ResidentCacheStats {
     return this.logs.stats;
   }
@@ -83,6 +93,7 @@ export class EmbeddedLifecycleEventLog implements LifecycleEventLog {
     return options.limit === undefined ? events : events.slice(-options.limit);
   }
 
+  /** Wait for appends in flight, then refuse new calls. */
   async close(): Promise<void> {
     this.closed = true;
     this.listeners.clear();

@@ -16,6 +16,11 @@ function isPlainByte(byte: number): boolean {
  * `~` + two hex digits, so `/`, `\`, `.`, NUL and uppercase can never form a path, a `..` or a
  * collision (ids with lone surrogates, which UTF-8 cannot tell apart, are a ValidationError); names longer than 120 characters become `~h` + the id's SHA-256 (the files keep the
  * original ids inside). The mapping is injective: `~` is always escaped itself.
+ *
+ * @param id - The tenant or thread id.
+ * @param what - The id's field name, for the error.
+ * @returns The segment.
+ * @throws ValidationError for an empty id or one with lone surrogates.
  */
 export function encodePathSegment(id: string, what: string): string {
   if (typeof id !== 'string' || id.length === 0) {

@@ -86,6 +86,12 @@ export class EmbeddedPlanStore implements PlanStore {
   private readonly threads: ResidentCache<ThreadPlans>;
   private closed = false;
 
+  /**
+   * Open the plan store over the configured data directory (no files are touched until first use).
+   *
+   * @param options - Store options; see {@link EmbeddedStoreOptions}.
+   * @throws ValidationError when `sharing` is not a known mode.
+   */
   constructor(options: EmbeddedStoreOptions = {}) {
     const context = createStoreContext(options);
     this.layout = context.layout;
@@ -99,7 +105,11 @@ export class EmbeddedPlanStore implements PlanStore {
     });
   }
 
-  /** How much of its memory budget the plan cache uses. */
+  /**
+   * How much of its memory budget the plan cache uses.
+   *
+   * @returns Entries, bytes and the byte limit.
+   */
   get cacheStats(): ResidentCacheStats {
     return this.threads.stats;
   }
@@ -173,6 +183,7 @@ export class EmbeddedPlanStore implements PlanStore {
     );
   }
 
+  /** Wait for commits in flight, then refuse new calls. */
   async close(): Promise<void> {
     this.closed = true;
     await this.locks.drain();

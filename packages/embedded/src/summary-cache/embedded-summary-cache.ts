@@ -26,6 +26,12 @@ export class EmbeddedSummaryCache implements SummaryCache {
   private readonly layout: DataLayout;
   private closed = false;
 
+  /**
+   * Open the summary cache over the configured data directory (no files are touched until first use).
+   *
+   * @param options - Store options; see {@link EmbeddedStoreOptions}.
+   * @throws ValidationError when `sharing` is not a known mode.
+   */
   constructor(options: EmbeddedStoreOptions = {}) {
     this.layout = new DataLayout(resolveStoreOptions(options).dataDir);
   }
@@ -50,6 +56,7 @@ export class EmbeddedSummaryCache implements SummaryCache {
     await writeFileAtomically(path, JSON.stringify(file));
   }
 
+  /** Refuse new calls (writes are atomic renames, nothing to wait for). */
   async close(): Promise<void> {
     this.closed = true;
   }

@@ -19,13 +19,18 @@ export interface BranchDependencies {
   clock: Clock;
 }
 
+/** Where to branch, and the new thread's id. */
 export interface BranchRequest {
+  /** The last source message the branch keeps. */
   fromMessageId: string;
+  /** The branch's thread id. @defaultValue a random UUID */
   newThreadId?: string | undefined;
 }
 
+/** The branch made (or found, on a retry) and where it came from. */
 export interface BranchResult {
   threadId: string;
+  /** The branch's thread version (its last event seq). */
   version: number;
   sourceThreadId: string;
   fromMessageId: string;
@@ -77,11 +82,19 @@ function sourceSeqOf(event: StoredEvent): number | undefined {
 }
 
 /**
- * A new thread holding the source's messages up to and including `fromMessageId` (seed 001's
- * /branch): `thread.created` (same model, window, policy), `thread.branched`, then copies of the
+ * A new thread holding the source's messages up to and including `fromMessageId` (pi's
+ * /branch, ADR-0022): `thread.created` (same model, window, policy), `thread.branched`, then copies of the
  * `message.appended` events (new event ids, same message ids). Its plan is the latest source plan
  * made from no more than those messages: a compaction that happened later does not apply, so
  * branching before a compaction undoes it. Retrying with the same `newThreadId` is safe.
+ *
+ * @param dependencies - The event and plan stores and the clock.
+ * @param tenantId - The tenant owning both threads.
+ * @param sourceThreadId - The thread to branch from.
+ * @param request - The message to branch at and the new thread's id.
+ * @returns The branch, with `created: false` when an identical branch already existed.
+ * @throws ValidationError when the source has no such message, or the new id equals the source's.
+ * @throws CompactorError (code `concurrency`) when `newThreadId` names a thread that is not this branch.
  */
 export async function branchThread(
   dependencies: BranchDependencies,

@@ -4,6 +4,7 @@ import type { SqlNames } from '../sql-names.js';
 import { inTransaction } from '../transactions.js';
 import type { Migration } from './migration.js';
 
+/** What a migration run did. */
 export interface MigrationOutcome {
   /** Versions applied by this call (empty when the schema was already current). */
   applied: number[];

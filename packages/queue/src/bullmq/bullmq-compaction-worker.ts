@@ -15,21 +15,25 @@ import { type AttemptOutcome, runAttempt } from '../run-attempt.js';
 import { connectionCloseAllowanceMs, settleWithin } from '../settle-within.js';
 import { type BullmqQueueLocation, resolveLocation } from './bullmq-connection-options.js';
 
+/** Where the worker's queue lives, its handler, and how it recovers jobs whose worker died. */
 export interface BullmqCompactionWorkerOptions extends BullmqQueueLocation, CompactionWorkerOptions {
   /**
    * How long a worker's lock on a running job lasts; it is renewed every half of it while the job
-   * runs. A worker that dies loses the lock after this long. Default 30 s.
+   * runs. A worker that dies loses the lock after this long.
+   * @defaultValue 30,000
    */
   lockDurationMs?: number;
-  /** How often this worker looks for jobs whose worker died (lock expired). Default 15 s. */
+  /** How often this worker looks for jobs whose worker died (lock expired). @defaultValue 15,000 */
   stalledIntervalMs?: number;
   /**
    * How many times a job may be recovered after its worker died before it is failed, so a job that
-   * crashes every worker that takes it cannot take the fleet down forever. Default 2.
+   * crashes every worker that takes it cannot take the fleet down forever.
+   * @defaultValue 2
    */
   maxStalledCount?: number;
 }
 
+/** A running BullMQ consumer. */
 export interface BullmqCompactionWorker extends CompactionWorker {
   /** The underlying BullMQ worker, for operational tooling. */
   readonly worker: Worker;
@@ -45,6 +49,10 @@ interface AttemptRecord {
  * The consumer. Payloads are validated (invalid = permanent failure); permanent handler errors
  * become BullMQ `UnrecoverableError`s; on shutdown timeout a running job is moved back to wait
  * (no attempt counted) rather than left for the stalled checker.
+ *
+ * @param options - Queue location, handler, concurrency, shutdown timeout and stall recovery.
+ * @returns The running worker.
+ * @throws RangeError when `concurrency` is below 1 or the queue name contains `:`.
  */
 export async function startBullmqCompactionWorker(
   options: BullmqCompactionWorkerOptions,

@@ -8,17 +8,21 @@ export interface BullmqQueueLocation {
    * (workers need `maxRetriesPerRequest: null` on it; BullMQ sets that itself for options objects).
    */
   connection: ConnectionOptions;
-  /** Default `compaction-check`. Must not contain `:`. */
+  /** The queue's name; must not contain `:`. @defaultValue `'compaction-check'` */
   queueName?: string;
   /**
-   * Prefix of every Redis key of the queue. Default `compactor`. On Redis Cluster use a hash tag,
+   * Prefix of every Redis key of the queue (default `compactor`). On Redis Cluster use a hash tag,
    * e.g. `{compactor}`, so all of a queue's keys land in one slot (BullMQ's scripts need that).
+   * @defaultValue `'compactor'`
    */
   prefix?: string;
+  /** @defaultValue `noopLogger` */
   logger?: Logger;
 }
 
+/** {@link BullmqQueueLocation.queueName}'s default. */
 export const defaultQueueName = 'compaction-check';
+/** {@link BullmqQueueLocation.prefix}'s default. */
 export const defaultPrefix = 'compactor';
 /** The BullMQ job name; one kind of job per queue. */
 export const compactionCheckJobName = 'compaction-check';

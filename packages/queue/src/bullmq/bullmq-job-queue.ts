@@ -24,15 +24,20 @@ import {
   resolveLocation,
 } from './bullmq-connection-options.js';
 
+/** Where the producer's queue lives, and how its jobs retry, debounce and are kept. */
 export interface BullmqJobQueueOptions extends BullmqQueueLocation {
-  /** Attempts and backoff, stored on each job. Defaults: 5 attempts, 2 s doubling, 50 % jitter. */
+  /** Attempts and backoff, stored on each job. @defaultValue {@link defaultRetryPolicy} (5 attempts, 2 s doubling, 50 % jitter) */
   retry?: Partial<RetryPolicy>;
-  /** Debounce of automatic checks when the caller gives none. Default 1 s. */
+  /** Debounce of automatic checks when the caller gives none. @defaultValue 1,000 */
   defaultDebounceMs?: number;
-  /** Longest wait of a debounce window that keeps being restarted, when the caller gives none. Default 10 s. */
+  /** Longest wait of a debounce window that keeps being restarted, when the caller gives none. @defaultValue 10,000 */
   defaultMaxWaitMs?: number;
-  /** Finished jobs kept for inspection (BullMQ removes older ones as new ones finish). */
+  /**
+   * Completed jobs kept for inspection (BullMQ removes older ones as new ones finish).
+   * @defaultValue `{ ageSeconds: 3600, count: 1000 }`
+   */
   keepCompleted?: { ageSeconds: number; count: number };
+  /** Failed jobs kept for inspection. @defaultValue `{ ageSeconds: 604800, count: 10000 }` (a week) */
   keepFailed?: { ageSeconds: number; count: number };
 }
 
@@ -51,6 +56,12 @@ export class BullmqJobQueue implements JobQueue {
   private readonly keepCompleted: { age: number; count: number };
   private readonly keepFailed: { age: number; count: number };
 
+  /**
+   * Create the producer; its Redis connection opens in the background.
+   *
+   * @param options - Queue location, retry policy, debounce and retention.
+   * @throws RangeError for a queue name containing `:` or an invalid retry policy.
+   */
   constructor(options: BullmqJobQueueOptions) {
     const { queueName, prefix } = resolveLocation(options);
     this.retry = resolveRetryPolicy(options.retry);
@@ -149,6 +160,13 @@ export class BullmqJobQueue implements JobQueue {
   }
 }
 
+/**
+ * Create a BullMQ producer.
+ *
+ * @param options - Queue location, retry policy, debounce and retention.
+ * @returns The queue.
+ * @throws RangeError for a queue name containing `:` or an invalid retry policy.
+ */
 export function createBullmqJobQueue(options: BullmqJobQueueOptions): BullmqJobQueue {
   return new BullmqJobQueue(options);
 }

@@ -8,13 +8,19 @@ import {
 } from '@compactor/core';
 import { nextProbeDelay, type ProbeBackoff, resolveProbeBackoff } from './probe-backoff.js';
 
+/** Closed: enqueues pass. Open: they fail at once. Half-open: a probe is running. */
 export type CircuitState = 'closed' | 'open' | 'half-open';
 
+/** How the breaker probes a queue that is down. */
 export interface CircuitBreakingJobQueueOptions {
   /** A cheap request that succeeds only when the queue's server answers (e.g. a Redis read). */
   probe: () => Promise<void>;
-  /** First probe this long after the circuit opens, doubling after each failed probe up to a cap. */
+  /**
+   * First probe this long after the circuit opens, doubling after each failed probe up to a cap.
+   * @defaultValue {@link defaultProbeBackoff}
+   */
   backoff?: Partial<ProbeBackoff>;
+  /** @defaultValue `noopLogger` */
   logger?: Logger;
   /** Told of every change of state, for metrics. */
   onStateChange?: (state: CircuitState) => void;
@@ -36,6 +42,11 @@ export class CircuitBreakingJobQueue implements JobQueue {
   private probeTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
+  /**
+   * @param inner - The queue enqueues go to while the circuit is closed.
+   * @param options - Probe, backoff, logger and state listener.
+   * @throws RangeError for a backoff figure below 1 ms or a cap below the initial delay.
+   */
   constructor(
     private readonly inner: JobQueue,
     private readonly options: CircuitBreakingJobQueueOptions,
@@ -44,6 +55,11 @@ export class CircuitBreakingJobQueue implements JobQueue {
     this.logger = options.logger ?? noopLogger;
   }
 
+  /**
+   * The circuit's state now.
+   *
+   * @returns `closed`, `open` or `half-open`.
+   */
   get state(): CircuitState {
     return this.current;
   }

@@ -8,6 +8,7 @@ export interface ProbeBackoff {
   probeTimeoutMs: number;
 }
 
+/** 500 ms first, doubling to 30 s; a probe times out after 1 s. */
 export const defaultProbeBackoff: ProbeBackoff = {
   initialDelayMs: 500,
   maxDelayMs: 30_000,

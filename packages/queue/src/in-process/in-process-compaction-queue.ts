@@ -21,13 +21,15 @@ import { exponentialBackoffDelay, type RetryPolicy, resolveRetryPolicy } from '.
 import { InProcessConsumer } from './in-process-consumer.js';
 import type { DeferredRequest, InProcessEntry } from './in-process-entry.js';
 
+/** How the in-process queue retries and debounces. */
 export interface InProcessCompactionQueueOptions {
-  /** Defaults: 5 attempts, 2 s doubling, 50 % jitter (as the BullMQ queue). */
+  /** Attempts and backoff. @defaultValue {@link defaultRetryPolicy} (as the BullMQ queue) */
   retry?: Partial<RetryPolicy>;
-  /** Debounce of automatic checks when the caller gives none. Default 1 s. */
+  /** Debounce of automatic checks when the caller gives none. @defaultValue 1,000 */
   defaultDebounceMs?: number;
-  /** Longest wait of a debounce window that keeps being restarted, when the caller gives none. Default 10 s. */
+  /** Longest wait of a debounce window that keeps being restarted, when the caller gives none. @defaultValue 10,000 */
   defaultMaxWaitMs?: number;
+  /** @defaultValue `noopLogger` */
   logger?: Logger;
 }
 
@@ -49,6 +51,10 @@ export class InProcessCompactionQueue implements JobQueue {
   private consumer: InProcessConsumer | undefined;
   private closed = false;
 
+  /**
+   * @param options - Retry policy, debounce and logger.
+   * @throws RangeError for an invalid retry policy.
+   */
   constructor(options: InProcessCompactionQueueOptions = {}) {
     this.retry = resolveRetryPolicy(options.retry);
     this.logger = options.logger ?? noopLogger;
@@ -69,6 +75,10 @@ export class InProcessCompactionQueue implements JobQueue {
   /**
    * Enqueue a payload that has not been validated (e.g. decoded from JSON elsewhere). The worker
    * validates it; an invalid one is a permanent failure, as with a bad payload found in Redis.
+   *
+   * @param data - The payload.
+   * @param options - Debounce of this request.
+   * @throws CompactorError (code `unavailable`) when the queue is closed.
    */
   async enqueueUnvalidated(data: unknown, options?: EnqueueOptions): Promise<void> {
     this.assertOpen();
@@ -82,6 +92,13 @@ export class InProcessCompactionQueue implements JobQueue {
     );
   }
 
+  /**
+   * Start the one consumer of this queue.
+   *
+   * @param options - Handler, concurrency, shutdown timeout and listener.
+   * @returns The worker; closing it leaves the queue open.
+   * @throws CompactorError (code `unavailable`) when the queue is closed or already has a worker.
+   */
   async startCompactionWorker(options: CompactionWorkerOptions): Promise<CompactionWorker> {
     this.assertOpen();
     if (this.consumer) {
@@ -110,17 +127,35 @@ export class InProcessCompactionQueue implements JobQueue {
 
   // ---- used by the consumer ----
 
-  /** The next waiting entry, now active; undefined when none waits. */
+  /**
+   * The next waiting entry, now active.
+   *
+   * @returns The entry, or undefined when none waits.
+   * @internal
+   */
   takeNext(): InProcessEntry | undefined {
     const entry = this.waiting.shift();
     if (entry) entry.state = 'active';
     return entry;
   }
 
+  /**
+   * The attempt succeeded: forget the entry.
+   *
+   * @param entry - The entry.
+   * @internal
+   */
   completed(entry: InProcessEntry): void {
     this.finalize(entry);
   }
 
+  /**
+   * The attempt failed: schedule the next with backoff, or forget the entry.
+   *
+   * @param entry - The entry.
+   * @param willRetry - Whether another attempt is allowed.
+   * @internal
+   */
   failed(entry: InProcessEntry, willRetry: boolean): void {
     if (!willRetry) {
       this.finalize(entry);
@@ -130,13 +165,24 @@ export class InProcessCompactionQueue implements JobQueue {
     this.schedule(entry, exponentialBackoffDelay(entry.failedAttempts, this.retry));
   }
 
-  /** Shutdown stopped the attempt: back to the front of the line, no attempt counted. */
+  /**
+   * Shutdown stopped the attempt: back to the front of the line, no attempt counted.
+   *
+   * @param entry - The entry.
+   * @internal
+   */
   interrupted(entry: InProcessEntry): void {
     if (this.closed) return;
     entry.state = 'waiting';
     this.waiting.unshift(entry);
   }
 
+  /**
+   * A closed consumer lets go of the queue, so another may start.
+   *
+   * @param consumer - The consumer.
+   * @internal
+   */
   detach(consumer: InProcessConsumer): void {
     if (this.consumer === consumer) this.consumer = undefined;
   }
@@ -223,6 +269,13 @@ export class InProcessCompactionQueue implements JobQueue {
   }
 }
 
+/**
+ * Create an in-process queue.
+ *
+ * @param options - Retry policy, debounce and logger.
+ * @returns The queue.
+ * @throws RangeError for an invalid retry policy.
+ */
 export function createInProcessCompactionQueue(
   options?: InProcessCompactionQueueOptions,
 ): InProcessCompactionQueue {

@@ -2,7 +2,12 @@ import type { RuntimeConfig } from './runtime-config.js';
 
 const HIDDEN = '[redacted]';
 
-/** A URL with its password (and user name) replaced, for logs. */
+/**
+ * A URL with its password (and user name) replaced, for logs.
+ *
+ * @param value - The URL.
+ * @returns The redacted URL, or `[redacted]` when the value is not a URL.
+ */
 export function redactUrl(value: string): string {
   try {
     const url = new URL(value);
@@ -23,7 +28,12 @@ function describeStore(config: RuntimeConfig): Record<string, unknown> {
   return { kind: 'embedded', dataDir: config.dataDir, sharing: config.embeddedSharing ?? 'exclusive' };
 }
 
-/** The configuration as it is safe to log at start: modes and locations, no secrets. */
+/**
+ * The configuration as it is safe to log at start: modes and locations, no secrets.
+ *
+ * @param config - The parsed configuration.
+ * @returns A loggable object.
+ */
 export function describeRuntimeConfig(config: RuntimeConfig): Record<string, unknown> {
   return {
     store: describeStore(config),

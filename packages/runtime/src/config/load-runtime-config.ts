@@ -7,6 +7,10 @@ import { runtimeConfigSchema } from './runtime-config-schema.js';
  * reported at once, each naming its variable: `ValidationError` with one issue per variable and
  * a message listing them, e.g. `invalid runtime configuration: REDIS_URL is required when
  * COMPACTOR_QUEUE=bullmq`.
+ *
+ * @param environment - The variables to read (default: `process.env`).
+ * @returns The configuration.
+ * @throws ValidationError listing every invalid or missing variable.
  */
 export function loadRuntimeConfig(
   environment: Record<string, string | undefined> = process.env,

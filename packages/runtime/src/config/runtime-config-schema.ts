@@ -62,6 +62,7 @@ export const runtimeEnvironmentSchema = z.object({
   LOG_LEVEL: choice(LOG_LEVELS, 'info'),
 });
 
+/** The runtime's environment variables, parsed and defaulted. */
 export type RuntimeEnvironment = z.infer<typeof runtimeEnvironmentSchema>;
 
 /** The names of every variable the runtime reads (for documentation and `.env.example` checks). */

@@ -1,6 +1,7 @@
 import type { ArtifactSensitivity } from '@compactor/core';
 /** Log levels pino understands; `silent` turns logging off. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** One of {@link LOG_LEVELS}. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Where events, plans, summaries and lifecycle events live. */
@@ -39,6 +40,7 @@ export type ArtifactsConfig =
       kmsKeyId: string | undefined;
     };
 
+/** Where compaction checks are queued: in this process, or BullMQ on Redis. */
 export type QueueConfig =
   | { kind: 'in-process' }
   | {
@@ -48,6 +50,7 @@ export type QueueConfig =
       prefix: string | undefined;
     };
 
+/** What writes summaries: the extractive summarizer, or Claude with the extractive one as fallback. */
 export type SummarizerConfig =
   | { kind: 'extractive' }
   | {

@@ -13,6 +13,11 @@ import {
  * If the slow enqueue lands after all, the thread gets one more (deduplicated) check.
  */
 export class TimedJobQueue implements JobQueue {
+  /**
+   * @param inner - The queue to enqueue on.
+   * @param timeoutMs - How long an enqueue may take.
+   * @param logger - Receives late enqueues that landed after all.
+   */
   constructor(
     private readonly inner: JobQueue,
     private readonly timeoutMs: number,

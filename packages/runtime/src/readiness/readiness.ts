@@ -1,5 +1,6 @@
 import type { ArtifactStore, EventStore } from '@compactor/core';
 
+/** What `/readyz` reports. */
 export interface Readiness {
   /** True when every check answered `ok`. */
   ok: boolean;

@@ -6,6 +6,7 @@ import {
 } from '@compactor/summarizer';
 import type { SummarizerConfig } from '../config/runtime-config.js';
 
+/** What the summarizer chain is built from. */
 export interface BuildSummarizerOptions {
   config: SummarizerConfig;
   cache: SummaryCache;
@@ -24,6 +25,9 @@ export interface BuildSummarizerOptions {
  * The cache sits around the model link, not around the whole chain, on purpose: the chain's
  * fallback output would otherwise be stored under the model's cache key, and every later request
  * for that span would get the fallback even after the model is back.
+ *
+ * @param options - Summarizer configuration, cache, policy version, logger and an optional primary.
+ * @returns The summarizer.
  */
 export function buildSummarizer(options: BuildSummarizerOptions): Summarizer {
   const cached = (inner: Summarizer) =>

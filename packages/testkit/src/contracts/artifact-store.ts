@@ -12,13 +12,16 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { awkwardText, expectCompactorError, largeText, uniqueId } from './contract-helpers.js';
 
+/** The artifact store a contract test runs on, and its test hooks. */
 export interface ArtifactStoreUnderTest {
   store: ArtifactStore;
   /** Change the stored bytes of an artifact behind the store's back (the integrity check must notice). */
   corruptContent?: (artifactId: string, tenantId: string) => Promise<void>;
+  /** Runs after each test. */
   cleanup?: () => Promise<void>;
 }
 
+/** A clock that moves only when `advance` is called. */
 export type ManualClock = Clock & { advance(milliseconds: number): void };
 
 const START = '2025-06-01T12:00:00.000Z';
@@ -35,6 +38,9 @@ function expectedArtifactId(tenantId: string, content: string): string {
 /**
  * The ArtifactStore contract (see the port's JSDoc). The factory receives a clock the suite moves
  * by hand (for TTLs) and must supply `corruptContent`; without it the integrity case fails.
+ *
+ * @param adapterName - Names the suite (`ArtifactStore contract: <adapterName>`).
+ * @param makeStore - Called before each test with the suite's clock, for the store and its hooks.
  */
 export function testArtifactStore(
   adapterName: string,

@@ -2,12 +2,23 @@ import { randomUUID } from 'node:crypto';
 import { CompactorError, type CompactorErrorCode, type EventInput } from '@compactor/core';
 import { expect } from 'vitest';
 
-/** Ids unique per test run, so suites can share one database or directory. */
+/**
+ * Ids unique per test run, so suites can share one database or directory.
+ *
+ * @param prefix - Readable start of the id.
+ * @returns `<prefix>-<uuid>`.
+ */
 export function uniqueId(prefix: string): string {
   return `${prefix}-${randomUUID()}`;
 }
 
-/** Await a promise that must reject with a typed Compactor error of the given code. */
+/**
+ * Await a promise that must reject with a typed Compactor error of the given code; fails the test otherwise.
+ *
+ * @param promise - The call under test.
+ * @param code - The expected error code.
+ * @returns The error, for further assertions.
+ */
 export async function expectCompactorError(
   promise: Promise<unknown>,
   code: CompactorErrorCode,
@@ -24,11 +35,20 @@ export async function expectCompactorError(
   return caught as CompactorError;
 }
 
+/** A store a contract test runs on. */
 export interface StoreUnderTest<Store> {
   store: Store;
+  /** Runs after each test. */
   cleanup?: () => Promise<void>;
 }
 
+/**
+ * A `thread.created` input (claude-sonnet-4-5, 200,000-token window).
+ *
+ * @param eventId - The event id.
+ * @param overrides - Fields to replace.
+ * @returns The input.
+ */
 export function threadCreatedEvent(eventId: string, overrides: Partial<EventInput> = {}): EventInput {
   return {
     eventId,
@@ -39,6 +59,14 @@ export function threadCreatedEvent(eventId: string, overrides: Partial<EventInpu
   } as EventInput;
 }
 
+/**
+ * A user message input.
+ *
+ * @param eventId - The event id.
+ * @param text - The message text.
+ * @param options - Message id (default `msg-<eventId>`), tokens and timestamp.
+ * @returns The input.
+ */
 export function userMessageEvent(
   eventId: string,
   text: string,
@@ -53,7 +81,13 @@ export function userMessageEvent(
   };
 }
 
-/** A tool call and its result, the result carrying `outputText` (e.g. a 1 MB file listing). */
+/**
+ * A tool call and its result, the result carrying `outputText` (e.g. a 1 MB file listing).
+ *
+ * @param eventIdPrefix - Prefix of both event ids, message ids and the call id.
+ * @param outputText - The tool result's content.
+ * @returns The two inputs.
+ */
 export function toolExchangeEvents(eventIdPrefix: string, outputText: string): EventInput[] {
   const toolCallId = `call-${eventIdPrefix}`;
   return [
@@ -90,7 +124,12 @@ export function toolExchangeEvents(eventIdPrefix: string, outputText: string): E
 /** Text exercising multi-byte UTF-8, escapes and line separators (byte offsets must not drift). */
 export const awkwardText = 'héllo wörld 🌍 — "quoted" \\ back\nslash\ttab \u2028 line sep \u0000 nul 日本語';
 
-/** A string of exactly `bytes` ASCII bytes with some structure (not one repeated character). */
+/**
+ * A string of exactly `bytes` ASCII bytes with some structure (not one repeated character).
+ *
+ * @param bytes - The length.
+ * @returns The text.
+ */
 export function largeText(bytes: number): string {
   const line = 'drwxr-xr-x  2 agent agent 4096 Jan  1 00:00 some/directory/path/file-name.ts\n';
   return line.repeat(Math.ceil(bytes / line.length)).slice(0, bytes);

@@ -25,6 +25,9 @@ const LARGE_CASE_TIMEOUT_MS = 60_000;
 /**
  * The EventStore contract (see the port's JSDoc). Every adapter's spec calls this with a factory
  * giving a fresh store (or a shared one: every test uses its own tenant and thread ids).
+ *
+ * @param adapterName - Names the suite (`<Port> contract: <adapterName>`).
+ * @param makeStore - Called before each test for the store and its cleanup.
  */
 export function testEventStore(
   adapterName: string,

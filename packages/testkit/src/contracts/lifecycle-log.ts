@@ -2,7 +2,12 @@ import type { LifecycleEvent, LifecycleEventLog } from '@compactor/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectCompactorError, type StoreUnderTest, uniqueId } from './contract-helpers.js';
 
-/** The LifecycleEventLog contract (see the port's JSDoc). */
+/**
+ * The LifecycleEventLog contract (see the port's JSDoc).
+ *
+ * @param adapterName - Names the suite (`<Port> contract: <adapterName>`).
+ * @param makeStore - Called before each test for the store and its cleanup.
+ */
 export function testLifecycleEventLog(
   adapterName: string,
   makeStore: () => Promise<StoreUnderTest<LifecycleEventLog>>,

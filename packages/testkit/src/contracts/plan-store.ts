@@ -37,7 +37,12 @@ function samplePlan(threadId: string, basedOnSeq: number, label: string): Compac
   });
 }
 
-/** The PlanStore contract (see the port's JSDoc). */
+/**
+ * The PlanStore contract (see the port's JSDoc).
+ *
+ * @param adapterName - Names the suite (`<Port> contract: <adapterName>`).
+ * @param makeStore - Called before each test for the store and its cleanup.
+ */
 export function testPlanStore(
   adapterName: string,
   makeStore: () => Promise<StoreUnderTest<PlanStore>>,

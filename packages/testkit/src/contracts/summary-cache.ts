@@ -22,7 +22,12 @@ function sampleValue(label: string): CachedSummary {
   };
 }
 
-/** The SummaryCache contract (see the port's JSDoc). */
+/**
+ * The SummaryCache contract (see the port's JSDoc).
+ *
+ * @param adapterName - Names the suite (`<Port> contract: <adapterName>`).
+ * @param makeStore - Called before each test for the store and its cleanup.
+ */
 export function testSummaryCache(
   adapterName: string,
   makeStore: () => Promise<StoreUnderTest<SummaryCache>>,

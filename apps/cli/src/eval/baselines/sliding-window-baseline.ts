@@ -15,13 +15,13 @@ interface WindowRender {
 }
 
 /**
- * Seed 004's keep-last-N (Google ADK's sliding window) through core's `slidingWindow`, with N the
+ * The keep-last-N sliding window (ADR-0011; Google ADK's sliding window) through core's `slidingWindow`, with N the
  * largest that fits the ceiling: a binary search on N, each candidate rendered by our renderer
  * under the window's plan and counted independently.
  */
 export const slidingWindowBaseline: Baseline = {
   name: 'sliding-window',
-  source: '@compactor/core slidingWindow (seed 004, Google ADK style keep-last-N)',
+  source: '@compactor/core slidingWindow (Google ADK style keep-last-N, ADR-0011)',
   async run(input: BaselineInput): Promise<BaselineResult> {
     const options = {
       countTokens: messageCounter(input),

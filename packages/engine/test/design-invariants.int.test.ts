@@ -1,5 +1,5 @@
 /**
- * Seed 002's invariant tests and seed 003's edge cases, end to end: embedded stores, the real
+ * The production design's invariant tests (ADR-0020) and the edge cases of ADR-0012/ADR-0017, end to end: embedded stores, the real
  * tokenizer, the real renderer, the extractive summarizer behind the fallback chain.
  */
 import { type EventInput, fixedClock, type Summarizer, tokenBudget } from '@compactor/core';
@@ -128,7 +128,7 @@ async function compactAndRender(
   return { result, rendered, text: JSON.stringify(rendered.request) };
 }
 
-describe("seed 002's invariants", () => {
+describe('invariants (ADR-0002, ADR-0006, ADR-0009)', () => {
   it('keeps critical facts through 5 compaction cycles', async () => {
     const thread = await conversation({
       strategies: { externalize: false, summarize: true, clear: false, drop: true },
@@ -187,7 +187,7 @@ describe("seed 002's invariants", () => {
   });
 });
 
-describe("seed 003's edge cases", () => {
+describe('edge cases: a huge tool result, nothing to compact, orphaned tool messages, summarizer failure (ADR-0012, ADR-0017)', () => {
   it('one huge tool result: externalized, and the rendered prompt fits', async () => {
     const thread = await conversation();
     await thread.say('Dump the audit log.');
