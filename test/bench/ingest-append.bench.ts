@@ -38,6 +38,8 @@ const { values } = parseArgs({
     threads: { type: 'string', default: '16' },
     runs: { type: 'string', default: '1' },
     'cpu-prof-dir': { type: 'string' },
+    /** Another checkout's root, to measure its ingest (e.g. main) with this load. */
+    'ingest-root': { type: 'string' },
   },
 });
 const store = values.store === 'postgres' ? 'postgres' : 'embedded';
@@ -45,6 +47,7 @@ const durationSeconds = Number(values.duration);
 const connections = Number(values.connections);
 const threadCount = Number(values.threads);
 const runs = Number(values.runs);
+const ingestRoot = values['ingest-root'] ? resolve(values['ingest-root']) : repositoryRoot;
 
 interface LoadResult {
   appendsPerSecond: number;
@@ -125,12 +128,14 @@ async function measureHttp(run: number): Promise<LoadResult> {
   const profile = values['cpu-prof-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof-dir']}`] : [];
   const ingest = spawn(
     process.execPath,
-    [...profile, '--import', 'tsx', resolve(repositoryRoot, 'apps/ingest/src/main.ts')],
+    [...profile, '--import', 'tsx', resolve(ingestRoot, 'apps/ingest/src/main.ts')],
     {
-      cwd: resolve(repositoryRoot, 'apps/ingest'),
+      cwd: resolve(ingestRoot, 'apps/ingest'),
       env: {
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
+        // libuv's pool runs every fs call (writes, fdatasync); passed through to compare sizes.
+        ...(process.env.UV_THREADPOOL_SIZE ? { UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE } : {}),
         ...env,
         COMPACTOR_API_KEYS: `${API_KEY}=${TENANT}`,
         HOST: '127.0.0.1',

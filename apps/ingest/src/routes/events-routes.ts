@@ -82,7 +82,12 @@ export function registerEventRoutes(app: IngestApp, context: IngestContext): voi
       // second parse (ADR-0096). Token counts, added above, are the schema's own optional field.
       const validated = markEventBatchValidated(counted);
       const result = await appendWithEventPaths(() =>
-        events.append(caller.tenantId, id, validated, expectedVersion === undefined ? {} : { expectedVersion }),
+        events.append(
+          caller.tenantId,
+          id,
+          validated,
+          expectedVersion === undefined ? {} : { expectedVersion },
+        ),
       );
       const stored = result.events.length - result.duplicates;
       context.metrics.appends.inc({ outcome: stored === 0 ? 'retry' : 'stored' });
