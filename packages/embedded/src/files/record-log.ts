@@ -28,6 +28,7 @@ export interface ScannedRecord extends RecordLocation {
 const NEWLINE = 0x0a;
 const SPACE = 0x20;
 const SCAN_CHUNK_BYTES = 4 * 1024 * 1024;
+const DEFAULT_IDLE_CLOSE_MS = 250;
 
 export function encodeRecordLine(value: unknown, recordsLeftInBatch: number): Buffer {
   const body = Buffer.from(`${recordsLeftInBatch} ${JSON.stringify(value)}`, 'utf8');
@@ -102,6 +103,8 @@ export interface RecordLogOptions {
    * owner must `close()` the log when it drops it.
    */
   keepOpen?: boolean;
+  /** keepOpen: close the handle once no append or read has used it for this long (default 250 ms). */
+  idleCloseMs?: number;
   /** Sync appends through this group commit (shared with the store's other logs) instead of alone. */
   groupCommit?: GroupCommit;
 }
@@ -112,6 +115,9 @@ export class RecordLogFile {
   private catchingUp: Promise<void> = Promise.resolve();
   /** keepOpen: the handle appends and reads share, opened on first use. */
   private kept: Promise<FileHandle> | undefined;
+  /** Appends and reads using the kept handle right now; it is closed only when none is. */
+  private handleUsers = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     readonly path: string,
@@ -245,27 +251,50 @@ export class RecordLogFile {
 
   /** Close the kept handle (keepOpen); the next append or read opens it again. */
   async close(): Promise<void> {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
     const kept = this.kept;
     this.kept = undefined;
     if (kept) await (await kept.catch(() => undefined))?.close();
   }
 
   /** The kept handle (keepOpen), else a handle of its own for one append or read. */
-  private acquireHandle(unkeptFlags: string | number): Promise<FileHandle> {
+  private async acquireHandle(unkeptFlags: string | number): Promise<FileHandle> {
     if (!this.options.keepOpen) return open(this.path, unkeptFlags);
-    if (!this.kept) {
-      const opening = open(this.path, constants.O_RDWR | constants.O_CREAT);
-      // A failed open is not kept: the next call tries again.
-      opening.catch(() => {
-        if (this.kept === opening) this.kept = undefined;
-      });
-      this.kept = opening;
+    this.handleUsers += 1;
+    try {
+      if (!this.kept) {
+        const opening = open(this.path, constants.O_RDWR | constants.O_CREAT);
+        // A failed open is not kept: the next call tries again.
+        opening.catch(() => {
+          if (this.kept === opening) this.kept = undefined;
+        });
+        this.kept = opening;
+      }
+      return await this.kept;
+    } catch (error) {
+      this.handleUsers -= 1;
+      throw error;
     }
-    return this.kept;
   }
 
   private async releaseHandle(handle: FileHandle): Promise<void> {
-    if (!this.options.keepOpen) await handle.close();
+    if (!this.options.keepOpen) {
+      await handle.close();
+      return;
+    }
+    this.handleUsers -= 1;
+    if (this.handleUsers > 0) return;
+    // Idle logs give their descriptor back: a store with thousands of resident threads holds open
+    // only the files in use, and a file system can be remounted read-only once writes pause.
+    if (this.idleTimer) this.idleTimer.refresh();
+    else {
+      this.idleTimer = setTimeout(() => {
+        this.idleTimer = undefined;
+        if (this.handleUsers === 0) void this.close().catch(() => undefined);
+      }, this.options.idleCloseMs ?? DEFAULT_IDLE_CLOSE_MS);
+      this.idleTimer.unref();
+    }
   }
 
   /** Every record of every whole batch (shared mode: including other processes' latest). */
