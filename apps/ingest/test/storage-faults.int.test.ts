@@ -36,6 +36,23 @@ function remount(mode: 'ro' | 'rw'): void {
   execFileSync('mount', ['-o', `remount,${mode}`, mountPoint], { stdio: 'ignore' });
 }
 
+/**
+ * The kernel refuses a read-only remount (EBUSY) while a file is open for writing: the store keeps
+ * a thread's log open while it is in use and closes it once idle (ADR-0095), so retry until then.
+ */
+async function remountReadOnly(): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    try {
+      remount('ro');
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
 let ingest: TestIngest;
 
 beforeAll(async () => {
@@ -127,7 +144,7 @@ describe.skipIf(!mounted)('storage faults on a real tmpfs data directory (needs 
 
   it('read-only: the append answers 503 with Retry-After, /readyz is not ready, and both recover', async () => {
     const version = await threadVersion();
-    remount('ro');
+    await remountReadOnly();
     try {
       const refused = await appendEvents(ingest.app, KEY_A, 'disk', [
         messageEvent('user', 'while read-only'),

@@ -4,6 +4,7 @@ import {
   checkThreadRules,
   type EventInput,
   type FreshEvent,
+  markEventBatchValidated,
   parseEventBatch,
   requireIds,
   ValidationError,
@@ -55,6 +56,25 @@ describe('parseEventBatch', () => {
     thrown(() => parseEventBatch([]));
     const repeated = thrown(() => parseEventBatch([message('e', 'a'), message('e', 'b')]));
     expect(repeated.issues).toEqual([{ path: '1.eventId', message: expect.stringContaining('twice') }]);
+  });
+});
+
+describe('markEventBatchValidated', () => {
+  it('lets a marked batch skip the schema parse, still refusing repeated ids', () => {
+    // Not schema-valid (no message): parsed it fails; marked, the caller vouches for it.
+    const unparsed = [{ eventId: 'x', type: 'message.appended' }] as unknown as EventInput[];
+    expect(() => parseEventBatch([...unparsed])).toThrow(ValidationError);
+    const marked = markEventBatchValidated(unparsed);
+    expect(parseEventBatch(marked)).toEqual(unparsed);
+    const repeated = markEventBatchValidated([message('a', 'm1'), message('a', 'm2')]);
+    expect(thrown(() => parseEventBatch(repeated)).issues.map((issue) => issue.path)).toEqual(['1.eventId']);
+  });
+
+  it('marks only that array: a copy of it is parsed again', () => {
+    const marked = markEventBatchValidated([
+      { eventId: 'x', type: 'message.appended' },
+    ] as unknown as EventInput[]);
+    expect(() => parseEventBatch([...marked])).toThrow(ValidationError);
   });
 });
 

@@ -23,6 +23,10 @@ export function formatBenchReport(report: BenchReport): string {
       return `| ${run.batchSize} | ${run.clients} | ${number(run.eventsPerSecond)} (${run.events} events) | ${number(direct.eventsPerSecond)} (${direct.events} events) | ${ingest.ratios[index]!.httpOverDirect.toFixed(2)} |`;
     }),
     '',
+    "The client above shares the server's event loop, so this understates the server. The deployed figure (the",
+    'ingest in its own process, autocannon in another, beside the #17 target of 5,000 appends/s at p99 ≤ 20 ms):',
+    '`pnpm bench:ingest` (docs/BENCHMARKS.md).',
+    '',
     `## Render — ${render.source}: ${render.messages} messages, ${render.planRecords}-record plan, ${number(render.renderedTokens)} tokens rendered (anthropic)`,
     '',
     '| renderer | p50 | p99 | runs |',

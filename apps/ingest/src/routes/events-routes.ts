@@ -2,6 +2,7 @@ import {
   CompactorError,
   type EventInput,
   type FieldIssue,
+  markEventBatchValidated,
   type StoredEvent,
   ValidationError,
 } from '@compactor/core';
@@ -77,8 +78,16 @@ export function registerEventRoutes(app: IngestApp, context: IngestContext): voi
             : event,
         );
       }
+      // The body schema already parsed every event with the store's schema; the store skips its
+      // second parse (ADR-0096). Token counts, added above, are the schema's own optional field.
+      const validated = markEventBatchValidated(counted);
       const result = await appendWithEventPaths(() =>
-        events.append(caller.tenantId, id, counted, expectedVersion === undefined ? {} : { expectedVersion }),
+        events.append(
+          caller.tenantId,
+          id,
+          validated,
+          expectedVersion === undefined ? {} : { expectedVersion },
+        ),
       );
       const stored = result.events.length - result.duplicates;
       context.metrics.appends.inc({ outcome: stored === 0 ? 'retry' : 'stored' });

@@ -34,6 +34,39 @@ export function requireIds(ids: Record<string, unknown>): void {
 }
 
 /**
+ * Batches whose every event was parsed by `eventInputSchema` a moment ago, by a caller that then
+ * only added fields the schema allows (the ingest's route: its body schema is this schema, then it
+ * adds token counts). A WeakSet rather than a type brand alone, so no cast can forge the mark.
+ */
+const validatedBatches = new WeakSet<readonly EventInput[]>();
+
+/**
+ * Mark a batch as already validated against `eventInputSchema`, so `parseEventBatch` (in every
+ * store adapter) does not parse each event a second time; ids are still checked for repeats.
+ * Only for events parsed by that schema (the ingest's route) and not changed since except by
+ * schema-valid fields. See ADR-0096.
+ *
+ * @returns the same array, marked
+ */
+export function markEventBatchValidated(events: EventInput[]): EventInput[] {
+  validatedBatches.add(events);
+  return events;
+}
+
+function checkDistinctIds(events: readonly EventInput[]): EventInput[] {
+  const seenIds = new Set<string>();
+  const issues: FieldIssue[] = [];
+  events.forEach((event, index) => {
+    if (seenIds.has(event.eventId)) {
+      issues.push({ path: `${index}.eventId`, message: `event id ${event.eventId} appears twice` });
+    }
+    seenIds.add(event.eventId);
+  });
+  if (issues.length > 0) throw new ValidationError('invalid events', issues);
+  return [...events];
+}
+
+/**
  * Validate a batch before anything is written: a non-empty array, every event against
  * `eventInputSchema`, each event id once.
  *
@@ -47,6 +80,7 @@ export function parseEventBatch(events: readonly unknown[]): EventInput[] {
       { path: '', message: 'expected a non-empty array of events' },
     ]);
   }
+  if (validatedBatches.has(events)) return checkDistinctIds(events as EventInput[]);
   const issues: FieldIssue[] = [];
   const parsed: EventInput[] = [];
   const seenIds = new Set<string>();

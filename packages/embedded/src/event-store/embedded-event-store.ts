@@ -29,6 +29,7 @@ import {
   removeFileDurably,
   writeFileAtomically,
 } from '../files/durable-files.js';
+import { GroupCommit } from '../files/group-commit.js';
 import { RecordLogFile } from '../files/record-log.js';
 import { ResidentCache, type ResidentCacheStats } from '../memory/resident-cache.js';
 import type { DataLayout } from '../paths/data-layout.js';
@@ -64,6 +65,8 @@ export class EmbeddedEventStore implements EventStore {
   private readonly shared: boolean;
   /** Indexes of existing threads, least recently used dropped past the budget; absence is never kept. */
   private readonly threads: ResidentCache<ThreadIndex>;
+  /** Every thread's appends are synced in shared rounds (ADR-0095). */
+  readonly groupCommit = new GroupCommit();
   private closed = false;
 
   /**
@@ -83,6 +86,8 @@ export class EmbeddedEventStore implements EventStore {
       maxBytes: context.cacheBytes,
       sizeOf: (index) => index.approximateBytes,
       worthKeeping: (index) => index.version > 0,
+      // Each resident thread keeps its log's file open; dropping the thread closes it.
+      dispose: (index) => index.log.close(),
     });
   }
 
@@ -263,6 +268,7 @@ export class EmbeddedEventStore implements EventStore {
   async close(): Promise<void> {
     this.closed = true;
     await this.locks.drain();
+    await this.threads.clear();
   }
 
   private ensureOpen(): void {
@@ -324,7 +330,7 @@ export class EmbeddedEventStore implements EventStore {
         for (const record of records) index.add(record.value as StoredEvent, record);
       },
       this.logger,
-      { shared: this.shared },
+      { shared: this.shared, keepOpen: true, groupCommit: this.groupCommit },
     );
     index.attach(log);
     if (index.version > 0) {

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { CompactorError, IntegrityError, type Logger } from '@compactor/core';
 import { ensureDirectory, isMissingFileError, syncDirectory } from './durable-files.js';
+import type { GroupCommit } from './group-commit.js';
 
 /**
  * An append-only file of JSON records, written in batches with one fsync per batch.
@@ -27,6 +28,7 @@ export interface ScannedRecord extends RecordLocation {
 const NEWLINE = 0x0a;
 const SPACE = 0x20;
 const SCAN_CHUNK_BYTES = 4 * 1024 * 1024;
+const DEFAULT_IDLE_CLOSE_MS = 250;
 
 export function encodeRecordLine(value: unknown, recordsLeftInBatch: number): Buffer {
   const body = Buffer.from(`${recordsLeftInBatch} ${JSON.stringify(value)}`, 'utf8');
@@ -96,12 +98,26 @@ export interface RecordLogOptions {
    * be another process's batch in progress); `catchUp` folds in what they appended.
    */
   shared?: boolean;
+  /**
+   * Keep one file handle open for appends and reads instead of opening the file each time; the
+   * owner must `close()` the log when it drops it.
+   */
+  keepOpen?: boolean;
+  /** keepOpen: close the handle once no append or read has used it for this long (default 250 ms). */
+  idleCloseMs?: number;
+  /** Sync appends through this group commit (shared with the store's other logs) instead of alone. */
+  groupCommit?: GroupCommit;
 }
 
 export class RecordLogFile {
   private unusableBecause: unknown;
   /** Catch-ups run one at a time, so no batch is folded in twice. */
   private catchingUp: Promise<void> = Promise.resolve();
+  /** keepOpen: the handle appends and reads share, opened on first use. */
+  private kept: Promise<FileHandle> | undefined;
+  /** Appends and reads using the kept handle right now; it is closed only when none is. */
+  private handleUsers = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     readonly path: string,
@@ -109,6 +125,7 @@ export class RecordLogFile {
     private readonly onBatch: BatchListener,
     private readonly logger: Logger,
     private readonly shared: boolean,
+    private readonly options: RecordLogOptions,
   ) {}
 
   /** Bytes of whole batches: everything a reader may see. */
@@ -128,7 +145,7 @@ export class RecordLogFile {
     options: RecordLogOptions = {},
   ): Promise<RecordLogFile> {
     const shared = options.shared ?? false;
-    const log = new RecordLogFile(path, 0, onBatch, logger, shared);
+    const log = new RecordLogFile(path, 0, onBatch, logger, shared, options);
     // Exclusive: nobody else writes, so a damaged tail is a crash tail. Shared: it may be a batch
     // being written right now; only a writer holding the lock may cut it (catchUp with the lock).
     await log.scanFrom(shared ? 'lenient' : 'repair');
@@ -163,7 +180,7 @@ export class RecordLogFile {
     const start = this.end;
     const creating = start === 0;
     if (creating) await ensureDirectory(dirname(this.path));
-    const handle = await open(this.path, constants.O_RDWR | constants.O_CREAT);
+    const handle = await this.acquireHandle(constants.O_RDWR | constants.O_CREAT);
     try {
       try {
         let written = 0;
@@ -171,7 +188,8 @@ export class RecordLogFile {
           const { bytesWritten } = await handle.write(data, written, data.length - written, start + written);
           written += bytesWritten;
         }
-        await handle.datasync();
+        if (this.options.groupCommit) await this.options.groupCommit.sync(handle);
+        else await handle.datasync();
       } catch (error) {
         // Leave no partial batch behind for the next append to land after; if even that fails (or,
         // shared, a reader already folded the batch in), refuse further appends until a reopen.
@@ -182,7 +200,7 @@ export class RecordLogFile {
         throw error;
       }
     } finally {
-      await handle.close();
+      await this.releaseHandle(handle);
     }
     if (creating) await syncDirectory(dirname(this.path));
     const locations: ScannedRecord[] = [];
@@ -206,7 +224,7 @@ export class RecordLogFile {
   /** The records in a byte range of whole records, each checked against its CRC. */
   async read(offset: number, length: number): Promise<unknown[]> {
     if (length === 0) return [];
-    const handle = await open(this.path, 'r');
+    const handle = await this.acquireHandle('r');
     const buffer = Buffer.allocUnsafe(length);
     try {
       let filled = 0;
@@ -217,7 +235,7 @@ export class RecordLogFile {
         filled += bytesRead;
       }
     } finally {
-      await handle.close();
+      await this.releaseHandle(handle);
     }
     const values: unknown[] = [];
     let start = 0;
@@ -229,6 +247,54 @@ export class RecordLogFile {
       start = newline + 1;
     }
     return values;
+  }
+
+  /** Close the kept handle (keepOpen); the next append or read opens it again. */
+  async close(): Promise<void> {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    const kept = this.kept;
+    this.kept = undefined;
+    if (kept) await (await kept.catch(() => undefined))?.close();
+  }
+
+  /** The kept handle (keepOpen), else a handle of its own for one append or read. */
+  private async acquireHandle(unkeptFlags: string | number): Promise<FileHandle> {
+    if (!this.options.keepOpen) return open(this.path, unkeptFlags);
+    this.handleUsers += 1;
+    try {
+      if (!this.kept) {
+        const opening = open(this.path, constants.O_RDWR | constants.O_CREAT);
+        // A failed open is not kept: the next call tries again.
+        opening.catch(() => {
+          if (this.kept === opening) this.kept = undefined;
+        });
+        this.kept = opening;
+      }
+      return await this.kept;
+    } catch (error) {
+      this.handleUsers -= 1;
+      throw error;
+    }
+  }
+
+  private async releaseHandle(handle: FileHandle): Promise<void> {
+    if (!this.options.keepOpen) {
+      await handle.close();
+      return;
+    }
+    this.handleUsers -= 1;
+    if (this.handleUsers > 0) return;
+    // Idle logs give their descriptor back: a store with thousands of resident threads holds open
+    // only the files in use, and a file system can be remounted read-only once writes pause.
+    if (this.idleTimer) this.idleTimer.refresh();
+    else {
+      this.idleTimer = setTimeout(() => {
+        this.idleTimer = undefined;
+        if (this.handleUsers === 0) void this.close().catch(() => undefined);
+      }, this.options.idleCloseMs ?? DEFAULT_IDLE_CLOSE_MS);
+      this.idleTimer.unref();
+    }
   }
 
   /** Every record of every whole batch (shared mode: including other processes' latest). */

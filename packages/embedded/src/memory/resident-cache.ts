@@ -11,6 +11,8 @@ export interface ResidentCacheOptions<V> {
   sizeOf(value: V): number;
   /** Whether the value is worth keeping once unused: the absence of a thread is never kept. */
   worthKeeping(value: V): boolean;
+  /** Release what the value holds (an open file) once it is dropped; errors are ignored. */
+  dispose?(value: V): Promise<void> | void;
 }
 
 interface Entry<V> {
@@ -31,6 +33,8 @@ export class ResidentCache<V> {
   readonly #entries = new Map<string, Entry<V>>();
   readonly #options: ResidentCacheOptions<V>;
   #bytes = 0;
+  /** After `clear`: entries are dropped as soon as nobody uses them. */
+  #clearing = false;
 
   constructor(options: ResidentCacheOptions<V>) {
     this.#options = options;
@@ -78,7 +82,7 @@ export class ResidentCache<V> {
       if (entry.users === 0) this.#remove(key, entry);
       return;
     }
-    if (entry.users === 0 && !this.#options.worthKeeping(entry.value)) {
+    if (entry.users === 0 && (this.#clearing || !this.#options.worthKeeping(entry.value))) {
       this.#remove(key, entry);
       return;
     }
@@ -99,9 +103,23 @@ export class ResidentCache<V> {
     }
   }
 
-  #remove(key: string, entry: Entry<V>): void {
+  /** Drop every idle entry (releasing it); entries in use are dropped when their last call ends. */
+  async clear(): Promise<void> {
+    this.#clearing = true;
+    const releasing: Array<Promise<void> | void> = [];
+    for (const [key, entry] of this.#entries) {
+      if (entry.users === 0) releasing.push(this.#remove(key, entry));
+    }
+    await Promise.all(releasing);
+  }
+
+  #remove(key: string, entry: Entry<V>): Promise<void> | undefined {
     this.#entries.delete(key);
     this.#bytes -= entry.bytes;
+    if (entry.value === undefined || !this.#options.dispose) return undefined;
+    return Promise.resolve()
+      .then(() => this.#options.dispose?.(entry.value as V))
+      .catch(() => undefined);
   }
 }
 
