@@ -47,4 +47,5 @@ export * from './thread/thread.js';
 export * from './thread/tool-pairs.js';
 export * from './thread/turns.js';
 export * from './triggers/trigger-config.js';
+export * from './triggers/trigger-view.js';
 export * from './triggers/triggers.js';

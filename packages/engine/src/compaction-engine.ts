@@ -8,6 +8,7 @@ import {
   foldThread,
   type LifecycleEventLog,
   type Logger,
+  messagesForTrigger,
   NotFoundError,
   noopLogger,
   type PlannerOutcome,
@@ -111,7 +112,7 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     const trigger = manual
       ? { fire: true, trigger: 'manual', reason: 'compaction was requested' }
       : buildTrigger(thread.policy.trigger).evaluate({
-          messages: thread.messages,
+          messages: messagesForTrigger(thread.messages, current.plan),
           messageTokens,
           contextWindow: thread.contextWindow,
           targetTokens,
@@ -127,6 +128,11 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     if (!trigger.fire) {
       return { ...base, planner: null, commit: { status: 'not_needed' }, compressionRatio: 1 };
     }
+    // A trigger that fires within the target compacts once per thread version (ADR-0105): with
+    // nothing appended since the last plan, compacting again would erode the prompt check by check.
+    if (!manual && messageTokens <= targetTokens && (current.plan?.basedOnSeq ?? -1) >= thread.version) {
+      return { ...base, planner: null, commit: { status: 'not_needed' }, compressionRatio: 1 };
+    }
     const planner = await planWithPolicy({
       thread,
       currentPlan: current.plan,
@@ -139,17 +145,18 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       logger,
       ...(options.artifacts ? { artifactStore: options.artifacts } : {}),
       ...(options.lifecycle ? { lifecycle: options.lifecycle } : {}),
-      ...(manual ? { manual } : {}),
+      ...(manual ? { manual } : { triggerFired: true }),
       ...(checkOptions.rehydrationHappened ? { rehydrationHappened: true } : {}),
       ...(checkOptions.signal ? { signal: checkOptions.signal } : {}),
       ...(options.artifactDefaults ? { artifactDefaults: options.artifactDefaults } : {}),
     });
     const compressionRatio = planner.tokensAfter > 0 ? planner.tokensBefore / planner.tokensAfter : 1;
-    if (planner.added.length === 0)
+    const freed = planner.tokensBefore - planner.tokensAfter;
+    // A plan that frees nothing is never committed automatically, whatever fired: no compaction loops.
+    if (planner.added.length === 0 || (freed <= 0 && !manual))
       return { ...base, planner, commit: { status: 'not_needed' }, compressionRatio };
     // A plan that misses its target and frees little is not worth a new prompt prefix: every commit
     // invalidates the runtime's prompt cache. The renderer's emergency fit covers the gap meanwhile.
-    const freed = planner.tokensBefore - planner.tokensAfter;
     if (planner.status === 'target_unreachable' && freed < thread.policy.clearAtLeastTokens && !manual) {
       logger.info({ tenantId, threadId, freed }, 'compaction freed too little to commit');
       return { ...base, planner, commit: { status: 'not_needed' }, compressionRatio };
