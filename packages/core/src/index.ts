@@ -30,6 +30,7 @@ export * from './schemas/content.js';
 export * from './schemas/events.js';
 export * from './schemas/message.js';
 export * from './schemas/policy.js';
+export * from './schemas/policy-presets.js';
 export * from './stable-json.js';
 export * from './strategies/sliding-window.js';
 export * from './strategies/token-budget-suffix.js';

@@ -1,11 +1,12 @@
 import { writeFile } from 'node:fs/promises';
-import { providerNameSchema } from '@compactor/core';
+import { POLICY_PRESET_NAMES, providerNameSchema } from '@compactor/core';
 import { transcriptFormats } from '@compactor/importers';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { formatReplayReport } from '../replay/format-report.js';
 import { type ReplayResult, replayTranscript } from '../replay/replay-transcript.js';
 import { parseChoice, parsePositiveInteger } from './option-parsers.js';
+import { readPolicyOption } from './policy-option.js';
 
 export interface ReplayCommandOptions {
   format: string;
@@ -18,6 +19,8 @@ export interface ReplayCommandOptions {
   dataDir?: string;
   server?: string;
   apiKey?: string;
+  /** A policy preset's name or a JSON policy file, applied over the transcript's policy. */
+  policy?: string;
 }
 
 export function registerReplayCommand(
@@ -51,6 +54,10 @@ export function registerReplayCommand(
       '--provider <provider>',
       `request format: ${providerNameSchema.options.join(', ')}`,
       parseChoice(providerNameSchema.options),
+    )
+    .option(
+      '--policy <name|file>',
+      `compaction policy: a preset (${POLICY_PRESET_NAMES.join(', ')}) or a JSON policy file`,
     )
     .option('--out <file>', 'write the final rendered request here (JSON)')
     .option('--json', 'print the report as JSON')
@@ -87,6 +94,7 @@ export function registerReplayCommand(
               ...(options.budget ? { budget: options.budget } : {}),
               ...(options.provider ? { provider: options.provider as never } : {}),
               ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+              ...(options.policy ? { policy: await readPolicyOption(options.policy) } : {}),
               onProgress,
             });
       } finally {

@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { type CompactionPolicy, compactionPolicySchema, normalizePlan } from '@compactor/core';
+import { type CompactionPolicy, normalizePlan } from '@compactor/core';
+import { readPolicyOption } from '../commands/policy-option.js';
 import { replayTranscript } from '../replay/replay-transcript.js';
 import type { Baseline } from './baselines/baseline.js';
 import { baselines as defaultBaselines } from './baselines/index.js';
@@ -35,7 +35,7 @@ export interface EvaluationOptions {
   corpusDir: string;
   /** Budgets for every transcript; default per kind (chats 8k–64k, coding sessions 32k–128k). */
   budgets?: number[];
-  /** A JSON thread policy (partial) applied to our system. */
+  /** A policy preset's name or a JSON policy file (partial), applied to our system. */
   policyFile?: string;
   /** The transcripts to run instead of the corpus selection. */
   transcripts?: EvalTranscript[];
@@ -184,8 +184,8 @@ async function evaluateAtBudget(
   return results;
 }
 
-async function readPolicy(file: string): Promise<Partial<CompactionPolicy>> {
-  return compactionPolicySchema.partial().parse(JSON.parse(await readFile(file, 'utf8')));
+function readPolicy(nameOrFile: string): Promise<Partial<CompactionPolicy>> {
+  return readPolicyOption(nameOrFile);
 }
 
 /** Every coding session (their pinned instructions are what drift threatens), the first of each chat kind. */

@@ -16,6 +16,6 @@ export function messagesForTrigger(
   const normalized = normalizePlan(plan);
   return messages.filter((message) => {
     const action = normalized.actions.get(message.id)?.action;
-    return action === undefined || action === 'include' || action === 'clear';
+    return action === undefined || action === 'clear';
   });
 }
