@@ -25,7 +25,7 @@ export function sentencesOf(text: string): string[] {
 /** Seed 000's fallback: keep the first and last characters, mark the cut. */
 export function headTailTruncate(text: string, headChars = 2000, tailChars = 2000): string {
   if (text.length <= headChars + tailChars) return text;
-  return `${text.slice(0, headChars)}\n[truncated ${text.length - headChars - tailChars} characters]\n${text.slice(-tailChars)}`;
+  return `${text.slice(0, headChars)}\n[truncated ${text.length - headChars - tailChars} characters]\n${tailChars > 0 ? text.slice(-tailChars) : ''}`;
 }
 
 export function clip(text: string, maxChars: number): string {
