@@ -41,6 +41,17 @@ export interface CompactionEngineOptions {
   /** What the runtime sends besides messages (system prompt, tool schemas), estimated. */
   overhead?: { systemPromptTokens?: number; toolSchemaTokens?: number };
   artifactDefaults?: { sensitivity?: ArtifactSensitivity; ttlSeconds?: number; encryptionKeyId?: string };
+  /**
+   * Called when recursive summarization gets no usable summary and leaves the history unchanged (the
+   * session service's failure callback); a `compaction_failed` lifecycle event records it as well.
+   */
+  onSummarizationFailure?: (failure: SummarizationFailure) => void;
+}
+
+export interface SummarizationFailure {
+  tenantId: string;
+  threadId: string;
+  error: unknown;
 }
 
 export interface CheckOptions {
@@ -133,7 +144,9 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     if (!manual && messageTokens <= targetTokens && (current.plan?.basedOnSeq ?? -1) >= thread.version) {
       return { ...base, planner: null, commit: { status: 'not_needed' }, compressionRatio: 1 };
     }
+    const failures: unknown[] = [];
     const planner = await planWithPolicy({
+      onSummarizationFailure: ({ error }) => failures.push(error),
       thread,
       currentPlan: current.plan,
       targetTokens,
@@ -150,6 +163,7 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       ...(checkOptions.signal ? { signal: checkOptions.signal } : {}),
       ...(options.artifactDefaults ? { artifactDefaults: options.artifactDefaults } : {}),
     });
+    for (const error of failures) await reportSummarizationFailure(tenantId, threadId, planner, error);
     const compressionRatio = planner.tokensAfter > 0 ? planner.tokensBefore / planner.tokensAfter : 1;
     const freed = planner.tokensBefore - planner.tokensAfter;
     // A plan that frees nothing is never committed automatically, whatever fired: no compaction loops.
@@ -186,6 +200,28 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       'compaction plan committed',
     );
     return { ...base, planner, commit: { status: 'committed', version: commit.version }, compressionRatio };
+  }
+
+  async function reportSummarizationFailure(
+    tenantId: string,
+    threadId: string,
+    planner: PlannerOutcome,
+    error: unknown,
+  ): Promise<void> {
+    options.onSummarizationFailure?.({ tenantId, threadId, error });
+    await options.lifecycle
+      ?.append({
+        tenantId,
+        threadId,
+        name: 'compaction_failed',
+        at: options.clock.now().toISOString(),
+        tokensBefore: planner.tokensBefore,
+        strategy: 'recursive-summarization',
+        details: { error: error instanceof Error ? error.message : String(error) },
+      })
+      .catch((appendError: unknown) =>
+        logger.warn({ err: appendError, tenantId, threadId }, 'could not record the summarization failure'),
+      );
   }
 
   return {

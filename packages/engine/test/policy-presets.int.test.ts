@@ -110,3 +110,34 @@ describe('policy presets through engine.check', () => {
     expect(real).toBeGreaterThan(0);
   });
 });
+
+describe('a failed recursive summary in the running service', () => {
+  it('leaves the history unchanged, calls the hook and records compaction_failed', async () => {
+    const { stores, cleanup } = await withEmbeddedStores();
+    cleanups.push(cleanup);
+    const builder = threadBuilder('failing', { policy: { preset: 'seed-004-recursive' } as never });
+    for (let turn = 1; turn <= 25; turn += 1) builder.user(`question ${turn}`).assistant(`answer ${turn}`);
+    await stores.events.append(TENANT, 'failing', asInputs(builder.build().events));
+    const failures: unknown[] = [];
+    const extractive = createExtractiveSummarizer();
+    const engine = createCompactionEngine({
+      ...stores,
+      summarizer: {
+        ...extractive,
+        summarize: () => Promise.reject(new Error('the summary model is down')),
+      },
+      clock,
+      onSummarizationFailure: (failure) => failures.push(failure),
+    });
+    const result = await engine.check(TENANT, 'failing');
+    expect(result.trigger.fire).toBe(true);
+    expect(result.commit).toEqual({ status: 'not_needed' });
+    expect(failures).toEqual([
+      { tenantId: TENANT, threadId: 'failing', error: new Error('the summary model is down') },
+    ]);
+    const events = await stores.lifecycle.list(TENANT, 'failing');
+    expect(events.map((event) => [event.name, event.strategy, event.details?.error])).toEqual([
+      ['compaction_failed', 'recursive-summarization', 'the summary model is down'],
+    ]);
+  });
+});
