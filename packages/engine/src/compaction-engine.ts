@@ -120,14 +120,16 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     const messageTokens = measurer.measure(current.plan);
     const manual = checkOptions.manual;
     const targetTokens = availableForMessages(threadBudget(thread, options.overhead));
+    const automatic = buildTrigger(thread.policy.trigger).evaluate({
+      messages: messagesForTrigger(thread.messages, current.plan),
+      messageTokens,
+      contextWindow: thread.contextWindow,
+      targetTokens,
+    });
+    // A request always runs; the thread's own trigger still says whether to act within the target.
     const trigger = manual
-      ? { fire: true, trigger: 'manual', reason: 'compaction was requested' }
-      : buildTrigger(thread.policy.trigger).evaluate({
-          messages: messagesForTrigger(thread.messages, current.plan),
-          messageTokens,
-          contextWindow: thread.contextWindow,
-          targetTokens,
-        });
+      ? { fire: true, trigger: 'manual', reason: 'compaction was requested', children: [automatic] }
+      : automatic;
     const base = {
       tenantId,
       threadId,
@@ -158,7 +160,8 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       logger,
       ...(options.artifacts ? { artifactStore: options.artifacts } : {}),
       ...(options.lifecycle ? { lifecycle: options.lifecycle } : {}),
-      ...(manual ? { manual } : { triggerFired: true }),
+      ...(manual ? { manual } : {}),
+      ...(automatic.fire ? { triggerFired: true } : {}),
       ...(checkOptions.rehydrationHappened ? { rehydrationHappened: true } : {}),
       ...(checkOptions.signal ? { signal: checkOptions.signal } : {}),
       ...(options.artifactDefaults ? { artifactDefaults: options.artifactDefaults } : {}),
@@ -226,7 +229,10 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
 
   return {
     check,
-    /** Manual compaction (`/compact [instructions]`): runs whatever the trigger says; `force` compacts even under target. */
+    /**
+     * Manual compaction (`/compact [instructions]`): compacts over the target, or within it when the
+     * thread's trigger fires (ADR-0105); `force` compacts even when neither holds.
+     */
     compactThread(
       tenantId: string,
       threadId: string,

@@ -141,3 +141,14 @@ describe('a failed recursive summary in the running service', () => {
     ]);
   });
 });
+
+describe('manual compaction under a preset', () => {
+  it('an unforced request compacts when the thread’s trigger fires, and not when it does not', async () => {
+    const fired = await presetThread('seed-004-sliding', { turns: 25, answerRepeats: 3 });
+    const result = await fired.engine.compactThread(TENANT, 'preset');
+    expect(result.trigger.children?.[0]?.trigger).toBe('turns>20');
+    expect(result.commit).toEqual({ status: 'committed', version: 1 });
+    const quiet = await presetThread('seed-004-sliding', { turns: 20, answerRepeats: 3 });
+    expect((await quiet.engine.compactThread(TENANT, 'preset')).commit).toEqual({ status: 'not_needed' });
+  });
+});
