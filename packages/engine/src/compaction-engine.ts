@@ -8,6 +8,7 @@ import {
   foldThread,
   type LifecycleEventLog,
   type Logger,
+  messagesForTrigger,
   NotFoundError,
   noopLogger,
   type PlannerOutcome,
@@ -45,6 +46,17 @@ export interface CompactionEngineOptions {
   overhead?: { systemPromptTokens?: number; toolSchemaTokens?: number };
   /** Sensitivity, time to live and key id given to artifacts the planner writes. */
   artifactDefaults?: { sensitivity?: ArtifactSensitivity; ttlSeconds?: number; encryptionKeyId?: string };
+  /**
+   * Called when recursive summarization gets no usable summary and leaves the history unchanged (the
+   * session service's failure callback); a `compaction_failed` lifecycle event records it as well.
+   */
+  onSummarizationFailure?: (failure: SummarizationFailure) => void;
+}
+
+export interface SummarizationFailure {
+  tenantId: string;
+  threadId: string;
+  error: unknown;
 }
 
 /** How one check runs. */
@@ -131,14 +143,16 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     const messageTokens = measurer.measure(current.plan);
     const manual = checkOptions.manual;
     const targetTokens = availableForMessages(threadBudget(thread, options.overhead));
+    const automatic = buildTrigger(thread.policy.trigger).evaluate({
+      messages: messagesForTrigger(thread.messages, current.plan),
+      messageTokens,
+      contextWindow: thread.contextWindow,
+      targetTokens,
+    });
+    // A request always runs; the thread's own trigger still says whether to act within the target.
     const trigger = manual
-      ? { fire: true, trigger: 'manual', reason: 'compaction was requested' }
-      : buildTrigger(thread.policy.trigger).evaluate({
-          messages: thread.messages,
-          messageTokens,
-          contextWindow: thread.contextWindow,
-          targetTokens,
-        });
+      ? { fire: true, trigger: 'manual', reason: 'compaction was requested', children: [automatic] }
+      : automatic;
     const base = {
       tenantId,
       threadId,
@@ -150,7 +164,14 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     if (!trigger.fire) {
       return { ...base, planner: null, commit: { status: 'not_needed' }, compressionRatio: 1 };
     }
+    // A trigger that fires within the target compacts once per thread version (ADR-0105): with
+    // nothing appended since the last plan, compacting again would erode the prompt check by check.
+    if (!manual && messageTokens <= targetTokens && (current.plan?.basedOnSeq ?? -1) >= thread.version) {
+      return { ...base, planner: null, commit: { status: 'not_needed' }, compressionRatio: 1 };
+    }
+    const failures: unknown[] = [];
     const planner = await planWithPolicy({
+      onSummarizationFailure: ({ error }) => failures.push(error),
       thread,
       currentPlan: current.plan,
       targetTokens,
@@ -163,16 +184,19 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       ...(options.artifacts ? { artifactStore: options.artifacts } : {}),
       ...(options.lifecycle ? { lifecycle: options.lifecycle } : {}),
       ...(manual ? { manual } : {}),
+      ...(automatic.fire ? { triggerFired: true } : {}),
       ...(checkOptions.rehydrationHappened ? { rehydrationHappened: true } : {}),
       ...(checkOptions.signal ? { signal: checkOptions.signal } : {}),
       ...(options.artifactDefaults ? { artifactDefaults: options.artifactDefaults } : {}),
     });
+    for (const error of failures) await reportSummarizationFailure(tenantId, threadId, planner, error);
     const compressionRatio = planner.tokensAfter > 0 ? planner.tokensBefore / planner.tokensAfter : 1;
-    if (planner.added.length === 0)
+    const freed = planner.tokensBefore - planner.tokensAfter;
+    // A plan that frees nothing is never committed automatically, whatever fired: no compaction loops.
+    if (planner.added.length === 0 || (freed <= 0 && !manual))
       return { ...base, planner, commit: { status: 'not_needed' }, compressionRatio };
     // A plan that misses its target and frees little is not worth a new prompt prefix: every commit
     // invalidates the runtime's prompt cache. The renderer's emergency fit covers the gap meanwhile.
-    const freed = planner.tokensBefore - planner.tokensAfter;
     if (planner.status === 'target_unreachable' && freed < thread.policy.clearAtLeastTokens && !manual) {
       logger.info({ tenantId, threadId, freed }, 'compaction freed too little to commit');
       return { ...base, planner, commit: { status: 'not_needed' }, compressionRatio };
@@ -204,9 +228,34 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     return { ...base, planner, commit: { status: 'committed', version: commit.version }, compressionRatio };
   }
 
+  async function reportSummarizationFailure(
+    tenantId: string,
+    threadId: string,
+    planner: PlannerOutcome,
+    error: unknown,
+  ): Promise<void> {
+    options.onSummarizationFailure?.({ tenantId, threadId, error });
+    await options.lifecycle
+      ?.append({
+        tenantId,
+        threadId,
+        name: 'compaction_failed',
+        at: options.clock.now().toISOString(),
+        tokensBefore: planner.tokensBefore,
+        strategy: 'recursive-summarization',
+        details: { error: error instanceof Error ? error.message : String(error) },
+      })
+      .catch((appendError: unknown) =>
+        logger.warn({ err: appendError, tenantId, threadId }, 'could not record the summarization failure'),
+      );
+  }
+
   return {
     check,
-    /** Manual compaction (`/compact [instructions]`): runs whatever the trigger says; `force` compacts even under target. */
+    /**
+     * Manual compaction (`/compact [instructions]`): compacts over the target, or within it when the
+     * thread's trigger fires (ADR-0105); `force` compacts even when neither holds.
+     */
     async compactThread(
       tenantId: string,
       threadId: string,

@@ -11,6 +11,7 @@ export {
   type CompactionEngine,
   type CompactionEngineOptions,
   createCompactionEngine,
+  type SummarizationFailure,
   threadBudget,
 } from './compaction-engine.js';
 export { createRenderMeasurer, type ThreadMeasurer } from './measure.js';

@@ -42,7 +42,7 @@ export function sentencesOf(text: string): string[] {
  */
 export function headTailTruncate(text: string, headChars = 2000, tailChars = 2000): string {
   if (text.length <= headChars + tailChars) return text;
-  return `${text.slice(0, headChars)}\n[truncated ${text.length - headChars - tailChars} characters]\n${text.slice(-tailChars)}`;
+  return `${text.slice(0, headChars)}\n[truncated ${text.length - headChars - tailChars} characters]\n${tailChars > 0 ? text.slice(-tailChars) : ''}`;
 }
 
 /**

@@ -70,7 +70,7 @@ export function registerEvalCommand(program: Command): void {
       'budgets for every transcript, e.g. 8k,16k,32k (default: per kind)',
       parseBudgetList,
     )
-    .option('--policy <file>', 'JSON thread policy applied to our system')
+    .option('--policy <name|file>', 'policy preset name or JSON thread policy applied to our system')
     .option('--json', 'print the full result as JSON')
     .option('--out <dir>', 'write results.json, report.md and retention.svg here', './eval-results')
     .option('--quick', 'a small sample of every part (under two minutes)')

@@ -1,11 +1,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { CompactorError, providerNameSchema, ValidationError } from '@compactor/core';
+import { CompactorError, POLICY_PRESET_NAMES, providerNameSchema, ValidationError } from '@compactor/core';
 import { listConversations, transcriptFormats } from '@compactor/importers';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { formatReplayReport } from '../replay/format-report.js';
 import { type ReplayResult, replayTranscript } from '../replay/replay-transcript.js';
 import { parseChoice, parsePositiveInteger, parseTokenCount } from './option-parsers.js';
+import { readPolicyOption } from './policy-option.js';
 
 export interface ReplayCommandOptions {
   format: string;
@@ -21,6 +22,8 @@ export interface ReplayCommandOptions {
   dataDir?: string;
   server?: string;
   apiKey?: string;
+  /** A policy preset's name or a JSON policy file, applied over the transcript's policy. */
+  policy?: string;
 }
 
 let noted = false;
@@ -87,6 +90,10 @@ export function registerReplayCommand(
       `request format: ${providerNameSchema.options.join(', ')}`,
       parseChoice(providerNameSchema.options),
     )
+    .option(
+      '--policy <name|file>',
+      `compaction policy: a preset (${POLICY_PRESET_NAMES.join(', ')}) or a JSON policy file`,
+    )
     .option('--out <file>', 'write the final rendered request here (JSON)')
     .option('--json', 'print the report as JSON')
     .option('--data-dir <dir>', 'keep the embedded store here (default: a temporary directory)')
@@ -122,6 +129,7 @@ export function registerReplayCommand(
               ...(windowOf(options) ? { budget: windowOf(options) } : {}),
               ...(options.provider ? { provider: options.provider as never } : {}),
               ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+              ...(options.policy ? { policy: await readPolicyOption(options.policy) } : {}),
               onProgress,
             });
       } catch (error) {

@@ -1,13 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import {
-  availableForMessages,
-  type CompactionPolicy,
-  compactionPolicySchema,
-  summaryBudgetFor,
-} from '@compactor/core';
+import { availableForMessages, type CompactionPolicy, summaryBudgetFor } from '@compactor/core';
 import { threadBudget } from '@compactor/engine';
 import { summaryText } from '@compactor/render';
+import { readPolicyOption } from '../commands/policy-option.js';
 import { replayTranscript } from '../replay/replay-transcript.js';
 import type { Baseline } from './baselines/baseline.js';
 import { baselines as defaultBaselines } from './baselines/index.js';
@@ -50,7 +45,7 @@ export interface EvaluationOptions {
   corpusDir: string;
   /** Budgets (context windows) for every transcript of the budget runs; default per kind. */
   budgets?: number[];
-  /** A JSON thread policy (partial) applied to our system. */
+  /** A policy preset's name or a JSON policy file (partial), applied to our system. */
   policyFile?: string;
   /** The transcripts to run instead of the corpus selection. */
   transcripts?: EvalTranscript[];
@@ -245,6 +240,6 @@ async function evaluateAtBudget(
   return results;
 }
 
-async function readPolicy(file: string): Promise<Partial<CompactionPolicy>> {
-  return compactionPolicySchema.partial().parse(JSON.parse(await readFile(file, 'utf8')));
+function readPolicy(nameOrFile: string): Promise<Partial<CompactionPolicy>> {
+  return readPolicyOption(nameOrFile);
 }

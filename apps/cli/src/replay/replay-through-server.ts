@@ -3,6 +3,7 @@ import { createCompactorClient } from '@compactor/client';
 import { type EventInput, foldThread, type ProviderName, type StoredEvent } from '@compactor/core';
 import { importTranscriptFile } from '@compactor/importers';
 import { tokenizerForThread } from '@compactor/tokenizer';
+import { readPolicyOption } from '../commands/policy-option.js';
 import { type ReplayCommandOptions, windowOf } from '../commands/replay-command.js';
 import { providerForModel, type ReplayResult, type StrategyCounts } from './replay-transcript.js';
 import { unboundedRender } from './unbounded-tokens.js';
@@ -32,11 +33,14 @@ export async function replayThroughServer(
   const provider = (options.provider as ProviderName | undefined) ?? providerForModel(model);
   const client = createCompactorClient({ baseUrl: options.server!, apiKey: options.apiKey });
   const created = imported.events.find((event) => event.type === 'thread.created');
+  const imposed = options.policy ? await readPolicyOption(options.policy) : undefined;
+  const importedPolicy = created?.type === 'thread.created' ? created.policy : undefined;
+  const policy = imposed ? { ...importedPolicy, ...imposed } : importedPolicy;
   const { threadId } = await client.createThread({
     threadId: `${imported.threadId}-${Date.now().toString(36)}`,
     model,
     ...(windowOf(options) ? { contextWindow: windowOf(options) } : {}),
-    ...(created?.type === 'thread.created' && created.policy ? { policy: created.policy } : {}),
+    ...(policy ? { policy } : {}),
   });
   const messages = imported.events.filter(
     (event): event is Extract<EventInput, { type: 'message.appended' }> => event.type === 'message.appended',

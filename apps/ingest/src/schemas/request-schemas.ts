@@ -1,7 +1,7 @@
 import {
   ARTIFACT_ID_PATTERN,
-  compactionPolicySchema,
   eventInputSchema,
+  partialPolicySchema,
   providerNameSchema,
   toolDefinitionSchema,
 } from '@compactor/core';
@@ -44,7 +44,7 @@ export const createThreadBodySchema = z.strictObject({
   maxOutputTokens: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   /** Needed (with both numbers) for a model the registry does not know. */
   tokenizerFamily: tokenizerFamilySchema.optional(),
-  policy: compactionPolicySchema.partial().optional(),
+  policy: partialPolicySchema.optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   /** The thread.created event's id; default `thread.created`. */
   eventId: z.string().min(1).max(CLIENT_ID_MAX_LENGTH).optional(),

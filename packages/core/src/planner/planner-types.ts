@@ -33,6 +33,11 @@ export interface PlannerInput {
   logger?: Logger;
   /** ISO timestamp for the plan and events (core has no clock). */
   now: string;
+  /**
+   * The thread's trigger fired (ADR-0105): run the mode even when the prompt is within the target. A
+   * trigger decides when, the mode decides how; the target only bounds what the ladder aims for.
+   */
+  triggerFired?: boolean;
   /** Manual compaction: instructions for the summarizer; `force` compacts even under target. */
   manual?: { instructions?: string; force?: boolean };
   /** Rehydration happened this turn: skip externalize and drop so the agent can finish (ADR-0008). */

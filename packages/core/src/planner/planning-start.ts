@@ -40,8 +40,8 @@ export function startPlanning(input: PlannerInput): PlanningStart {
 
 /**
  * Why no mode needs to run, checked in this one place: automatic compaction is off and nobody asked
- * (`disabled`), or the prompt is already within the target and the request did not force it
- * (`unchanged`).
+ * (`disabled`), or the prompt is already within the target and neither a firing trigger nor a
+ * forced request asks for more (`unchanged`).
  *
  * @returns the outcome to stop with, or undefined to go on
  */
@@ -49,7 +49,8 @@ export function reasonToStop(start: PlanningStart, input: PlannerInput): Planner
   if (!start.policy.autoCompact && !input.manual) {
     return start.outcome('disabled', 'auto-compaction is switched off for this thread');
   }
-  if (start.tokensBefore <= input.targetTokens && input.manual?.force !== true) {
+  const asked = input.triggerFired === true || input.manual?.force === true;
+  if (start.tokensBefore <= input.targetTokens && !asked) {
     return start.outcome(
       'unchanged',
       `${start.tokensBefore} tokens are within the target of ${input.targetTokens}`,

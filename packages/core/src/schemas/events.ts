@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { messageSchema } from './message.js';
-import { compactionPolicySchema } from './policy.js';
+import { partialPolicySchema } from './policy.js';
 
 const eventIdSchema = z.string().min(1).max(200);
 
@@ -9,7 +9,7 @@ export const threadCreatedPayloadSchema = z.object({
   model: z.string().min(1),
   contextWindow: z.number().int().positive(),
   maxOutputTokens: z.number().int().positive().optional(),
-  policy: compactionPolicySchema.partial().optional(),
+  policy: partialPolicySchema.optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { toolDurabilityPolicySchema } from '../durability/policy.js';
 import { triggerConfigSchema } from '../triggers/trigger-config.js';
+import { expandPolicyPreset, policyPresetNameSchema } from './policy-presets.js';
 
 export const rehydrationPolicySchema = z.object({
   enabled: z.boolean().default(true),
@@ -41,10 +42,12 @@ export const compactionModeSchema = z.discriminatedUnion('kind', [
 export type CompactionMode = z.infer<typeof compactionModeSchema>;
 
 /**
- * Per-thread compaction policy. Every field has a default, so `{}` is a valid policy.
- * `version` participates in summary cache keys: bump it when a change should re-summarize.
+ * The policy's fields, before a preset is expanded: what a partial policy (a thread's creation
+ * event, a request body) is checked against. `compactionPolicySchema` is the complete policy.
  */
-export const compactionPolicySchema = z.object({
+export const compactionPolicyFieldsSchema = z.object({
+  /** A named policy (ADR-0106) the other fields start from; explicit fields override it. */
+  preset: policyPresetNameSchema.optional(),
   version: z.string().default('1'),
   mode: compactionModeSchema.default({ kind: 'ladder' }),
   /** The off switch: when false, only manual compaction runs. */
@@ -92,10 +95,23 @@ export const compactionPolicySchema = z.object({
     autoRehydrateSensitivities: ['public', 'internal'],
   }),
 });
+
+/**
+ * Per-thread compaction policy. Every field has a default, so `{}` is a valid policy; a `preset`
+ * expands to that preset's fields first. `version` participates in summary cache keys: bump it when
+ * a change should re-summarize.
+ */
+export const compactionPolicySchema = z.preprocess(expandPolicyPreset, compactionPolicyFieldsSchema);
+/**
+ * A partial policy (a thread's creation event, a request body, a policy file) with its preset
+ * expanded first. Expansion has to come first: zod fills a partial's defaults, and filled-in defaults
+ * would otherwise count as explicit fields and override every field of the preset.
+ */
+export const partialPolicySchema = z.preprocess(expandPolicyPreset, compactionPolicyFieldsSchema.partial());
 /** A parsed compaction policy: every field filled in. */
-export type CompactionPolicy = z.infer<typeof compactionPolicySchema>;
+export type CompactionPolicy = z.infer<typeof compactionPolicyFieldsSchema>;
 /** A compaction policy as written: every field optional. */
-export type CompactionPolicyInput = z.input<typeof compactionPolicySchema>;
+export type CompactionPolicyInput = z.input<typeof compactionPolicyFieldsSchema>;
 
 /**
  * Parse a compaction policy, filling in every default.
