@@ -23,7 +23,8 @@ const GRACE_PERIOD_MS = 3_000;
 /**
  * What the test may see beyond the grace period: the signal's delivery, and the exit's reaching
  * this process (the child calls `process.exit` by its deadline at the latest). Measured on the
- * shared 2-core machine: PLACEHOLDER.
+ * shared 2-core machine at load average 12–15: the child logged the signal 1–20 ms after it was
+ * sent, and its last line 18–37 ms before this process saw the exit; 300 ms is ample for both.
  */
 const PROCESS_EXIT_MARGIN_MS = 300;
 /** Of the grace period, what the worker keeps for requeueing and closing (ADR-0100). */
@@ -156,6 +157,5 @@ describe.skipIf(!available)(suiteName, () => {
       'shutdown grace period over; interrupting running checks',
     );
     expect(worker.logs.map((line) => line.msg)).not.toContain('compaction plan committed');
-    console.info(timings);
   }, 90_000);
 });

@@ -12,7 +12,7 @@ export const minimumWasmStretch = 64;
 export const maxRunBytesForWasm = 1_024;
 
 /** Any ASCII character, or a lone surrogate (which the two libraries might turn into bytes differently). */
-const notForWasm = /[\u0000-\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const notForWasm = /[^\u0080-\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
  * `primary`, except that a stretch of text with no ASCII character at all (CJK without
