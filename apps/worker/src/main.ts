@@ -4,6 +4,8 @@
  * SIGTERM or SIGINT: stop taking checks, let running ones finish or go back to the queue, close
  * everything, exit 0. A second signal exits at once (1).
  */
+
+import { ShutdownDeadline } from '@compactor/queue';
 import { createRuntime, describeRuntimeConfig, loadRuntimeConfig } from '@compactor/runtime';
 import { pino } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -25,13 +27,14 @@ const logger = pino({ level: config.logLevel, name: 'compactor-worker' });
 logger.info({ config: describeRuntimeConfig(config) }, 'starting compaction worker');
 
 /**
- * Past the grace period plus this, the process exits (1) whatever is still closing: every close
- * step is bounded already (ADR-0057); this is the last guarantee that a SIGTERM ends the process.
+ * Of the grace period, what is kept for closing the HTTP server and the runtime (the producer's
+ * connection, the stores) once the worker has closed; the worker's own steps end this much
+ * before the deadline (ADR-0100). At most a tenth of the grace period.
  */
-const SHUTDOWN_HARD_DEADLINE_AFTER_GRACE_MS = 5_000;
+const RUNTIME_CLOSE_RESERVE_MS = 250;
 
 let stopping = false;
-let stop: () => Promise<void> = async () => {};
+let stop: (deadline: ShutdownDeadline) => Promise<void> = async () => {};
 // In-process mode holds no socket or timer of its own: this keeps the process up until a signal.
 const keepAlive = setInterval(() => {}, 2 ** 30);
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -42,13 +45,16 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     }
     stopping = true;
     clearInterval(keepAlive);
-    const deadlineMs = config.worker.shutdownTimeoutMs + SHUTDOWN_HARD_DEADLINE_AFTER_GRACE_MS;
+    // The grace period is the whole shutdown: every step is budgeted from this deadline, and at
+    // the deadline the process exits whatever is still closing (ADR-0100).
+    const graceMs = config.worker.shutdownTimeoutMs;
+    const deadline = ShutdownDeadline.after(graceMs);
     setTimeout(() => {
-      logger.error({ deadlineMs }, 'shutdown did not finish in time; exiting');
+      logger.error({ graceMs }, 'shutdown did not finish within the grace period; exiting');
       process.exit(1);
-    }, deadlineMs).unref();
+    }, graceMs).unref();
     logger.info({ signal }, 'shutting down: no new checks; running ones finish or go back to the queue');
-    stop().then(
+    stop(deadline).then(
       () => {
         logger.info({}, 'compaction worker stopped');
         process.exit(0);
@@ -69,8 +75,8 @@ try {
   const worker = await startWorker({ runtime, metrics, logger });
   let http: WorkerHttpServer | undefined;
   // Whatever has started by the time a signal arrives is what gets closed, in this order.
-  stop = async () => {
-    await worker.close();
+  stop = async (deadline) => {
+    await worker.close(deadline.earlier(Math.min(RUNTIME_CLOSE_RESERVE_MS, deadline.remainingMs() / 10)));
     await http?.close();
     await runtime.close();
   };

@@ -1,5 +1,5 @@
 import type { Logger } from '@compactor/core';
-import type { CompactionJobHandler } from '@compactor/queue';
+import { type CompactionJobHandler, ShutdownDeadline } from '@compactor/queue';
 import type { Runtime } from '@compactor/runtime';
 import type { Registry } from 'prom-client';
 import { createCompactionHandler } from './compaction/compaction-handler.js';
@@ -16,7 +16,10 @@ export interface StartWorkerOptions {
   concurrency?: number;
   /** Sweeper period; 0 = no sweeper here. @defaultValue the runtime's `COMPACTOR_SWEEP_INTERVAL_MS` */
   sweepIntervalMs?: number;
-  /** Grace period for running checks at close. @defaultValue the runtime's `COMPACTOR_SHUTDOWN_TIMEOUT_MS` */
+  /**
+   * The whole time `close()` may take when given no deadline (running checks get it less what
+   * requeueing them and closing needs). @defaultValue the runtime's `COMPACTOR_SHUTDOWN_TIMEOUT_MS`
+   */
   shutdownTimeoutMs?: number;
 }
 
@@ -26,14 +29,18 @@ export interface CompactionWorkerProcess {
   /** Run the sweeper once now (also when its timer is off); for operators and tests. */
   sweepNow(): Promise<SweepResult>;
   /**
-   * Graceful: stop the sweeper, stop taking checks, let running ones finish within the grace
-   * period (the rest go back to the queue), and wait for their handlers to let go of the stores.
-   * The runtime stays open (close it after). Idempotent.
+   * Graceful, and over by `deadline` (default: the grace period from now) whatever the queue's
+   * server does: stop the sweeper, stop taking checks, let running ones finish while there is time
+   * (the rest are interrupted early enough to go back to the queue), and wait for their handlers
+   * to let go of the stores. The runtime stays open (close it after). Idempotent.
    */
-  close(): Promise<void>;
+  close(deadline?: ShutdownDeadline): Promise<void>;
 }
 
-/** How long `close()` waits for interrupted handlers to unwind before the stores may close. */
+/**
+ * The most `close()` waits for interrupted handlers to unwind before the stores may close; less
+ * when the deadline is nearer.
+ */
 const HANDLER_UNWIND_MS = 5_000;
 
 /**
@@ -67,9 +74,10 @@ export async function startWorker(options: StartWorkerOptions): Promise<Compacti
     );
     return handled;
   };
+  const shutdownTimeoutMs = options.shutdownTimeoutMs ?? settings.shutdownTimeoutMs;
   const consumer = await runtime.startConsumer(handler, {
     concurrency: options.concurrency ?? settings.concurrency,
-    shutdownTimeoutMs: options.shutdownTimeoutMs ?? settings.shutdownTimeoutMs,
+    shutdownTimeoutMs,
     onJobFinished: (event) => metrics.recordJobFinished(event),
     logger,
   });
@@ -78,21 +86,23 @@ export async function startWorker(options: StartWorkerOptions): Promise<Compacti
     sweepIntervalMs > 0 ? startPendingSweeper({ intervalMs: sweepIntervalMs, sweep, logger }) : undefined;
 
   let closing: Promise<void> | undefined;
-  const closeGracefully = async () => {
-    await sweeper?.close();
-    await consumer.close();
+  const closeGracefully = async (deadline: ShutdownDeadline) => {
+    // Side by side: a sweep waiting on an enqueue must not eat the running checks' time.
+    const sweeperClosed = sweeper ? settleWithin([sweeper.close()], deadline.remainingMs()) : undefined;
+    await consumer.close(deadline);
+    await sweeperClosed;
     // An interrupted check has been requeued already; its handler is still unwinding (the
     // signal aborted it). Wait a little so it does not write into stores being closed.
     if (running.size > 0) {
-      const unwound = await settleWithin([...running], HANDLER_UNWIND_MS);
+      const unwound = await settleWithin([...running], Math.min(HANDLER_UNWIND_MS, deadline.remainingMs()));
       if (!unwound) logger.warn({ handlers: running.size }, 'checks still running after shutdown');
     }
   };
   return {
     metrics,
     sweepNow: () => sweeper?.sweepNow() ?? sweep(),
-    close() {
-      closing ??= closeGracefully();
+    close(deadline) {
+      closing ??= closeGracefully(deadline ?? ShutdownDeadline.after(shutdownTimeoutMs));
       return closing;
     },
   };

@@ -20,6 +20,15 @@ const suiteName = available
   : `the worker process (tsx src/main.ts): SIGTERM while Redis is down ${redisInstallHint}`;
 
 const GRACE_PERIOD_MS = 3_000;
+/**
+ * What the test may see beyond the grace period: the signal's delivery, and the exit's reaching
+ * this process (the child calls `process.exit` by its deadline at the latest). Measured on the
+ * shared 2-core machine at load average 12–15: the child logged the signal 1–20 ms after it was
+ * sent, and its last line 18–37 ms before this process saw the exit; 300 ms is ample for both.
+ */
+const PROCESS_EXIT_MARGIN_MS = 300;
+/** Of the grace period, what the worker keeps for requeueing and closing (ADR-0100). */
+const CLOSING_RESERVE_MS = 1_000;
 
 describe.skipIf(!available)(suiteName, () => {
   const cleanups: Array<() => Promise<void>> = [];
@@ -76,7 +85,7 @@ describe.skipIf(!available)(suiteName, () => {
     expect(exitedAfterMs, worker.output()).toBeLessThan(GRACE_PERIOD_MS);
   }, 60_000);
 
-  it('exits shortly after the grace period when Redis goes away while a check runs', async () => {
+  it('exits within the grace period when Redis goes away while a check runs', async () => {
     const redis = await startRestartableRedisForTests();
     cleanups.push(() => redis.stop());
     // A summarizer that takes longer than the grace period: the check is still running at the signal.
@@ -121,18 +130,29 @@ describe.skipIf(!available)(suiteName, () => {
     await redis.takeDown();
 
     const signalledAt = performance.now();
+    const signalledAtEpoch = Date.now();
     worker.child.kill('SIGTERM');
     const exit = await Promise.race([
       worker.exited,
       new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 30_000)),
     ]);
     const exitedAfterMs = performance.now() - signalledAt;
+    const exitSeenAtEpoch = Date.now();
+    const loggedAt = (message: string) => worker.logs.find((line) => line.msg === message)?.time;
+    const timings = `exit seen ${Math.round(exitedAfterMs)} ms after SIGTERM; child logged the signal ${
+      Number(loggedAt('shutting down: no new checks; running ones finish or go back to the queue')) -
+      signalledAtEpoch
+    } ms and "stopped" ${exitSeenAtEpoch - Number(loggedAt('compaction worker stopped'))} ms before the exit was seen`;
 
-    expect(exit, worker.output()).toEqual({ code: 0, signal: null });
-    // The running check had its grace period, then was interrupted; closing took at most a few
-    // bounded steps of half a second each (requeue, worker, producer), not Redis's reconnection.
-    expect(exitedAfterMs, worker.output()).toBeGreaterThanOrEqual(GRACE_PERIOD_MS - 100);
-    expect(exitedAfterMs, worker.output()).toBeLessThan(GRACE_PERIOD_MS + 2_500);
+    // A clean exit (0), not the hard exit at the deadline: requeue and close fitted in the grace period.
+    expect(exit, `${timings}\n${worker.output()}`).toEqual({ code: 0, signal: null });
+    // The whole shutdown, the interrupted check's requeue and the dropped connections included,
+    // fits in the grace period: Redis being gone adds nothing after it.
+    expect(exitedAfterMs, `${timings}\n${worker.output()}`).toBeLessThan(
+      GRACE_PERIOD_MS + PROCESS_EXIT_MARGIN_MS,
+    );
+    // The running check had the grace period less the closing reserve before it was interrupted.
+    expect(exitedAfterMs, timings).toBeGreaterThanOrEqual(GRACE_PERIOD_MS - CLOSING_RESERVE_MS - 100);
     expect(worker.logs.map((line) => line.msg)).toContain(
       'shutdown grace period over; interrupting running checks',
     );

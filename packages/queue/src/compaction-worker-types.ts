@@ -1,5 +1,6 @@
 import type { CompactionCheckJob, Logger } from '@compactor/core';
 import type { FailureSummary } from './failure-classification.js';
+import type { ShutdownDeadline } from './shutdown-deadline.js';
 
 /** What one check ended with: the planner's statuses plus `conflict` (lost the plan CAS) and `skipped`. */
 export type CompactionCheckStatus =
@@ -66,7 +67,10 @@ export interface CompactionWorkerOptions {
   handler: CompactionJobHandler;
   /** Checks run at once by this worker. @defaultValue 4 */
   concurrency?: number;
-  /** How long `close()` waits for running checks before aborting them. @defaultValue 30,000 */
+  /**
+   * The whole time `close()` may take when no deadline is passed to it: running checks get it,
+   * less what requeueing them and closing connections needs (ADR-0100). @defaultValue 30,000
+   */
   shutdownTimeoutMs?: number;
   /** @defaultValue the queue's logger (`noopLogger` for BullMQ) */
   logger?: Logger;
@@ -77,10 +81,11 @@ export interface CompactionWorkerOptions {
 /** A running consumer. */
 export interface CompactionWorker {
   /**
-   * Graceful: stop taking jobs, wait for running ones up to `shutdownTimeoutMs`, then abort the
-   * rest (they go back to the queue) and release connections. Idempotent.
+   * Graceful: stop taking jobs, wait for running ones, abort the rest early enough that they go
+   * back to the queue and the connections are released by `deadline` (default: `shutdownTimeoutMs`
+   * from now), whatever the queue's server does. Idempotent: a second call returns the first close.
    */
-  close(): Promise<void>;
+  close(deadline?: ShutdownDeadline): Promise<void>;
 }
 
 export const defaultConcurrency = 4;

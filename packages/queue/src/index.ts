@@ -40,3 +40,4 @@ export {
 } from './in-process/in-process-compaction-queue.js';
 export { deduplicationKey, threadKey } from './job-keys.js';
 export { defaultRetryPolicy, exponentialBackoffDelay, type RetryPolicy } from './retry-policy.js';
+export { closingReserveMs, ShutdownDeadline } from './shutdown-deadline.js';

@@ -6,6 +6,7 @@ import {
   countBoundedYielding,
   defaultCountingBounds,
   type EncodingName,
+  getDefaultCountingEncoder,
   getEncoder,
   segmentText,
   type TokenEncoder,
@@ -29,6 +30,14 @@ function reference(encoding: EncodingName): TokenEncoder {
 }
 
 const noYield = async () => {};
+
+/**
+ * The plain default backend and what `createTokenizer` counts with by default (long multi-byte
+ * stretches on tiktoken's WASM core, ADR-0101): every promise holds for both.
+ */
+function countingEncoders(encoding: EncodingName): TokenEncoder[] {
+  return [getEncoder(encoding), getDefaultCountingEncoder(encoding)];
+}
 
 /** Ordinary prose and code: words, identifiers, numbers, punctuation, indentation, short CJK phrases. */
 const ordinaryToken = fc.oneof(
@@ -155,8 +164,8 @@ const smallBounds: CountingBounds = { maxRunBytes: 24, sliceLength: 24, tokensPe
 
 describe('bounded counting', () => {
   it('counts ordinary prose and code exactly as the plain encoder does', () => {
-    for (const encoding of encodings) {
-      const encoder = getEncoder(encoding);
+    for (const encoder of encodings.flatMap(countingEncoders)) {
+      const encoding = encoder.encoding;
       fc.assert(
         fc.property(ordinaryText(400), (text) => {
           expect(countBounded(encoder, text, defaultCountingBounds)).toBe(referenceCount(text, encoding));
@@ -167,8 +176,8 @@ describe('bounded counting', () => {
   });
 
   it('cuts ordinary text only where the count stays exact (slice cuts, async path)', async () => {
-    for (const encoding of encodings) {
-      const encoder = getEncoder(encoding);
+    for (const encoder of encodings.flatMap(countingEncoders)) {
+      const encoding = encoder.encoding;
       await fc.assert(
         fc.asyncProperty(ordinaryText(150, 30), async (text) => {
           const bounds: CountingBounds = { maxRunBytes: 64, sliceLength: 64, tokensPerCut: 2 };
@@ -222,8 +231,8 @@ describe('bounded counting', () => {
   });
 
   it('never counts below the exact count with the default bounds on over-long runs', () => {
-    for (const encoding of encodings) {
-      const encoder = getEncoder(encoding);
+    for (const encoder of encodings.flatMap(countingEncoders)) {
+      const encoding = encoder.encoding;
       fc.assert(
         fc.property(adversarialText(1_500), (text) => {
           expect(countBounded(encoder, text, defaultCountingBounds)).toBeGreaterThanOrEqual(

@@ -55,7 +55,7 @@ export function formatBenchReport(report: BenchReport): string {
         `| ${backend.backend}${backend.backend === tokenizer.ours ? ' (ours)' : ''} | ${backend.largeMBps.toFixed(2)} | ${backend.shortMBps.toFixed(2)} | ${backend.oursOverThisLarge.toFixed(2)} / ${backend.oursOverThisShort.toFixed(2)} | ${backend.countsIdentical ? 'yes' : 'NO'} |`,
     ),
     '',
-    '## Tokenizer worst case — bounded counting (gpt-tokenizer, o200k_base, each text counted once)',
+    '## Tokenizer worst case — bounded counting (default counting encoder: gpt-tokenizer, long multi-byte stretches on tiktoken WASM; o200k_base, each text counted once)',
     '',
     '| input | MB | tokens | MB/s (CPU) | MB/s (wall) | ordinary ÷ this |',
     '|---|---:|---:|---:|---:|---:|',

@@ -12,7 +12,8 @@ import {
 import { summarizeFailure } from '../failure-classification.js';
 import { finishedEvent, logAttempt, notifyJobFinished } from '../job-finished-event.js';
 import { type AttemptOutcome, runAttempt } from '../run-attempt.js';
-import { connectionCloseAllowanceMs, settleWithin } from '../settle-within.js';
+import { connectionCloseAllowanceMs, connectionDropAllowanceMs, settleWithin } from '../settle-within.js';
+import { closingReserveMs, ShutdownDeadline } from '../shutdown-deadline.js';
 import { type BullmqQueueLocation, resolveLocation } from './bullmq-connection-options.js';
 
 /** Where the worker's queue lives, its handler, and how it recovers jobs whose worker died. */
@@ -72,6 +73,8 @@ export async function startBullmqCompactionWorker(
   // Our own count of running handlers: BullMQ's close() waits for them but also for Redis, and a
   // shutdown must tell the two apart.
   const running = new Set<Promise<unknown>>();
+  // Set when close() starts: an interrupted check's requeue is budgeted from it.
+  let requeueDeadline: ShutdownDeadline | undefined;
 
   const processor = async (job: Job, token?: string): Promise<CompactionJobResult> => {
     const processed = processJob(job, token);
@@ -101,7 +104,7 @@ export async function startBullmqCompactionWorker(
         attempts.set(job, { attempt, outcome, willRetry: false });
         return outcome.result;
       case 'interrupted': {
-        await requeueInterrupted(job, token, logger);
+        await requeueInterrupted(job, token, requeueDeadline, logger);
         const event = finishedEvent(jobId, attempt, outcome, false);
         logAttempt(logger, event);
         notifyJobFinished(options.onJobFinished, event, logger);
@@ -151,23 +154,39 @@ export async function startBullmqCompactionWorker(
   logger.info({ queue: queueName, prefix, concurrency }, 'compaction worker started');
 
   let closing: Promise<void> | undefined;
-  const close = () => {
-    closing ??= closeGracefully(worker, running, shutdown, shutdownTimeoutMs, logger);
+  const close = (deadline?: ShutdownDeadline) => {
+    if (closing) return closing;
+    const closeBy = deadline ?? ShutdownDeadline.after(shutdownTimeoutMs);
+    const reserve = closingReserveMs(closeBy.remainingMs());
+    requeueDeadline = closeBy.earlier(reserve * DROP_SHARE_OF_RESERVE);
+    closing = closeGracefully(worker, running, shutdown, closeBy, reserve, logger);
     return closing;
   };
   return { worker, close };
 }
 
-async function requeueInterrupted(job: Job, token: string | undefined, logger: Logger): Promise<void> {
+/** The part of the closing reserve kept for dropping the connections after requeueing. */
+const DROP_SHARE_OF_RESERVE = 0.25;
+
+async function requeueInterrupted(
+  job: Job,
+  token: string | undefined,
+  deadline: ShutdownDeadline | undefined,
+  logger: Logger,
+): Promise<void> {
   const moved = job.moveToWait(token);
+  // The worker's connection waits for Redis forever; a shutdown must not.
+  const allowanceMs = Math.min(
+    connectionCloseAllowanceMs,
+    deadline?.remainingMs() ?? connectionCloseAllowanceMs,
+  );
   try {
-    // The worker's connection waits for Redis forever; a shutdown must not.
-    if (await settleWithin(moved, connectionCloseAllowanceMs)) {
+    if (await settleWithin(moved, allowanceMs)) {
       await moved;
       return;
     }
     moved.catch(() => {});
-    throw new Error(`Redis did not answer within ${connectionCloseAllowanceMs} ms`);
+    throw new Error(`Redis did not answer within ${Math.round(allowanceMs)} ms`);
   } catch (error) {
     // Redis may already be gone; the lock then expires and the stalled checker recovers the job.
     logger.warn({ jobId: job.id, error: summarizeFailure(error) }, 'could not requeue interrupted check');
@@ -194,44 +213,56 @@ function reportFailureOutsideHandler(
 }
 
 /**
- * Stop taking jobs at once; give running checks the grace period, then interrupt them (they go back
- * to the queue); then close the connections, or drop them when Redis does not answer. So the close
- * is bounded whatever Redis does: about the grace period when checks run, about a second when none
- * does (ADR-0057).
+ * Stop taking jobs at once; give running checks the time before the deadline less `reserveMs`, then
+ * interrupt them (they go back to the queue); then close the connections, or drop them when Redis
+ * does not answer or the deadline comes. Every step is budgeted from `deadline`, so the close ends
+ * by it whatever Redis does: about a second when no check runs and Redis is gone (ADR-0057,
+ * ADR-0100).
  */
 async function closeGracefully(
   worker: Worker,
   running: Set<Promise<unknown>>,
   shutdown: AbortController,
-  shutdownTimeoutMs: number,
+  deadline: ShutdownDeadline,
+  reserveMs: number,
   logger: Logger,
 ): Promise<void> {
-  logger.info({ shutdownTimeoutMs, running: running.size }, 'compaction worker closing');
+  const dropReserveMs = reserveMs * DROP_SHARE_OF_RESERVE;
+  logger.info(
+    { closeWithinMs: Math.round(deadline.remainingMs()), reserveMs, running: running.size },
+    'compaction worker closing',
+  );
   // Stops taking jobs at once, waits for running ones (and the storing of their outcomes), then
   // closes the connections.
   const closed = worker.close();
   closed.catch(() => {});
-  const dropConnections = async () => {
-    logger.warn({}, 'Redis did not answer while closing; dropping the worker connections');
-    await settleWithin(worker.disconnect(), connectionCloseAllowanceMs);
+  const dropConnections = async (reason: string) => {
+    logger.warn({}, reason);
+    await settleWithin(worker.disconnect(), Math.min(connectionDropAllowanceMs, deadline.remainingMs()));
+    logger.info({}, 'compaction worker closed');
   };
   // Nothing running and Redis unreachable: there is nothing to finish or store, and a polite close
   // would wait for Redis to come back.
-  if (running.size === 0 && !(await settleWithin(closed, connectionCloseAllowanceMs))) {
-    if (!(await redisAnswers(worker)))
-      return dropConnections().then(() => logger.info({}, 'compaction worker closed'));
+  if (running.size === 0) {
+    const politeWithinMs = Math.min(connectionCloseAllowanceMs, deadline.remainingMs(reserveMs));
+    if (!(await settleWithin(closed, politeWithinMs)) && !(await redisAnswers(worker, deadline)))
+      return dropConnections('Redis did not answer while closing; dropping the worker connections');
   }
-  if (!(await settleWithin(closed, shutdownTimeoutMs))) {
-    logger.warn({ shutdownTimeoutMs }, 'shutdown grace period over; interrupting running checks');
+  if (!(await settleWithin(closed, deadline.remainingMs(reserveMs)))) {
+    if (running.size > 0) {
+      logger.warn(
+        { running: running.size, reserveMs },
+        'shutdown grace period over; interrupting running checks',
+      );
+    }
     shutdown.abort(new Error('worker shutdown'));
-    // Interrupted handlers requeue their job (bounded) and return; then the close completes,
-    // unless Redis is unreachable.
-    if (!(await settleWithin(closed, connectionCloseAllowanceMs * 3)) && !(await redisAnswers(worker))) {
-      await dropConnections();
-    } else {
-      await closed;
+    // Interrupted handlers requeue their job (bounded by the same deadline) and return; then the
+    // close completes, unless Redis is unreachable or slow: then the connections are dropped.
+    if (!(await settleWithin(closed, deadline.remainingMs(dropReserveMs)))) {
+      return dropConnections('worker not closed by the shutdown deadline; dropping the worker connections');
     }
   }
+  await closed;
   logger.info({}, 'compaction worker closed');
 }
 
@@ -239,10 +270,11 @@ async function closeGracefully(
  * Whether the worker's Redis connection is still trying to reach Redis (connection refused or
  * lost). A connection that is up, or already closing politely, is left to finish closing.
  */
-async function redisAnswers(worker: Worker): Promise<boolean> {
+async function redisAnswers(worker: Worker, deadline: ShutdownDeadline): Promise<boolean> {
   const client = worker.backend.client;
   client.catch(() => {});
-  if (!(await settleWithin(client, connectionCloseAllowanceMs))) return false;
+  if (!(await settleWithin(client, Math.min(connectionCloseAllowanceMs, deadline.remainingMs()))))
+    return false;
   const status = await client.then(
     (connected) => connected.status,
     () => 'end',

@@ -17,7 +17,7 @@ import {
 import { summarizeFailure } from '../failure-classification.js';
 import { deduplicationKey, newJobId, windowStartOfJobId } from '../job-keys.js';
 import { type RetryPolicy, resolveRetryPolicy } from '../retry-policy.js';
-import { connectionCloseAllowanceMs, settleWithin } from '../settle-within.js';
+import { connectionCloseAllowanceMs, connectionDropAllowanceMs, settleWithin } from '../settle-within.js';
 import {
   type BullmqQueueLocation,
   compactionCheckJobName,
@@ -137,11 +137,14 @@ export class BullmqJobQueue implements JobQueue {
     };
   }
 
-  /** Whether the producer's connection is up (not waiting for a Redis it cannot reach). */
-  private async redisAnswers(): Promise<boolean> {
+  /**
+   * Whether the producer's connection is up (not waiting for a Redis it cannot reach), asking it
+   * for at most `waitMs` while it is still being created.
+   */
+  private async redisAnswers(waitMs: number): Promise<boolean> {
     const client = this.queue.backend.client;
     client.catch(() => {});
-    if (!(await settleWithin(client, connectionCloseAllowanceMs))) return false;
+    if (!(await settleWithin(client, waitMs))) return false;
     const status = await client.then(
       (connected) => connected.status,
       () => 'end',
@@ -149,16 +152,25 @@ export class BullmqJobQueue implements JobQueue {
     return status !== 'connecting' && status !== 'reconnecting' && status !== 'wait';
   }
 
-  /** Closes the connection; drops it instead when Redis does not answer, so a shutdown never hangs. */
+  /**
+   * Closes the connection; drops it instead when Redis does not answer, so a shutdown never hangs.
+   * A connection already waiting for an unreachable Redis is dropped at once: a polite close could
+   * only time out, and a shutdown's time is budgeted (ADR-0100).
+   */
   async close(): Promise<void> {
-    const closed = this.queue.close();
-    closed.catch(() => {});
-    if (await settleWithin(closed, connectionCloseAllowanceMs)) return closed;
-    if (await this.redisAnswers()) return closed;
+    if (await this.redisAnswers(UNREACHABLE_CHECK_MS)) {
+      const closed = this.queue.close();
+      closed.catch(() => {});
+      if (await settleWithin(closed, connectionCloseAllowanceMs)) return closed;
+      if (await this.redisAnswers(connectionCloseAllowanceMs)) return closed;
+    }
     this.logger.warn({}, 'Redis did not answer while closing; dropping the producer connection');
-    await settleWithin(this.queue.disconnect(), connectionCloseAllowanceMs);
+    await settleWithin(this.queue.disconnect(), connectionDropAllowanceMs);
   }
 }
+
+/** How long a close waits to learn the state of a connection still being created. */
+const UNREACHABLE_CHECK_MS = 50;
 
 /**
  * Create a BullMQ producer.

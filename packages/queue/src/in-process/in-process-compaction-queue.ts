@@ -107,7 +107,7 @@ export class InProcessCompactionQueue implements JobQueue {
     const consumer = new InProcessConsumer(this, options, options.logger ?? this.logger);
     this.consumer = consumer;
     consumer.pump();
-    return { close: () => consumer.close() };
+    return { close: (deadline) => consumer.close(deadline) };
   }
 
   /** Closes the worker (gracefully) and drops checks not yet started. */

@@ -7,6 +7,7 @@ import {
 } from '../compaction-worker-types.js';
 import { finishedEvent, logAttempt, notifyJobFinished } from '../job-finished-event.js';
 import { runAttempt } from '../run-attempt.js';
+import { ShutdownDeadline } from '../shutdown-deadline.js';
 import type { InProcessCompactionQueue } from './in-process-compaction-queue.js';
 import type { InProcessEntry } from './in-process-entry.js';
 
@@ -45,8 +46,9 @@ export class InProcessConsumer {
     }
   }
 
-  close(): Promise<void> {
-    this.closing ??= this.closeGracefully();
+  /** Graceful, ending by `deadline` (default: the grace period from now). Idempotent. */
+  close(deadline?: ShutdownDeadline): Promise<void> {
+    this.closing ??= this.closeGracefully(deadline ?? ShutdownDeadline.after(this.shutdownTimeoutMs));
     return this.closing;
   }
 
@@ -71,12 +73,16 @@ export class InProcessConsumer {
     notifyJobFinished(this.options.onJobFinished, event, this.logger);
   }
 
-  private async closeGracefully(): Promise<void> {
+  /**
+   * Nothing to requeue over a network here (an interrupted entry goes back in memory at once), so
+   * running checks get the time up to the deadline itself.
+   */
+  private async closeGracefully(deadline: ShutdownDeadline): Promise<void> {
     this.stopping = true;
     const allSettled = Promise.allSettled([...this.running]);
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(true), this.shutdownTimeoutMs);
+      timer = setTimeout(() => resolve(true), deadline.remainingMs());
     });
     const expired = await Promise.race([allSettled.then(() => false), timedOut]);
     clearTimeout(timer);

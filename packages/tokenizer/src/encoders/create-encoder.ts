@@ -1,6 +1,7 @@
 import { ValidationError } from '@compactor/core';
 import { createGptTokenizerEncoder } from './gpt-tokenizer-encoder.js';
 import { createJsTiktokenEncoder } from './js-tiktoken-encoder.js';
+import { withMultiByteStretchesOnWasm } from './multi-byte-run-encoder.js';
 import { createTiktokenWasmEncoder } from './tiktoken-wasm-encoder.js';
 import type { EncoderBackendName, EncodingName, TokenEncoder } from './token-encoder.js';
 
@@ -42,5 +43,23 @@ export function getEncoder(
   }
   const encoder = factory(encoding);
   loaded.set(key, encoder);
+  return encoder;
+}
+
+const counting = new Map<EncodingName, TokenEncoder>();
+
+/**
+ * What `createTokenizer` counts with when no backend is chosen: the default backend, with long
+ * stretches of multi-byte text handed to tiktoken's WASM core (same counts, about 3× faster on
+ * CJK). Both rank tables are loaded here, together: loading the WASM one takes 0.4–1 s of one
+ * core, which must be a start-up cost like the first table's, never a stall in the middle of an
+ * append that happens to be the first CJK one (ADR-0101).
+ */
+export function getDefaultCountingEncoder(encoding: EncodingName): TokenEncoder {
+  const existing = counting.get(encoding);
+  if (existing) return existing;
+  const wasm = getEncoder(encoding, 'tiktoken-wasm');
+  const encoder = withMultiByteStretchesOnWasm(getEncoder(encoding), () => wasm);
+  counting.set(encoding, encoder);
   return encoder;
 }
