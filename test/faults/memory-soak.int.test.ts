@@ -13,7 +13,7 @@
  * - Peak RSS, sampled every 200 ms during the load, grows by less than 256 MB: V8 lets garbage
  *   accumulate up to about twice the live heap before a major collection, so the peak carries up to
  *   ~180 MB of garbage here even without a leak; past that, the process is holding on to memory.
- * docs/reliability/memory.md has the measured figures before and after the fix.
+ * docs/RELIABILITY.md ("Memory and data-directory leases") has the measured figures before and after the fix.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -183,7 +183,7 @@ describe('compactor serve under a stream of unknown thread ids and large renders
     const seconds = (Date.now() - started) / 1000;
     peak = Math.max(peak, await residentBytes(pid));
     const settled = await settledMemory();
-    // The figures docs/reliability/memory.md quotes.
+    // The figures docs/RELIABILITY.md ("Memory and data-directory leases") quotes.
     process.stderr.write(
       `memory soak: ${MISSING_REQUESTS} requests in ${seconds.toFixed(1)} s; ` +
         `after a full GC: live ${mb(settledBaseline.live)} -> ${mb(settled.live)} MB ` +
