@@ -177,6 +177,11 @@ describe.skipIf(!existsSync(CHROMIUM))(
       await expect
         .poll(() => page.getByTestId('plan-version').textContent(), { timeout: 15_000 })
         .toBe(String(before + 1));
+      // The new version's diff says a person asked for it.
+      await page.getByRole('button', { name: `v${before + 1}`, exact: true }).click();
+      await expect
+        .poll(() => page.getByTestId('plan-trigger').textContent(), { timeout: 15_000 })
+        .toMatch(/^manual/);
       // The compaction's lifecycle events came over the stream (the feed is never reloaded).
       await page.locator('ol.lifecycle li[data-event="compaction_completed"]').first().waitFor();
       expect(await page.locator('ol.lifecycle li').count()).toBeGreaterThan(eventsBefore);

@@ -185,6 +185,7 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       ...(options.lifecycle ? { lifecycle: options.lifecycle } : {}),
       ...(manual ? { manual } : {}),
       ...(automatic.fire ? { triggerFired: true } : {}),
+      triggerReason: trigger.reason,
       ...(checkOptions.rehydrationHappened ? { rehydrationHappened: true } : {}),
       ...(checkOptions.signal ? { signal: checkOptions.signal } : {}),
       ...(options.artifactDefaults ? { artifactDefaults: options.artifactDefaults } : {}),

@@ -132,6 +132,11 @@ describe('compaction engine on the embedded stores', () => {
     const lifecycle = await store.lifecycle.list('tenant-1', 't1');
     expect(lifecycle[0]!.name).toBe('compaction_check_started');
     expect(lifecycle.at(-1)!.name).toBe('compaction_completed');
+    // Each event says what started it, for the inspector's plan history.
+    for (const event of lifecycle) {
+      expect(event.details).toMatchObject({ trigger: 'automatic', triggerReason: result.trigger.reason });
+    }
+    expect(result.trigger.reason.length).toBeGreaterThan(0);
     // Externalize, the least aggressive rung, was enough: the user's words are still verbatim.
     expect(result.planner!.rungsUsed).toEqual(['externalize']);
     expect(JSON.stringify(rendered.request)).toContain('Never change the public API.');
@@ -199,6 +204,7 @@ describe('compaction engine on the embedded stores', () => {
     const engine = createCompactionEngine({
       events: store.events,
       plans: store.plans,
+      lifecycle: store.lifecycle,
       clock,
       summarizer: {
         ...extractive,
@@ -213,5 +219,9 @@ describe('compaction engine on the embedded stores', () => {
     });
     expect(forced.commit).toEqual({ status: 'committed', version: 1 });
     expect(requests.at(-1)!.instructions).toBe('keep the garden facts');
+    const completed = (await store.lifecycle.list('tenant-1', 't2')).filter(
+      (event) => event.name === 'compaction_completed',
+    );
+    expect(completed.at(-1)!.details).toMatchObject({ trigger: 'manual', triggerReason: 'compaction was requested' });
   });
 });

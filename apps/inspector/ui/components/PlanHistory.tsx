@@ -74,7 +74,7 @@ export function PlanHistory(props: {
             {diff.compaction?.details && (
               <>
                 {' '}
-                · strategy{' '}
+                · <span data-testid="plan-trigger">{triggerText(diff.compaction.details)}</span> · strategy{' '}
                 {String((diff.compaction.details.rungsUsed as string[] | undefined)?.join(', ') ?? '—')} ·
                 cost ${Number(diff.compaction.details.summarizerCostUsd ?? 0).toFixed(4)} ·{' '}
                 {String(diff.compaction.details.status ?? '')}
@@ -118,4 +118,10 @@ export function PlanHistory(props: {
       )}
     </section>
   );
+}
+
+/** What started a compaction: a person's request or the thread's trigger, with the trigger's reason. */
+function triggerText(details: Record<string, unknown>): string {
+  const trigger = typeof details.trigger === 'string' ? details.trigger : 'unknown';
+  return typeof details.triggerReason === 'string' ? `${trigger} (${details.triggerReason})` : trigger;
 }

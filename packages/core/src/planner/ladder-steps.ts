@@ -129,7 +129,15 @@ export function takeBatch(proposals: readonly Proposal[], tokensToFree: number):
   return batch;
 }
 
+/**
+ * Lifecycle events of one planning run, each saying what started it: a person's request (`manual`)
+ * or the thread's trigger (`automatic`), with the trigger's reason when the caller gave one.
+ */
 export function makeEmitter(input: PlannerInput, budgetLimit: number): Emit {
+  const trigger = {
+    trigger: input.manual ? 'manual' : 'automatic',
+    ...(input.triggerReason ? { triggerReason: input.triggerReason } : {}),
+  };
   return async (name, fields) => {
     if (!input.lifecycle) return;
     await input.lifecycle.append({
@@ -138,6 +146,7 @@ export function makeEmitter(input: PlannerInput, budgetLimit: number): Emit {
       at: input.now,
       budgetLimit,
       ...fields,
+      details: { ...trigger, ...fields.details },
       name,
     });
   };

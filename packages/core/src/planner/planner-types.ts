@@ -40,6 +40,8 @@ export interface PlannerInput {
   triggerFired?: boolean;
   /** Manual compaction: instructions for the summarizer; `force` compacts even under target. */
   manual?: { instructions?: string; force?: boolean };
+  /** Why this compaction runs (the trigger's reason), recorded on its lifecycle events for the inspector. */
+  triggerReason?: string;
   /** Rehydration happened this turn: skip externalize and drop so the agent can finish (ADR-0008). */
   rehydrationHappened?: boolean;
   /** Current determinism metadata of a replayable result's source; undefined = unknown = changed. */
