@@ -222,6 +222,9 @@ describe('compaction engine on the embedded stores', () => {
     const completed = (await store.lifecycle.list('tenant-1', 't2')).filter(
       (event) => event.name === 'compaction_completed',
     );
-    expect(completed.at(-1)!.details).toMatchObject({ trigger: 'manual', triggerReason: 'compaction was requested' });
+    expect(completed.at(-1)!.details).toMatchObject({
+      trigger: 'manual',
+      triggerReason: 'compaction was requested',
+    });
   });
 });
