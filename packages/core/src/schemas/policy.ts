@@ -57,6 +57,14 @@ export const compactionPolicySchema = z.object({
   /** The protected tail: never compacted (seed 001's keepRecentTokens and seed 002's preserve_recent_turns). */
   keepRecentTurns: z.number().int().min(0).default(3),
   keepRecentTokens: z.number().int().min(0).default(20000),
+  /**
+   * The user's own words (ADR-0110): messages a person wrote are kept verbatim, newest first, while
+   * they fit `keepUserTokens` (Codex keeps 20k); past that share, those carrying a standing instruction
+   * are kept, oldest first, while they fit `keepUserInstructionTokens`.
+   */
+  keepUserMessages: z.boolean().default(true),
+  keepUserTokens: z.number().int().min(0).default(20000),
+  keepUserInstructionTokens: z.number().int().min(0).default(8000),
   strategies: z
     .object({
       externalize: z.boolean().default(true),
@@ -108,6 +116,8 @@ export function policyForWindow(policy: CompactionPolicy, contextWindow: number)
     ...policy,
     outputReserveTokens: Math.min(policy.outputReserveTokens, share(0.25)),
     keepRecentTokens: Math.min(policy.keepRecentTokens, share(0.25)),
+    keepUserTokens: Math.min(policy.keepUserTokens, share(0.15)),
+    keepUserInstructionTokens: Math.min(policy.keepUserInstructionTokens, share(0.1)),
     rehydrationReserveTokens: Math.min(policy.rehydrationReserveTokens, share(0.05)),
     safetyBufferTokens: Math.min(policy.safetyBufferTokens, share(0.02)),
     clearAtLeastTokens: Math.min(policy.clearAtLeastTokens, share(0.05)),
