@@ -265,6 +265,7 @@ describe('policy and trigger schemas', () => {
         cooldownTurns: 2,
         autoRehydrateSensitivities: ['public', 'internal'],
       },
+      recall: { enabled: true, reserveShare: 1, topK: 4, minScore: 1 },
     });
     expect(parsePolicy()).toEqual(policy);
     expect(parsePolicy(null)).toEqual(policy);

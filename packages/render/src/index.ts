@@ -18,6 +18,7 @@ export type {
   WireObject,
 } from './providers/request-types.js';
 export { providerToolCallId } from './providers/tool-call-ids.js';
+export type { RecalledMessage, RecallReport } from './recall/render-recall.js';
 export { findArtifactId, knownArtifactIds } from './rehydration/artifact-references.js';
 export { rehydrationEventsToLifecycle } from './rehydration/lifecycle-events.js';
 export {

@@ -15,6 +15,20 @@ export const rehydrationPolicySchema = z.object({
 export type RehydrationPolicy = z.infer<typeof rehydrationPolicySchema>;
 
 /**
+ * Recall at render time (ADR-0111): compacted turns that match the newest user turn come back as
+ * one ephemeral block inside the rehydration reserve.
+ */
+export const recallPolicySchema = z.object({
+  enabled: z.boolean().default(true),
+  /** Share of the budget's rehydration reserve recall may use (rehydrated artifacts take theirs first). */
+  reserveShare: z.number().min(0).max(1).default(1),
+  topK: z.number().int().min(0).default(4),
+  /** BM25 score below which a hit is left out. */
+  minScore: z.number().min(0).default(1),
+});
+export type RecallPolicy = z.infer<typeof recallPolicySchema>;
+
+/**
  * How a thread is compacted: the strategy ladder (the default), or one of seed 004's strategies.
  * The deterministic windows and recursive summarization produce plans too; they never change events.
  */
@@ -97,6 +111,7 @@ export const compactionPolicySchema = z.object({
     cooldownTurns: 2,
     autoRehydrateSensitivities: ['public', 'internal'],
   }),
+  recall: recallPolicySchema.default({ enabled: true, reserveShare: 1, topK: 4, minScore: 1 }),
 });
 export type CompactionPolicy = z.infer<typeof compactionPolicySchema>;
 export type CompactionPolicyInput = z.input<typeof compactionPolicySchema>;
