@@ -109,7 +109,9 @@ const scenario = arbitraryThread({ maxTurns: 5 }).chain(({ events }) =>
       provider: fc.constantFrom<ProviderName>(...PROVIDERS),
       query:
         words.length > 0
-          ? fc.subarray(words, { minLength: 1, maxLength: Math.min(4, words.length) }).map((some) => some.join(' '))
+          ? fc
+              .subarray(words, { minLength: 1, maxLength: Math.min(4, words.length) })
+              .map((some) => some.join(' '))
           : fc.constant('x'),
       reserve: fc.integer({ min: 0, max: 400 }),
       fraction: fc.double({ min: 0.3, max: 1.5, noNaN: true }),
