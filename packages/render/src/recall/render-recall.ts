@@ -46,10 +46,16 @@ interface PlanRecallIndex {
   index: RecallIndex;
   kinds: Map<string, RecalledMessage['compactedBy']>;
   readonly size: number;
+  /** The last search and its result: an unchanged thread renders again without searching. */
+  last?: { key: string; fitted: FittedRecall };
+  /** Token counts of hit texts already counted (each document's text, at most once). */
+  counted: Map<string, number>;
 }
 
 /** A document is clipped to this many characters (a pasted log comes back by its head). */
 const MAX_CHARS_PER_DOCUMENT = 4000;
+/** The query is clipped to this many characters. */
+const MAX_QUERY_CHARS = 600;
 
 /**
  * The compacted messages of a plan a render may bring back automatically: every message a record
@@ -74,6 +80,7 @@ function planRecallIndex(
       return {
         index,
         kinds: new Map(),
+        counted: new Map(),
         get size() {
           return index.size;
         },
@@ -132,7 +139,8 @@ export function fitRecall(parts: {
   query?: string;
 }): FittedRecall {
   const { thread, plan, normalized, policy, maker } = parts;
-  const query = parts.query ?? recallQuery(thread.messages);
+  // A pasted log as the newest turn would make every search scan most of the index: its head decides.
+  const query = (parts.query ?? recallQuery(thread.messages)).slice(0, MAX_QUERY_CHARS);
   const report: RecallReport = {
     attempted: false,
     query: query.slice(0, 200),
@@ -152,15 +160,41 @@ export function fitRecall(parts: {
     return { piece: undefined, report };
   }
   report.attempted = true;
-  const { index, kinds } = planRecallIndex(thread, plan, normalized, parts.rehydration, parts.memo);
+  const planIndex = planRecallIndex(thread, plan, normalized, parts.rehydration, parts.memo);
+  const { index, kinds } = planIndex;
   report.indexed = index.size;
   if (index.size === 0) return { piece: undefined, report };
+  const key = `${index.size}\u0000${report.allowance}\u0000${policy.topK}\u0000${policy.minScore}\u0000${query}`;
+  if (planIndex.last?.key === key) return planIndex.last.fitted;
+  const counted = planIndex.counted;
+  const countText = (text: string) => {
+    let tokens = counted.get(text);
+    if (tokens === undefined) {
+      tokens = parts.countText(text);
+      counted.set(text, tokens);
+    }
+    return tokens;
+  };
+  const fitted = search(index, kinds, query, policy, report, countText, maker);
+  planIndex.last = { key, fitted };
+  return fitted;
+}
+
+function search(
+  index: RecallIndex,
+  kinds: ReadonlyMap<string, RecalledMessage['compactedBy']>,
+  query: string,
+  policy: RecallPolicy,
+  report: RecallReport,
+  countText: (text: string) => number,
+  maker: PieceMaker,
+): FittedRecall {
   const result = index.search({
     query,
     topK: policy.topK,
     maxTokens: report.allowance,
     minScore: policy.minScore,
-    countTokens: parts.countText,
+    countTokens: countText,
   });
   // Chronological in the block, so the model reads them in the order they happened.
   const hits = [...result.hits];
