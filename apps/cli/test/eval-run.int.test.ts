@@ -114,7 +114,10 @@ describe('--policy and the command', () => {
     expect((await run(true)).runs[0]!.compactions).toBe(0);
   });
 
-  it('`compactor eval --json --out` writes results.json, report.md and the charts', async () => {
+  // Spawns the CLI (tsx start-up included): ~5 s on the loaded 2-core machine, so not the 5 s default.
+  it('`compactor eval --json --out` writes results.json, report.md and the charts', {
+    timeout: 30_000,
+  }, async () => {
     const file = await writeChatTranscript(12);
     const out = await mkdtemp(join(tmpdir(), 'compactor-eval-out-'));
     const result = await runCli([

@@ -60,11 +60,27 @@ describe('POST /v1/threads/:id/compact and GET /v1/threads/:id/plan', () => {
     expect(plan.history.map((entry: { version: number }) => entry.version)).toEqual([1]);
     // The protected tail (the last turn) is never compacted.
     expect(summarizedIds(plan.current.plan)).not.toContain('u5');
-    expect(summarizedIds(plan.current.plan)).toContain('u1');
+    expect(summarizedIds(plan.current.plan)).toContain('a1');
+    // The user's own words are kept verbatim (ADR-0110).
+    expect(summarizedIds(plan.current.plan)).not.toContain('u1');
 
     const thread = (await get('/v1/threads/garden')).json();
     expect(thread.planVersion).toBe(1);
     expect(thread.tokens.compacted).toBe(stored.plan!.compactedTokenCount);
+  });
+
+  it('recalls compacted turns into the prompt for the query POST /prompt is given (ADR-0111)', async () => {
+    await createConversation(ingest.app, KEY_A, 'recalled', 5);
+    expect((await post('/v1/threads/recalled/compact', { force: true })).json().status).toBe('committed');
+    const asked = await post('/v1/threads/recalled/prompt', { query: 'roses sun drained' });
+    expect(asked.statusCode).toBe(200);
+    const { tokens, report } = asked.json();
+    expect(report.recall.query).toBe('roses sun drained');
+    expect(report.recall.recalled.map((hit: { messageId: string }) => hit.messageId)).toContain('a1');
+    expect(tokens.recall).toBe(report.recall.tokens);
+    expect(tokens.recall).toBeGreaterThan(0);
+    const refused = await post('/v1/threads/recalled/prompt', { query: '' });
+    expect(refused.statusCode).toBe(400);
   });
 
   it('refuses a bad compaction request with field issues', async () => {

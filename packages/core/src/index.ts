@@ -47,6 +47,7 @@ export * from './thread/fold.js';
 export * from './thread/thread.js';
 export * from './thread/tool-pairs.js';
 export * from './thread/turns.js';
+export * from './thread/user-instructions.js';
 export * from './triggers/trigger-config.js';
 export * from './triggers/trigger-view.js';
 export * from './triggers/triggers.js';

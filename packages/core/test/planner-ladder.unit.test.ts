@@ -351,3 +351,82 @@ describe('planCompaction', () => {
     expect(unknown.plan.clearings).toEqual([]);
   });
 });
+
+describe("the user's own words (ADR-0110)", () => {
+  const instructions = [
+    'Reply in Swedish from here on.',
+    'Keep your answers under 80 words.',
+    'Call me Oswin.',
+    'Our staging server is called basalt-42.',
+  ];
+
+  /** A thread of `turns` turns; the instructions are said early, inside otherwise ordinary requests. */
+  function chattyThread(turns: number, policy: Record<string, unknown>) {
+    const builder = threadBuilder('t-user', {
+      policy: { keepRecentTurns: 2, keepRecentTokens: 0, clearAtLeastTokens: 100, ...policy },
+    });
+    for (let turn = 1; turn <= turns; turn += 1) {
+      const said = instructions[turn - 1];
+      builder.user(
+        said ? `Look at module ${turn}. ${said}` : `Look at module ${turn} and tell me what it does.`,
+      );
+      builder.assistant(`Reading module ${turn}.`, {
+        toolCalls: [{ id: `read${turn}`, name: 'read', input: { path: `src/m${turn}.ts` } }],
+      });
+      builder.toolResult(`read${turn}`, `export const m${turn} = 1;\n`.repeat(120), {
+        durability: 'replayable',
+      });
+      builder.assistant(`Module ${turn} exports a constant. `.repeat(20));
+    }
+    return builder.build().thread;
+  }
+
+  it('keeps every instruction-carrying user message out of every record over 10 chained compactions', async () => {
+    let plan: CompactionPlan | null = null;
+    let compactions = 0;
+    for (let round = 1; round <= 10; round += 1) {
+      // keepUserTokens 0: only the instruction recogniser keeps anything, so this tests it, not the share.
+      const thread = chattyThread(6 + round * 4, { keepUserTokens: 0 });
+      const outcome = await planCompaction(inputFor(thread, { currentPlan: plan, targetTokens: 2500 }));
+      if (outcome.plan) {
+        plan = outcome.plan;
+        compactions += 1;
+      }
+      const touched = new Set(plan ? normalizePlan(plan).actions.keys() : []);
+      for (const message of thread.messages) {
+        const text = message.content[0]?.type === 'text' ? message.content[0].text : '';
+        const carries = instructions.some((instruction) => text.includes(instruction));
+        if (message.role === 'user' && carries) expect(touched.has(message.id)).toBe(false);
+      }
+    }
+    expect(compactions).toBeGreaterThanOrEqual(5);
+    // The plan did compact plain requests: the recogniser, not a blanket rule, kept the others.
+    const touched = new Set(normalizePlan(plan!).actions.keys());
+    const thread = chattyThread(46, { keepUserTokens: 0 });
+    const plain = thread.messages.filter(
+      (message) => message.role === 'user' && message.turn > instructions.length && touched.has(message.id),
+    );
+    expect(plain.length).toBeGreaterThan(0);
+  });
+
+  it('keeps the newest user messages within keepUserTokens, newest first, and compacts older ones', async () => {
+    const thread = chattyThread(20, { keepUserTokens: 60 });
+    const outcome = await planCompaction(inputFor(thread, { targetTokens: 2500 }));
+    const touched = new Set(normalizePlan(outcome.plan!).actions.keys());
+    const users = thread.messages.filter((message) => message.role === 'user');
+    const plainOld = users.filter(
+      (message) => !instructions.some((instruction) => JSON.stringify(message.content).includes(instruction)),
+    );
+    // Each plain request costs 4 + ~12 tokens: the newest few fit 60 tokens and stay, the oldest plain ones go.
+    expect(touched.has(users.at(-1)!.id)).toBe(false);
+    expect(touched.has(users.at(-4)!.id)).toBe(false);
+    expect(touched.has(plainOld[0]!.id)).toBe(true);
+  });
+
+  it('is off with keepUserMessages false: instructions are compacted like anything else', async () => {
+    const thread = chattyThread(20, { keepUserMessages: false });
+    const outcome = await planCompaction(inputFor(thread, { targetTokens: 2500 }));
+    const touched = new Set(normalizePlan(outcome.plan!).actions.keys());
+    expect(touched.has(thread.messages.find((message) => message.role === 'user')!.id)).toBe(true);
+  });
+});

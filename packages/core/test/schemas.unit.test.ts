@@ -249,6 +249,9 @@ describe('policy and trigger schemas', () => {
       rehydrationReserveTokens: 2000,
       keepRecentTurns: 3,
       keepRecentTokens: 20000,
+      keepUserMessages: true,
+      keepUserTokens: 20000,
+      keepUserInstructionTokens: 8000,
       strategies: { externalize: true, summarize: true, clear: true, drop: true },
       externalizeThresholdTokens: 1000,
       clearAtLeastTokens: 2000,
@@ -262,6 +265,7 @@ describe('policy and trigger schemas', () => {
         cooldownTurns: 2,
         autoRehydrateSensitivities: ['public', 'internal'],
       },
+      recall: { enabled: true, reserveShare: 1, topK: 4, minScore: 1 },
     });
     expect(parsePolicy()).toEqual(policy);
     expect(parsePolicy(null)).toEqual(policy);

@@ -19,6 +19,7 @@ export type {
 } from './providers/request-types.js';
 export { providerToolCallId } from './providers/tool-call-ids.js';
 export type * from './providers/wire-types.js';
+export type { RecalledMessage, RecallReport } from './recall/render-recall.js';
 export { findArtifactId, knownArtifactIds } from './rehydration/artifact-references.js';
 export { rehydrationEventsToLifecycle } from './rehydration/lifecycle-events.js';
 export {

@@ -6,6 +6,7 @@ import { RENDER_FORMAT_VERSION } from './format-version.js';
 import { normalizedPlanFor, resolutionWarnings, resolvePlan } from './plan/resolve-plan.js';
 import { buildSlots } from './plan/slots.js';
 import type { RequestByProvider } from './providers/request-types.js';
+import { fitRecall } from './recall/render-recall.js';
 import { fitRehydration } from './rehydration/fit-rehydration.js';
 import { type GatheredRehydration, gatherRehydration } from './rehydration/gather-rehydration.js';
 import { nextRehydrationState } from './rehydration/rehydration-state.js';
@@ -116,10 +117,29 @@ function render<P extends ProviderName>(
     context.turn,
     maker,
   );
+  // Recall shares the rehydration reserve: what rehydration left of its share, and of the room.
+  const recallPolicy = thread.policy.recall;
+  const recall = fitRecall({
+    thread,
+    plan,
+    normalized,
+    policy: recallPolicy,
+    rehydration: context.rehydrationPolicy,
+    allowance: Math.min(
+      Math.floor(input.budget.rehydrationReserveTokens * recallPolicy.reserveShare),
+      input.budget.rehydrationReserveTokens - fitted.tokens,
+      limit - messageTokens - fitted.tokens,
+    ),
+    memo: context.memo,
+    maker,
+    countText: (text) => tokenizer.count(text),
+    ...(input.query !== undefined ? { query: input.query } : {}),
+  });
   const messages = assembled.messages;
-  // The last conversation message, before the ephemeral rehydration: the cache never holds rehydrated content.
+  // The last conversation message, before the ephemeral rehydration and recall: the cache never holds them.
   const finalIndex = messages.length - 1;
   for (const piece of fitted.pieces) messages.push(...piece.wire);
+  if (recall.piece) messages.push(...recall.piece.wire);
 
   const caching = format.provider === 'anthropic' && input.promptCaching !== false;
   const messageIndexes: number[] = [];
@@ -135,7 +155,8 @@ function render<P extends ProviderName>(
   };
   const request = format.buildRequest({ system: input.system, tools: toolPart.wire, messages, breakpoints });
 
-  const total = systemTokens + toolPart.tokens + formatting + messageTokens + fitted.tokens;
+  const total =
+    systemTokens + toolPart.tokens + formatting + messageTokens + fitted.tokens + recall.report.tokens;
   const prepended = format.prependedMessages(input.system);
   if (total > ceiling) {
     // Unreachable by construction; never hand out a request over the ceiling.
@@ -182,6 +203,7 @@ function render<P extends ProviderName>(
         context.rehydrationPolicy.cooldownTurns,
       ),
     },
+    recall: recall.report,
     warnings,
   };
   return {
@@ -192,6 +214,7 @@ function render<P extends ProviderName>(
       formatting,
       messages: messageTokens,
       rehydration: fitted.tokens,
+      recall: recall.report.tokens,
       total,
     },
     report,

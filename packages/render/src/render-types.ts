@@ -13,6 +13,7 @@ import type { EmergencyFitReport } from './budget/emergency-fit.js';
 import type { RenderCache } from './cache/render-cache.js';
 import type { SourceCounts } from './plan/slots.js';
 import type { RequestByProvider } from './providers/request-types.js';
+import type { RecallReport } from './recall/render-recall.js';
 import type {
   RehydrationEvent,
   RehydrationOptions,
@@ -52,6 +53,11 @@ export interface RenderInput<P extends ProviderName = ProviderName> {
    */
   promptCaching?: boolean;
   /**
+   * What render-time recall searches the compacted messages for (ADR-0111); default the newest user
+   * turn plus a pending tool call (`recallQuery`). Recall follows the thread policy's `recall`.
+   */
+  query?: string;
+  /**
    * Add the `read_artifact` tool when the plan externalizes something and `tools` lacks it.
    * @defaultValue true
    */
@@ -67,6 +73,8 @@ export interface TokenTotals {
   formatting: number;
   messages: number;
   rehydration: number;
+  /** The recall block (ADR-0111), 0 when none. */
+  recall: number;
   total: number;
 }
 
@@ -112,6 +120,8 @@ export interface RenderReport {
   cacheBreakpoints: number;
   toolsAdded: string[];
   rehydration: RehydrationReport;
+  /** Render-time recall of compacted messages: what came back, why (score, record), tokens. */
+  recall: RecallReport;
   /** Plan normalization conflicts, orphan repairs, pending calls, unknown ids. */
   warnings: string[];
 }

@@ -52,6 +52,16 @@ export function rehydrationText(
 }
 
 /**
+ * The recall block (ADR-0111): compacted messages matching the newest turn, shown for this turn only.
+ * Each hit is labelled with its turn; the marker says what it is so the model does not take it for
+ * something just said.
+ */
+export function recallBlockText(hits: readonly { text: string; turn: number | undefined }[]): string {
+  const lines = hits.map((hit) => `(turn ${hit.turn ?? '?'}) ${hit.text}`);
+  return `[Recalled from earlier in this conversation - compacted messages that match the latest message]\n(Ephemeral: shown for this turn only.)\n${lines.join('\n')}`;
+}
+
+/**
  * A tool result too large for the whole window, cut to its head and tail (the newest exchange
  * is never dropped, so this is the renderer's last resort before refusing to render).
  */

@@ -135,7 +135,7 @@ export function oursPrepared({ thread, plan, tokenizer, provider }: CompactedSta
           artifacts,
           summaryTokens: summaryTokens - (emergency?.droppedSummaryTokens ?? 0),
           summaryBudget: summaries.length > 0 ? summaryBudget : null,
-          recallTokens: rendered.tokens.rehydration,
+          recallTokens: rendered.tokens.rehydration + rendered.tokens.recall,
           emergency,
         };
       } catch (error) {

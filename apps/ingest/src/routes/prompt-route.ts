@@ -22,6 +22,8 @@ interface PromptRequest {
   budget?: number | undefined;
   system: string;
   tools: readonly ToolDefinition[];
+  /** The recall query (POST only); default the newest user turn. */
+  query?: string | undefined;
 }
 
 const promptDescription =
@@ -107,6 +109,7 @@ async function render(
       permissions: caller.permissions,
     },
     ...(visible.withheld ? {} : { cache: context.renderCache }),
+    ...(prompt.query !== undefined ? { query: prompt.query } : {}),
     logger: context.logger,
   });
   return { request: result.request, tokens: result.tokens, report: result.report };

@@ -80,6 +80,11 @@ export const promptBodySchema = z
     system: z.string().max(SYSTEM_PROMPT_MAX_LENGTH).default(''),
     /** The agent's tools, counted toward the budget and rendered in the request. */
     tools: z.array(toolDefinitionSchema).max(PROMPT_TOOLS_MAX).default([]),
+    /**
+     * What render-time recall searches the compacted history for (ADR-0111); default the newest
+     * user turn plus a pending tool call.
+     */
+    query: z.string().min(1).max(SYSTEM_PROMPT_MAX_LENGTH).optional(),
   })
   .default({ provider: 'anthropic', system: '', tools: [] });
 

@@ -1,4 +1,5 @@
 export { buildDroppedSpanIndex } from './dropped-span-index.js';
+export { keptUserMessageIds } from './kept-user-words.js';
 export { LADDER, planCompaction } from './ladder.js';
 export { editPlan } from './plan-edit.js';
 export { type PolicyPlannerInput, planWithPolicy } from './plan-with-policy.js';

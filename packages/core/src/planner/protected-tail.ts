@@ -2,6 +2,7 @@ import type { NormalizedPlan } from '../plan/normalize.js';
 import type { CompactionPolicy } from '../schemas/policy.js';
 import type { Thread, ThreadMessage } from '../thread/thread.js';
 import { buildToolPairIndex, closeOverToolPairs } from '../thread/tool-pairs.js';
+import { keptUserMessageIds } from './kept-user-words.js';
 
 /** One unit of the conversation as the model sees it: a message (planner) or a rendered slot (renderer). */
 export interface TailUnit {
@@ -97,14 +98,18 @@ export interface ProtectedRegions {
   protectedStart: number;
   /** How the edge was chosen, for reports. */
   rule: ProtectedTail['rule'];
-  /** Messages no rung may touch anywhere: pinned, system, and their tool-call partners. */
+  /**
+   * Messages no rung may touch anywhere: pinned, system, and their tool-call partners; and the
+   * user's own words `keptUserMessageIds` keeps.
+   */
   untouchable: ReadonlySet<string>;
 }
 
 /**
  * What no rung may touch: `protectedTail` over the thread's messages (dropped ones cost nothing,
  * tool partners of the token suffix come along), with the long-turn exception at half the target;
- * and pinned and system messages anywhere, with their tool-call partners. Summaries and drops only
+ * pinned and system messages anywhere, with their tool-call partners; and the user's own messages
+ * `keptUserMessageIds` keeps (ADR-0110). Summaries and drops only
  * ever take whole turns before the edge.
  *
  * @param thread - The folded thread.
@@ -146,5 +151,7 @@ export function computeProtectedRegions(
   const pinned = messages
     .filter((message) => message.pinned === true || message.role === 'system')
     .map((message) => message.id);
-  return { protectedStart: tail.start, rule: tail.rule, untouchable: closeOverToolPairs(pinned, pairs) };
+  const untouchable = closeOverToolPairs(pinned, pairs);
+  for (const id of keptUserMessageIds(thread, policy, countMessage, normalized)) untouchable.add(id);
+  return { protectedStart: tail.start, rule: tail.rule, untouchable };
 }

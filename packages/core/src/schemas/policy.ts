@@ -17,6 +17,20 @@ export const rehydrationPolicySchema = z.object({
 export type RehydrationPolicy = z.infer<typeof rehydrationPolicySchema>;
 
 /**
+ * Recall at render time (ADR-0111): compacted turns that match the newest user turn come back as
+ * one ephemeral block inside the rehydration reserve.
+ */
+export const recallPolicySchema = z.object({
+  enabled: z.boolean().default(true),
+  /** Share of the budget's rehydration reserve recall may use (rehydrated artifacts take theirs first). */
+  reserveShare: z.number().min(0).max(1).default(1),
+  topK: z.number().int().min(0).default(4),
+  /** BM25 score below which a hit is left out. */
+  minScore: z.number().min(0).default(1),
+});
+export type RecallPolicy = z.infer<typeof recallPolicySchema>;
+
+/**
  * How a thread is compacted: the strategy ladder (the default), or one of the deterministic modes (ADR-0011).
  * The deterministic windows and recursive summarization produce plans too; they never change events.
  */
@@ -62,6 +76,14 @@ export const compactionPolicyFieldsSchema = z.object({
   /** The protected tail: never compacted (ADR-0005). */
   keepRecentTurns: z.number().int().min(0).default(3),
   keepRecentTokens: z.number().int().min(0).default(20000),
+  /**
+   * The user's own words (ADR-0110): messages a person wrote are kept verbatim, newest first, while
+   * they fit `keepUserTokens` (Codex keeps 20k); past that share, those carrying a standing instruction
+   * are kept, oldest first, while they fit `keepUserInstructionTokens`.
+   */
+  keepUserMessages: z.boolean().default(true),
+  keepUserTokens: z.number().int().min(0).default(20000),
+  keepUserInstructionTokens: z.number().int().min(0).default(8000),
   strategies: z
     .object({
       externalize: z.boolean().default(true),
@@ -94,6 +116,7 @@ export const compactionPolicyFieldsSchema = z.object({
     cooldownTurns: 2,
     autoRehydrateSensitivities: ['public', 'internal'],
   }),
+  recall: recallPolicySchema.default({ enabled: true, reserveShare: 1, topK: 4, minScore: 1 }),
 });
 
 /**
@@ -139,6 +162,8 @@ export function policyForWindow(policy: CompactionPolicy, contextWindow: number)
     ...policy,
     outputReserveTokens: Math.min(policy.outputReserveTokens, share(0.25)),
     keepRecentTokens: Math.min(policy.keepRecentTokens, share(0.25)),
+    keepUserTokens: Math.min(policy.keepUserTokens, share(0.15)),
+    keepUserInstructionTokens: Math.min(policy.keepUserInstructionTokens, share(0.1)),
     rehydrationReserveTokens: Math.min(policy.rehydrationReserveTokens, share(0.05)),
     safetyBufferTokens: Math.min(policy.safetyBufferTokens, share(0.02)),
     clearAtLeastTokens: Math.min(policy.clearAtLeastTokens, share(0.05)),

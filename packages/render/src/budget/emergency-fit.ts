@@ -69,7 +69,7 @@ export function conversationTokens(slots: readonly Slot[], maker: PieceMaker): n
  * Deterministic last resort when the conversation is over its limit (a stale plan, a burst of
  * events): outside the protected tail, clear the tool results core's `clearability` allows oldest
  * first (a replayable result counts as changed: the renderer cannot verify its source),
- * then drop the oldest whole turns (pinned and system messages and plan summaries are kept until
+ * then drop the oldest whole turns (pinned and system messages, the user's own messages and plan summaries are kept until
  * every other slot is gone, then go oldest first). Calls and results live in one slot, so nothing
  * is ever orphaned. O(slots) with cached counts. The caller has checked that the tail fits.
  */

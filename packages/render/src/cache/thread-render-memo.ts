@@ -63,6 +63,7 @@ export class ThreadRenderMemo {
   #cleared = new WeakMap<object, WeakMap<object, unknown>>();
   #resolutions = new WeakMap<object, Map<string, RememberedResolution>>();
   #exchanges: ToolExchangeIndex | undefined;
+  #recall = new WeakMap<object, unknown>();
   #entryBytes = 0;
   #detached = false;
   /** Object shortcuts, resolutions and the exchange index: dropped together, never one by one. */
@@ -169,6 +170,29 @@ export class ThreadRenderMemo {
     return resolution;
   }
 
+  /**
+   * The recall index for a plan object (ADR-0111): `extend` adds what the thread gained since the
+   * remembered one was built (or builds it from nothing) and returns the bytes it added, charged as
+   * structure, so shedding drops it with the other shortcuts.
+   */
+  recallIndex<T extends { size: number }>(
+    plan: CompactionPlan,
+    key: string,
+    create: () => T,
+    extend: (index: T, fromMessage: number) => { bytes: number; toMessage: number },
+  ): T {
+    const known = this.#recall.get(plan) as { key: string; index: T; toMessage: number } | undefined;
+    const entry = known && known.key === key ? known : { key, index: create(), toMessage: 0 };
+    const grown = extend(entry.index, entry.toMessage);
+    // Appends the plan does not cover add nothing: still a hit.
+    if (grown.bytes === 0 && known === entry) this.#owner.hit();
+    else this.#owner.miss();
+    entry.toMessage = grown.toMessage;
+    this.#recall.set(plan, entry);
+    this.#growStructure(grown.bytes);
+    return entry.index;
+  }
+
   /** The thread's tool-exchange index, extended by the messages appended since the last render. */
   toolExchanges(messages: readonly ThreadMessage[]): ToolExchangeIndex {
     const before = this.#exchanges?.size ?? 0;
@@ -198,6 +222,7 @@ export class ThreadRenderMemo {
       this.#structureBytes = 0;
       this.#objects = new Map();
       this.#cleared = new WeakMap();
+      this.#recall = new WeakMap();
       this.#resolutions = new WeakMap();
       this.#exchanges = undefined;
     }

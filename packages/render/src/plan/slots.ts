@@ -4,6 +4,7 @@ import {
   type CompactionPolicy,
   type ExternalizationRecord,
   envelopeClearedFields,
+  isTurnStart,
   type SummarizationRecord,
   type Thread,
   type ThreadMessage,
@@ -39,7 +40,10 @@ export interface Slot {
   /** Highest log seq among its sources: decides whether it belongs to the stable prefix. */
   maxSeq: number;
   turn: number;
-  /** Pinned and system messages and plan summaries: dropped by an emergency fit only after everything else. */
+  /**
+   * Pinned and system messages, the user's own messages and plan summaries: dropped by an emergency
+   * fit only after everything else.
+   */
   essential: boolean;
   /** Set by the emergency fit. */
   dropped: boolean;
@@ -171,7 +175,8 @@ export function buildSlots(
       tokens,
       maxSeq,
       turn: message.turn,
-      essential: message.pinned === true || message.role === 'system',
+      // A person's own words go last too (ADR-0110): the planner keeps them verbatim.
+      essential: message.pinned === true || message.role === 'system' || isTurnStart(message),
       dropped: false,
     });
   }

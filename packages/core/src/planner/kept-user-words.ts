@@ -1,0 +1,56 @@
+import type { NormalizedPlan } from '../plan/normalize.js';
+import type { CompactionPolicy } from '../schemas/policy.js';
+import { isTurnStart, type Thread, type ThreadMessage } from '../thread/thread.js';
+import { userInstructionSentences } from '../thread/user-instructions.js';
+
+/**
+ * The user's own messages no rung may compact (ADR-0110): every message a person wrote (a real turn
+ * start: not synthetic, not a subagent's), newest first, while they fit `keepUserTokens`; and, past
+ * that share, the messages that carry a standing instruction, preference or binding
+ * (`userInstructionSentences`), oldest first (they were given first and hold for good) while they fit
+ * `keepUserInstructionTokens`. A message already compacted by an earlier plan stays as that plan left
+ * it (the log keeps it; recall can bring it back).
+ *
+ * @returns ids of the messages to keep verbatim, in the rendered request, through every round
+ */
+export function keptUserMessageIds(
+  thread: Thread,
+  policy: CompactionPolicy,
+  countMessage: (message: ThreadMessage) => number,
+  normalized: NormalizedPlan,
+): Set<string> {
+  const kept = new Set<string>();
+  if (!policy.keepUserMessages) return kept;
+  // Only what still renders verbatim can be kept verbatim: an earlier round's choice stands.
+  const candidates = thread.messages.filter(
+    (message) => isTurnStart(message) && !normalized.actions.has(message.id),
+  );
+  const instructions: ThreadMessage[] = [];
+  let share = policy.keepUserTokens;
+  for (let index = candidates.length - 1; index >= 0; index -= 1) {
+    const message = candidates[index]!;
+    const tokens = countMessage(message);
+    if (tokens <= share) {
+      kept.add(message.id);
+      share -= tokens;
+    } else if (carriesInstruction(message)) {
+      instructions.push(message);
+    }
+  }
+  let pinnedShare = policy.keepUserInstructionTokens;
+  for (let index = instructions.length - 1; index >= 0; index -= 1) {
+    const message = instructions[index]!;
+    const tokens = countMessage(message);
+    if (tokens > pinnedShare) continue;
+    kept.add(message.id);
+    pinnedShare -= tokens;
+  }
+  return kept;
+}
+
+function carriesInstruction(message: ThreadMessage): boolean {
+  for (const part of message.content) {
+    if (part.type === 'text' && userInstructionSentences(part.text).length > 0) return true;
+  }
+  return false;
+}

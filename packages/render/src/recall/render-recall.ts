@@ -1,0 +1,218 @@
+import {
+  type CompactionPlan,
+  type NormalizedPlan,
+  type RecallPolicy,
+  type RehydrationPolicy,
+  type Thread,
+  type ThreadMessage,
+  toolOutputSensitivity,
+} from '@compactor/core';
+import { createRecallIndex, messageRecallText, type RecallIndex, recallQuery } from '@compactor/recall';
+import type { Piece } from '../cache/render-cache.js';
+import type { ThreadRenderMemo } from '../cache/thread-render-memo.js';
+import type { PieceMaker } from '../plan/piece-maker.js';
+import { recallBlockText } from '../synthetic-text.js';
+
+/** One compacted message brought back, for the render report. */
+export interface RecalledMessage {
+  messageId: string;
+  turn: number | undefined;
+  /** BM25 score against the query. */
+  score: number;
+  /** Why it was compacted: the plan record kind that covers it. */
+  compactedBy: 'summarize' | 'drop' | 'clear' | 'externalize';
+}
+
+/** What render-time recall did (ADR-0111). */
+export interface RecallReport {
+  attempted: boolean;
+  /** The query: the newest user turn, plus a pending tool call (truncated to 200 characters). */
+  query: string;
+  /** Tokens recall could use. */
+  allowance: number;
+  /** Tokens of the recall block, exactly as sent (0 when none). */
+  tokens: number;
+  /** Compacted messages indexed for this plan. */
+  indexed: number;
+  recalled: RecalledMessage[];
+}
+
+export interface FittedRecall {
+  piece: Piece | undefined;
+  report: RecallReport;
+}
+
+interface PlanRecallIndex {
+  index: RecallIndex;
+  kinds: Map<string, RecalledMessage['compactedBy']>;
+  readonly size: number;
+  /** The last search and its result: an unchanged thread renders again without searching. */
+  last?: { key: string; fitted: FittedRecall };
+  /** Token counts of hit texts already counted (each document's text, at most once). */
+  counted: Map<string, number>;
+}
+
+/** A document is clipped to this many characters (a pasted log comes back by its head). */
+const MAX_CHARS_PER_DOCUMENT = 4000;
+/** The query is clipped to this many characters. */
+const MAX_QUERY_CHARS = 600;
+
+/**
+ * The compacted messages of a plan a render may bring back automatically: every message a record
+ * covers, except tool output whose sensitivity (the tool's, or the externalized span's) is not
+ * auto-rehydratable. Built once per plan object, deterministically in log order, and cached in the
+ * thread's render memo (bounded with it).
+ */
+function planRecallIndex(
+  thread: Thread,
+  plan: CompactionPlan,
+  normalized: NormalizedPlan,
+  rehydration: RehydrationPolicy,
+  memo: ThreadRenderMemo,
+): PlanRecallIndex {
+  const allowed = new Set<string>(rehydration.autoRehydrateSensitivities);
+  const key = [...allowed].sort().join(',');
+  return memo.recallIndex(
+    plan,
+    key,
+    () => {
+      const index = createRecallIndex({ maxCharsPerDocument: MAX_CHARS_PER_DOCUMENT });
+      return {
+        index,
+        kinds: new Map(),
+        counted: new Map(),
+        get size() {
+          return index.size;
+        },
+      };
+    },
+    (built, fromMessage) => {
+      // Extended in log order from where it stopped: the same documents in the same order as a cold build.
+      let bytes = 0;
+      const documents = [];
+      for (let position = fromMessage; position < thread.messages.length; position += 1) {
+        const message = thread.messages[position]!;
+        const record = normalized.actions.get(message.id)?.record;
+        if (!record || !readable(message, record, thread, allowed)) continue;
+        const text = messageRecallText(message).slice(0, MAX_CHARS_PER_DOCUMENT);
+        if (text.trim().length === 0) continue;
+        documents.push({ id: message.id, text: `${message.role}: ${text}`, turn: message.turn });
+        built.kinds.set(message.id, record.kind);
+        bytes += 2 * text.length + 64;
+      }
+      if (documents.length > 0) built.index.add(documents);
+      return { bytes, toMessage: thread.messages.length };
+    },
+  );
+}
+
+function readable(
+  message: ThreadMessage,
+  record: { kind: string; sensitivity?: string },
+  thread: Thread,
+  allowed: ReadonlySet<string>,
+): boolean {
+  if (record.kind === 'externalize' && !allowed.has(record.sensitivity ?? 'internal')) return false;
+  for (const part of message.content) {
+    if (part.type !== 'tool_result') continue;
+    if (!allowed.has(toolOutputSensitivity(part.toolName, thread.policy.toolDurability))) return false;
+  }
+  return true;
+}
+
+/**
+ * Recall at render time: search the plan's compacted messages with the newest user turn (and a
+ * pending tool call) and fit the best hits, within `allowance`, into one marked, ephemeral block.
+ * The block's tokens are counted as sent; hits are dropped from the weakest until it fits.
+ */
+export function fitRecall(parts: {
+  thread: Thread;
+  plan: CompactionPlan | null;
+  normalized: NormalizedPlan | undefined;
+  policy: RecallPolicy;
+  rehydration: RehydrationPolicy;
+  allowance: number;
+  memo: ThreadRenderMemo;
+  maker: PieceMaker;
+  /** Counts a hit's text (the block itself is counted exactly as sent, by `maker`). */
+  countText: (text: string) => number;
+  query?: string;
+}): FittedRecall {
+  const { thread, plan, normalized, policy, maker } = parts;
+  // A pasted log as the newest turn would make every search scan most of the index: its head decides.
+  const query = (parts.query ?? recallQuery(thread.messages)).slice(0, MAX_QUERY_CHARS);
+  const report: RecallReport = {
+    attempted: false,
+    query: query.slice(0, 200),
+    allowance: Math.max(0, parts.allowance),
+    tokens: 0,
+    indexed: 0,
+    recalled: [],
+  };
+  if (
+    !policy.enabled ||
+    !plan ||
+    !normalized ||
+    policy.topK === 0 ||
+    query.trim() === '' ||
+    report.allowance <= 0
+  ) {
+    return { piece: undefined, report };
+  }
+  report.attempted = true;
+  const planIndex = planRecallIndex(thread, plan, normalized, parts.rehydration, parts.memo);
+  const { index, kinds } = planIndex;
+  report.indexed = index.size;
+  if (index.size === 0) return { piece: undefined, report };
+  const key = `${index.size}\u0000${report.allowance}\u0000${policy.topK}\u0000${policy.minScore}\u0000${query}`;
+  if (planIndex.last?.key === key) return planIndex.last.fitted;
+  const counted = planIndex.counted;
+  const countText = (text: string) => {
+    let tokens = counted.get(text);
+    if (tokens === undefined) {
+      tokens = parts.countText(text);
+      counted.set(text, tokens);
+    }
+    return tokens;
+  };
+  const fitted = search(index, kinds, query, policy, report, countText, maker);
+  planIndex.last = { key, fitted };
+  return fitted;
+}
+
+function search(
+  index: RecallIndex,
+  kinds: ReadonlyMap<string, RecalledMessage['compactedBy']>,
+  query: string,
+  policy: RecallPolicy,
+  report: RecallReport,
+  countText: (text: string) => number,
+  maker: PieceMaker,
+): FittedRecall {
+  const result = index.search({
+    query,
+    topK: policy.topK,
+    maxTokens: report.allowance,
+    minScore: policy.minScore,
+    countTokens: countText,
+  });
+  // Chronological in the block, so the model reads them in the order they happened.
+  const hits = [...result.hits];
+  while (hits.length > 0) {
+    const ordered = [...hits].sort((left, right) => left.seq - right.seq);
+    const piece = maker.text(recallBlockText(ordered), 'user');
+    if (piece.tokens <= report.allowance) {
+      report.tokens = piece.tokens;
+      report.recalled = ordered.map((hit) => ({
+        messageId: hit.id,
+        turn: hit.turn,
+        score: Math.round(hit.score * 1000) / 1000,
+        compactedBy: kinds.get(hit.id)!,
+      }));
+      return { piece, report };
+    }
+    // Weakest hit out (hits are best first).
+    hits.pop();
+  }
+  return { piece: undefined, report };
+}

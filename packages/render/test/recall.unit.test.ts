@@ -1,0 +1,169 @@
+import { foldThread, type ProviderName, type Thread, tokenBudget } from '@compactor/core';
+import { arbitraryCompactionPlan, arbitraryThread } from '@compactor/testkit/arbitraries';
+import { threadBuilder } from '@compactor/testkit/thread-builder';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { RenderBudgetExceededError, renderPromptSync } from '../src/index.js';
+import { validateProviderRequest } from '../src/validate/index.js';
+import { drop, externalize, ids, planOf, summarize } from './support/plans.js';
+import { renderInput, requestText, wireMessages } from './support/render-helpers.js';
+import { independentCount, PROVIDERS } from './support/tokenizers.js';
+
+const MARKER = '[Recalled from earlier in this conversation';
+
+/** Early turns about a locker code and a puppy, compacted; the newest turn asks about the locker. */
+function thread(policy: Record<string, unknown> = {}) {
+  const builder = threadBuilder('recall', { tenantId: 'tenant-1', policy });
+  builder.user('My locker code is 5433, gym on the second floor.').assistant('Noted.');
+  builder.user('We adopted a puppy named Biscuit last week.').assistant('Lovely.');
+  builder.user('The build failed on the lint step.').assistant('I will look.');
+  builder.user('What was my locker code again?');
+  return builder.build().thread;
+}
+
+function compacted(base: Thread) {
+  return planOf(base, [
+    summarize(base, ids(1, 4), { facts: [{ text: 'small talk' }] }),
+    drop(base, ids(5, 6)),
+  ]);
+}
+
+describe('render-time recall (ADR-0111)', () => {
+  for (const provider of PROVIDERS) {
+    it(`brings the matching compacted turn back as one block after the cache-stable prefix (${provider})`, () => {
+      const base = thread();
+      const result = renderPromptSync(renderInput(provider, base, compacted(base)));
+      const wire = wireMessages(result.request);
+      const index = wire.findIndex((message) => JSON.stringify(message).includes(MARKER));
+      expect(index).toBe(wire.length - 1);
+      expect(index).toBeGreaterThanOrEqual(
+        result.report.stablePrefixMessages - (provider === 'openai-chat' ? 1 : 0),
+      );
+      expect(JSON.stringify(wire[index])).toContain('5433');
+      expect(result.report.recall.recalled.map((hit) => hit.messageId)).toEqual(['m1']);
+      expect(result.report.recall.recalled[0]!.compactedBy).toBe('summarize');
+      expect(result.tokens.recall).toBe(result.report.recall.tokens);
+      expect(result.tokens.recall).toBeGreaterThan(0);
+      expect(validateProviderRequest(provider, result.request).errors).toEqual([]);
+    });
+  }
+
+  it('is off with the policy switch, and without a plan', () => {
+    const off = thread({ recall: { enabled: false } });
+    const result = renderPromptSync(renderInput('anthropic', off, compacted(off)));
+    expect(requestText(result.request)).not.toContain(MARKER);
+    expect(result.report.recall.attempted).toBe(false);
+    const noPlan = renderPromptSync(renderInput('anthropic', thread(), null));
+    expect(noPlan.report.recall.tokens).toBe(0);
+  });
+
+  it('takes an explicit query, and leaves out hits under the minimum score', () => {
+    const base = thread();
+    const plan = compacted(base);
+    const puppy = renderPromptSync(renderInput('anthropic', base, plan, { query: 'puppy name' }));
+    expect(puppy.report.recall.recalled.map((hit) => hit.messageId)).toEqual(['m3']);
+    const strict = { ...base, policy: { ...base.policy, recall: { ...base.policy.recall, minScore: 1000 } } };
+    expect(renderPromptSync(renderInput('anthropic', strict, plan)).report.recall.tokens).toBe(0);
+  });
+
+  it('never recalls an externalized span whose sensitivity is not auto-rehydratable', () => {
+    const base = thread();
+    const plan = planOf(base, [
+      externalize(base, ids(1, 2), 'art_secret', { facts: [] }, '', 'confidential'),
+    ]);
+    const result = renderPromptSync(renderInput('anthropic', base, plan));
+    expect(result.report.recall.indexed).toBe(0);
+    expect(requestText(result.request)).not.toContain(MARKER);
+  });
+
+  it('stays within the rehydration reserve and the ceiling', () => {
+    const base = thread();
+    const plan = compacted(base);
+    const roomy = renderPromptSync(renderInput('anthropic', base, plan));
+    const tight = tokenBudget({
+      maxInputTokens: roomy.tokens.total - roomy.tokens.recall + 5,
+      outputReserveTokens: 0,
+      safetyBufferTokens: 0,
+      rehydrationReserveTokens: 5,
+    });
+    const result = renderPromptSync(renderInput('anthropic', base, plan, { budget: tight }));
+    expect(result.report.recall.allowance).toBeLessThanOrEqual(5);
+    expect(result.tokens.recall).toBe(0);
+    expect(result.tokens.total).toBeLessThanOrEqual(tight.maxInputTokens);
+  });
+});
+
+/* Random threads and plans, recall on with a query drawn from the thread's own words. */
+const scenario = arbitraryThread({ maxTurns: 5 }).chain(({ events }) =>
+  fc.integer({ min: 1, max: events.length }).chain((cut) => {
+    const planned = foldThread(events.slice(0, cut));
+    const thread = foldThread(events);
+    const words = thread.messages
+      .flatMap((message) => message.content)
+      .flatMap((part) =>
+        part.type === 'text' ? part.text.split(/\s+/).filter((word) => word.length > 3) : [],
+      );
+    return fc.record({
+      thread: fc.constant(thread),
+      plan: arbitraryCompactionPlan(planned, { maxRecords: 6 }),
+      provider: fc.constantFrom<ProviderName>(...PROVIDERS),
+      query:
+        words.length > 0
+          ? fc
+              .subarray(words, { minLength: 1, maxLength: Math.min(4, words.length) })
+              .map((some) => some.join(' '))
+          : fc.constant('x'),
+      reserve: fc.integer({ min: 0, max: 400 }),
+      fraction: fc.double({ min: 0.3, max: 1.5, noNaN: true }),
+    });
+  }),
+);
+
+describe('render properties with recall on (fast-check)', () => {
+  it('stays valid, within budget, honestly counted, with the recall block last and after the stable prefix', {
+    timeout: 60_000,
+  }, () => {
+    let recalled = 0;
+    fc.assert(
+      fc.property(scenario, ({ thread: base, plan, provider, query, reserve, fraction }) => {
+        const thread = {
+          ...base,
+          policy: { ...base.policy, recall: { ...base.policy.recall, minScore: 0 } },
+        };
+        const roomy = renderPromptSync(
+          renderInput(provider, thread, plan, { budget: tokenBudget({ maxInputTokens: 10_000_000 }), query }),
+        );
+        const maxInputTokens = Math.max(1, Math.floor(roomy.tokens.total * fraction));
+        const budget = tokenBudget({
+          maxInputTokens,
+          outputReserveTokens: 0,
+          safetyBufferTokens: 0,
+          rehydrationReserveTokens: Math.min(reserve, maxInputTokens),
+        });
+        let result: ReturnType<typeof renderPromptSync>;
+        try {
+          result = renderPromptSync(renderInput(provider, thread, plan, { budget, query }));
+        } catch (error) {
+          expect(error).toBeInstanceOf(RenderBudgetExceededError);
+          return;
+        }
+        expect(validateProviderRequest(provider, result.request).errors).toEqual([]);
+        expect(result.tokens.total).toBeLessThanOrEqual(maxInputTokens);
+        expect(result.tokens.recall).toBeLessThanOrEqual(budget.rehydrationReserveTokens);
+        expect(independentCount(provider, result.request)).toBeLessThanOrEqual(result.tokens.total);
+        const wire = wireMessages(result.request);
+        const at = wire.findIndex((message) => JSON.stringify(message).includes(MARKER));
+        if (result.tokens.recall > 0) {
+          recalled += 1;
+          expect(at).toBe(wire.length - 1);
+          expect(at).toBeGreaterThanOrEqual(
+            result.report.stablePrefixMessages - (provider === 'openai-chat' ? 1 : 0),
+          );
+        }
+        expect(renderPromptSync(renderInput(provider, thread, plan, { budget, query }))).toEqual(result);
+      }),
+      { numRuns: 150 },
+    );
+    expect(recalled).toBeGreaterThan(10);
+  });
+});
