@@ -134,14 +134,24 @@ describe.skipIf(!existsSync(CHROMIUM))(
       const thread = (await api(serve, KEY_A, `/v1/threads/${threadId}`)).body;
       expect(await shown('system')).toBe(tokens.system);
       expect(await shown('tools')).toBe(tokens.tools);
-      expect(await shown('conversation')).toBe(tokens.messages);
-      expect(await shown('rehydration')).toBe(tokens.rehydration);
+      expect(await shown('summary')).toBe(tokens.summary);
+      expect(await shown('conversation')).toBe(tokens.messages - tokens.summary);
+      expect(await shown('rehydration')).toBe(tokens.rehydration + tokens.recall);
       expect(await shown('formatting')).toBe(
-        tokens.total - tokens.system - tokens.tools - tokens.messages - tokens.rehydration,
+        tokens.total - tokens.system - tokens.tools - tokens.messages - tokens.rehydration - tokens.recall,
       );
       expect(await shown('free')).toBe(report.ceiling - tokens.total);
       expect(await shown('reserve')).toBe(thread.contextWindow - report.ceiling);
-      const parts = ['system', 'tools', 'formatting', 'conversation', 'rehydration', 'free', 'reserve'];
+      const parts = [
+        'system',
+        'tools',
+        'formatting',
+        'summary',
+        'conversation',
+        'rehydration',
+        'free',
+        'reserve',
+      ];
       let sum = 0;
       for (const part of parts) sum += await shown(part);
       expect(sum).toBe(thread.contextWindow);

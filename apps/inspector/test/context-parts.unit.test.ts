@@ -15,15 +15,23 @@ describe('contextParts', () => {
         count,
         count,
         count,
-        (system, tools, formatting, messages, rehydration, room, reserve) => {
-          const total = system + tools + formatting + messages + rehydration;
+        count,
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (system, tools, formatting, messages, rehydration, room, reserve, recall, summaryShare) => {
+          const total = system + tools + formatting + messages + rehydration + recall;
+          const summary = Math.floor(messages * summaryShare);
           const ceiling = total + room;
           const contextWindow = ceiling + reserve;
           const parts = contextParts(
-            { system, tools, formatting, messages, rehydration, total },
+            { system, tools, formatting, messages, summary, rehydration, recall, total },
             ceiling,
             contextWindow,
           );
+          const part = (key: string) => parts.find((entry) => entry.key === key)!.tokens;
+          expect(part('summary')).toBe(summary);
+          expect(part('summary') + part('conversation')).toBe(messages);
+          expect(part('rehydration')).toBe(rehydration + recall);
+          expect(part('formatting')).toBe(formatting);
           expect(parts.reduce((sum, part) => sum + part.tokens, 0)).toBe(contextWindow);
           const sent = parts.filter((part) => !['free', 'reserve'].includes(part.key));
           expect(sent.reduce((sum, part) => sum + part.tokens, 0)).toBe(total);

@@ -89,8 +89,12 @@ describe('compactor.prepare', () => {
       expect(prepared.tokens.tools).toBeGreaterThan(0);
       expect(prepared.tokens.total).toBeLessThanOrEqual(6_000);
       expect(validateProviderRequest('anthropic', prepared.request).errors).toEqual([]);
-      // The newest tool result is always in the request, verbatim.
-      expect(JSON.stringify(prepared.request.messages.at(-1))).toContain(`call_${index}`);
+      // The newest tool result is always in the request, verbatim (a recall block, when there is one,
+      // comes after it: ADR-0111).
+      const newestResult = prepared.request.messages
+        .flatMap((message) => (typeof message.content === 'string' ? [] : message.content))
+        .find((block) => block.type === 'tool_result' && block.tool_use_id === `call_${index}`);
+      expect(JSON.stringify(newestResult)).toContain(`module m${index}: 31 passed, 0 failed.`);
     }
     expect(commits).toBeGreaterThan(0);
   }, 120_000);

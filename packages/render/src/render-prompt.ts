@@ -4,7 +4,7 @@ import { fitConversation } from './budget/fit-conversation.js';
 import { renderCeiling } from './budget/render-ceiling.js';
 import { RENDER_FORMAT_VERSION } from './format-version.js';
 import { normalizedPlanFor, resolutionWarnings, resolvePlan } from './plan/resolve-plan.js';
-import { buildSlots } from './plan/slots.js';
+import { buildSlots, type Slot } from './plan/slots.js';
 import type { RequestByProvider } from './providers/request-types.js';
 import { fitRecall } from './recall/render-recall.js';
 import { fitRehydration } from './rehydration/fit-rehydration.js';
@@ -213,12 +213,23 @@ function render<P extends ProviderName>(
       tools: toolPart.tokens,
       formatting,
       messages: messageTokens,
+      summary: summaryTokens(slots),
       rehydration: fitted.tokens,
       recall: recall.report.tokens,
       total,
     },
     report,
   };
+}
+
+/** Tokens of the summary stand-ins the request carries (an emergency fit may have dropped some). */
+function summaryTokens(slots: readonly Slot[]): number {
+  let tokens = 0;
+  for (const slot of slots) {
+    if (!slot.dropped && slot.kind === 'synthetic' && slot.record?.kind === 'summarize')
+      tokens += slot.tokens;
+  }
+  return tokens;
 }
 
 function countAfter(messages: RenderInput['thread']['messages'], seq: number): number {

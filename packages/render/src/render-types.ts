@@ -72,6 +72,8 @@ export interface TokenTotals {
   /** Request-level overhead beyond the messages (priming tokens), when the tokenizer reports one. */
   formatting: number;
   messages: number;
+  /** Of `messages`, what the summary stand-ins sent take (the rest is the verbatim conversation and other stand-ins). */
+  summary: number;
   rehydration: number;
   /** The recall block (ADR-0111), 0 when none. */
   recall: number;
