@@ -8,9 +8,8 @@
  *
  * `--store postgres` needs PostgreSQL (a fresh schema per run) and reports only (no target yet).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -21,6 +20,7 @@ import { EmbeddedEventStore } from '@compactor/embedded';
 import { createPostgresStores } from '@compactor/postgres';
 import { dropSchema, postgresForTests, uniqueSchemaName } from '@compactor/testkit/postgres';
 import { repositoryRoot } from '../e2e/serve-process.js';
+import { freePort, runLoad, stop, waitForHealth } from './bench-processes.js';
 
 /** Issue #17: single-event appends over 16 threads, embedded store, durable before acknowledged. */
 const TARGET_APPENDS_PER_SECOND = 5_000;
@@ -238,54 +238,4 @@ async function openDirectStore(run: number): Promise<{ events: EventStore; close
       await dropSchema(postgres!.url, schema);
     },
   };
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((done) => {
-    if (child.exitCode !== null || child.signalCode !== null) return done();
-    child.once('exit', () => done());
-    child.kill('SIGTERM');
-  });
-}
-
-function runLoad(options: object): Promise<Record<string, unknown>> {
-  return new Promise((resolvePromise, reject) => {
-    const load = spawn(
-      process.execPath,
-      ['--import', 'tsx', resolve(repositoryRoot, 'test/bench/append-load.ts'), JSON.stringify(options)],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    let output = '';
-    load.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    load.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`the load process exited with ${code}`));
-      resolvePromise(JSON.parse(output.trim().split('\n').at(-1)!));
-    });
-  });
-}
-
-async function waitForHealth(url: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((done) => setTimeout(done, 200));
-  }
-  throw new Error(`${url} did not become healthy`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePromise, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolvePromise(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
