@@ -54,4 +54,52 @@ describe('in-process queue specifics', () => {
     expect(received).toEqual([job]);
     expect(received[0]).not.toBe(job);
   });
+
+  it('hands the checks it still holds to onUnrunChecks when it closes, one per thread', async () => {
+    const handedOver: unknown[] = [];
+    const queue = createInProcessCompactionQueue({
+      onUnrunChecks: async (jobs) => {
+        handedOver.push(...jobs);
+      },
+    });
+    await queue.enqueueCompactionCheck({ tenantId: 't', threadId: 'a', version: 1, reason: 'append' });
+    // Replaces the first while it debounces: still one check for the thread.
+    await queue.enqueueCompactionCheck({ tenantId: 't', threadId: 'a', version: 2, reason: 'append' });
+    await queue.enqueueCompactionCheck(
+      { tenantId: 't', threadId: 'b', version: 7, reason: 'append' },
+      { debounceMs: 60_000 },
+    );
+    await queue.close();
+    expect(handedOver).toEqual([
+      { tenantId: 't', threadId: 'a', version: 2, reason: 'append' },
+      { tenantId: 't', threadId: 'b', version: 7, reason: 'append' },
+    ]);
+  });
+
+  it('hands over nothing for checks that ran, and survives a failing hand-over', async () => {
+    let calls = 0;
+    const queue = createInProcessCompactionQueue({
+      onUnrunChecks: async () => {
+        calls += 1;
+        throw new Error('store closed');
+      },
+    });
+    const worker = await queue.startCompactionWorker({ handler: async () => ({ status: 'unchanged' }) });
+    await queue.enqueueCompactionCheck(
+      { tenantId: 't', threadId: 'a', version: 1, reason: 'append' },
+      { debounceMs: 0 },
+    );
+    await worker.close();
+    await queue.close();
+    expect(calls).toBe(0);
+    const second = createInProcessCompactionQueue({
+      onUnrunChecks: async () => {
+        calls += 1;
+        throw new Error('store closed');
+      },
+    });
+    await second.enqueueCompactionCheck({ tenantId: 't', threadId: 'a', version: 1, reason: 'append' });
+    await expect(second.close()).resolves.toBeUndefined();
+    expect(calls).toBe(1);
+  });
 });

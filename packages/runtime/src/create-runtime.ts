@@ -66,7 +66,9 @@ export async function createRuntime(config: RuntimeConfig, options: CreateRuntim
     await records.close();
     throw error;
   }
-  const queue = openQueue(config, logger);
+  const queue = openQueue(config, logger, (tenantId, threadId) =>
+    records.value.events.setCompactionPending(tenantId, threadId, true),
+  );
   const stores: RuntimeStores = {
     events: records.value.events,
     plans: records.value.plans,

@@ -67,6 +67,26 @@ describe('createRuntime on the embedded defaults', () => {
     expect(summarizer.calls.length).toBe(callsForFirst * 2);
   });
 
+  it('marks the threads of checks still debouncing at close pending, so the next start sweeps them', async () => {
+    const directory = await temporaryDirectory('compactor-runtime-');
+    cleanups.push(directory.remove);
+    const config = loadRuntimeConfig({ COMPACTOR_DATA_DIR: directory.path, COMPACTOR_DEBOUNCE_MS: '60000' });
+    const first = await createRuntime(config, { logger: noopLogger });
+    await first.stores.events.append('tenant-a', 'queued', asInputs(longConversation('queued').events));
+    await first.queue.enqueueCompactionCheck({
+      tenantId: 'tenant-a',
+      threadId: 'queued',
+      version: 1,
+      reason: 'append',
+    });
+    await first.close();
+    const second = await createRuntime(config, { logger: noopLogger });
+    cleanups.push(() => second.close());
+    expect(await second.stores.events.listCompactionPending()).toEqual([
+      { tenantId: 'tenant-a', threadId: 'queued' },
+    ]);
+  });
+
   it('consumes checks through the in-process queue with the configured debounce', async () => {
     const { runtime } = await embeddedRuntime({ COMPACTOR_DEBOUNCE_MS: '0' });
     const seen: string[] = [];

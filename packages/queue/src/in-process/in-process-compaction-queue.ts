@@ -31,19 +31,27 @@ export interface InProcessCompactionQueueOptions {
   defaultMaxWaitMs?: number;
   /** @defaultValue `noopLogger` */
   logger?: Logger;
+  /**
+   * Told, when the queue closes, of the checks it still held and will never run (debouncing, waiting
+   * or deferred behind a running one), so the caller can mark their threads pending for the sweeper.
+   * A failure here is logged, never thrown from `close`.
+   */
+  onUnrunChecks?: (jobs: CompactionCheckJob[]) => Promise<void>;
 }
 
 /**
  * The embedded mode's queue: the BullMQ queue's contract without Redis. Same deduplication rules
  * (replace while debouncing, run-next while running, absorbed while waiting), retries with the
  * same backoff, permanent failures not retried, interrupted checks requeued. Checks still queued
- * when the process ends are lost; the sweeper finds their threads again on the next start.
+ * when the queue closes are handed to `onUnrunChecks` (the runtime marks their threads pending, so
+ * the sweeper finds them again on the next start); a crash loses them as any process memory.
  */
 export class InProcessCompactionQueue implements JobQueue {
   readonly retry: RetryPolicy;
   private readonly logger: Logger;
   private readonly defaultDebounceMs: number;
   private readonly defaultMaxWaitMs: number;
+  private readonly onUnrunChecks: ((jobs: CompactionCheckJob[]) => Promise<void>) | undefined;
   private readonly entries = new Map<string, InProcessEntry>();
   private readonly holderByDeduplicationKey = new Map<string, string>();
   private readonly deferredByDeduplicationKey = new Map<string, DeferredRequest>();
@@ -60,6 +68,7 @@ export class InProcessCompactionQueue implements JobQueue {
     this.logger = options.logger ?? noopLogger;
     this.defaultDebounceMs = options.defaultDebounceMs ?? defaultDebounceMs;
     this.defaultMaxWaitMs = maxWaitOf(undefined, options.defaultMaxWaitMs ?? defaultMaxWaitMs);
+    this.onUnrunChecks = options.onUnrunChecks;
   }
 
   async enqueueCompactionCheck(job: CompactionCheckJob, options?: EnqueueOptions): Promise<void> {
@@ -116,13 +125,35 @@ export class InProcessCompactionQueue implements JobQueue {
     this.closed = true;
     await this.consumer?.close();
     for (const entry of this.entries.values()) clearTimeout(entry.timer);
-    if (this.entries.size > 0) {
-      this.logger.warn({ dropped: this.entries.size }, 'in-process queue closed with checks still queued');
+    const unrun = this.unrunChecks();
+    if (unrun.length > 0) {
+      this.logger.warn({ unrun: unrun.length }, 'in-process queue closed with checks still queued');
     }
     this.entries.clear();
     this.waiting.length = 0;
     this.holderByDeduplicationKey.clear();
     this.deferredByDeduplicationKey.clear();
+    if (unrun.length > 0 && this.onUnrunChecks) {
+      try {
+        await this.onUnrunChecks(unrun);
+      } catch (error) {
+        this.logger.error({ err: error, unrun: unrun.length }, 'could not hand over the unrun checks');
+      }
+    }
+  }
+
+  /** Every valid check still held (one per thread and reason), entries first, then deferred ones. */
+  private unrunChecks(): CompactionCheckJob[] {
+    const payloads = [
+      ...[...this.entries.values()].map((entry) => entry.data),
+      ...[...this.deferredByDeduplicationKey.values()].map((deferred) => deferred.data),
+    ];
+    const jobs: CompactionCheckJob[] = [];
+    for (const payload of payloads) {
+      const parsed = compactionCheckJobSchema.safeParse(payload);
+      if (parsed.success) jobs.push(parsed.data as CompactionCheckJob);
+    }
+    return jobs;
   }
 
   // ---- used by the consumer ----

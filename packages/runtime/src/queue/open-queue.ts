@@ -36,7 +36,19 @@ export interface OpenedQueue {
   close(): Promise<void>;
 }
 
-export function openQueue(config: RuntimeConfig, logger: Logger): OpenedQueue {
+/**
+ * Open the configured queue.
+ *
+ * @param config - The runtime configuration.
+ * @param logger - The logger.
+ * @param markPending - Marks a thread's check pending (the in-process queue calls it, on close, for
+ *   every check it still held, so the sweeper runs them after a restart).
+ */
+export function openQueue(
+  config: RuntimeConfig,
+  logger: Logger,
+  markPending?: (tenantId: string, threadId: string) => Promise<void>,
+): OpenedQueue {
   const worker = config.worker;
   const consumerSettings = (options: ConsumerOptions) => ({
     concurrency: options.concurrency ?? worker.concurrency,
@@ -50,6 +62,13 @@ export function openQueue(config: RuntimeConfig, logger: Logger): OpenedQueue {
       defaultDebounceMs: config.debounceMs,
       defaultMaxWaitMs: config.debounceMaxWaitMs,
       logger,
+      ...(markPending
+        ? {
+            onUnrunChecks: async (jobs) => {
+              for (const job of jobs) await markPending(job.tenantId, job.threadId);
+            },
+          }
+        : {}),
     });
     let closed = false;
     return {
