@@ -8,7 +8,9 @@
  * - `serve`: `compactor serve` through its bin, i.e. the built JavaScript bundle (ADR-0081) with the
  *   libuv pool size the bin sets (ADR-0131) — what a user runs;
  * - `ingest`: `apps/ingest/src/main.ts` through tsx, as `pnpm --filter @compactor/ingest start`;
- * - a `:poolN` suffix (`serve:pool4`) sets UV_THREADPOOL_SIZE=N for that server.
+ * - a `:poolN` suffix (`serve:pool4`) sets UV_THREADPOOL_SIZE=N for that server;
+ * - an `@<checkout>` suffix (`serve@/tmp/base`) runs another checkout's server (e.g. a
+ *   `git archive` of main with this checkout's node_modules linked in) under the same load.
  *
  *   pnpm --filter @compactor/e2e bench:ingest [-- --store embedded|postgres --servers serve,ingest
  *     --duration 10 --warmup 2 --connections 32 --threads 16 --runs 3 --no-direct]
@@ -68,14 +70,16 @@ interface ServerVariant {
   label: string;
   kind: 'serve' | 'ingest';
   poolSize: string | undefined;
+  root: string;
 }
 
 const servers: ServerVariant[] = values.servers.split(',').map((label) => {
-  const [kind, pool] = label.trim().split(':');
+  const [spec, root] = label.trim().split('@');
+  const [kind, pool] = spec!.split(':');
   if (kind !== 'serve' && kind !== 'ingest') throw new Error(`unknown server ${label}: serve or ingest`);
   const poolSize = pool === undefined ? undefined : /^pool(\d+)$/.exec(pool)?.[1];
   if (pool !== undefined && poolSize === undefined) throw new Error(`unknown server option ${pool}: poolN`);
-  return { label: label.trim(), kind, poolSize };
+  return { label: label.trim(), kind, poolSize, root: root ? resolve(root) : ingestRoot };
 });
 
 interface LoadResult {
@@ -188,19 +192,21 @@ function startServer(
   const entry =
     server.kind === 'serve'
       ? [
-          resolve(ingestRoot, 'apps/cli/bin/compactor.js'),
+          resolve(server.root, 'apps/cli/bin/compactor.js'),
           'serve',
           '--port',
           String(port),
           '--host',
           '127.0.0.1',
         ]
-      : ['--import', 'tsx', resolve(ingestRoot, 'apps/ingest/src/main.ts')];
-  const poolSize = server.poolSize ?? process.env.UV_THREADPOOL_SIZE;
+      : ['--import', 'tsx', resolve(server.root, 'apps/ingest/src/main.ts')];
+  // As set by the bin (serve) and the ingest's start script, unless a variant or the environment says.
+  const poolSize =
+    server.poolSize ?? process.env.UV_THREADPOOL_SIZE ?? (server.kind === 'ingest' ? '16' : undefined);
   // Logs (default level) are written to a file, as a deployment would ship them; nobody parses them.
   const log = openSync(logPath, 'a');
   return spawn(process.execPath, [...profile, ...entry], {
-    cwd: server.kind === 'serve' ? ingestRoot : resolve(ingestRoot, 'apps/ingest'),
+    cwd: server.kind === 'serve' ? server.root : resolve(server.root, 'apps/ingest'),
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
