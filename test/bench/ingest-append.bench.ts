@@ -13,7 +13,10 @@
  *   `git archive` of main with this checkout's node_modules linked in) under the same load.
  *
  *   pnpm --filter @compactor/e2e bench:ingest [-- --store embedded|postgres --servers serve,ingest
- *     --duration 10 --warmup 2 --connections 32 --threads 16 --runs 3 --no-direct]
+ *     --duration 10 --warmup 2 --connections 32 --threads 16 --runs 3 --no-direct --direct-from <checkout>]
+ *
+ * `--servers none` runs only the direct rows; `--direct-from` adds direct rows on another
+ * checkout's embedded store, paired with this one's.
  *
  * Besides throughput and latency each row gives the server's CPU per append (its own user + system
  * time during the measured run ÷ appends; far less sensitive to other load on the machine than
@@ -53,6 +56,8 @@ const { values } = parseArgs({
     threads: { type: 'string', default: '16' },
     runs: { type: 'string', default: '1' },
     'no-direct': { type: 'boolean', default: false },
+    /** Also run the direct rows on another checkout's embedded store (paired with this one's). */
+    'direct-from': { type: 'string' },
     'cpu-prof-dir': { type: 'string' },
     /** Another checkout's root, to measure its server (e.g. main's) with this load. */
     'ingest-root': { type: 'string' },
@@ -73,7 +78,7 @@ interface ServerVariant {
   root: string;
 }
 
-const servers: ServerVariant[] = values.servers.split(',').map((label) => {
+const servers: ServerVariant[] = (values.servers === 'none' ? [] : values.servers.split(',')).map((label) => {
   const [spec, root] = label.trim().split('@');
   const [kind, pool] = spec!.split(':');
   if (kind !== 'serve' && kind !== 'ingest') throw new Error(`unknown server ${label}: serve or ingest`);
@@ -92,6 +97,8 @@ interface LoadResult {
   serverCpuMsPerAppend: number;
   /** The load generator's CPU in cores; NaN for the direct runs (no separate load process). */
   loadCpuCores: number;
+  /** Direct embedded runs: fdatasync calls per acknowledged append (below 1 when appends share syncs). */
+  syncsPerAppend: number;
   loadAverage: string;
 }
 
@@ -108,7 +115,14 @@ try {
     for (let turn = 0; turn < servers.length; turn += 1) {
       rows.push(await measureHttp(servers[(run + turn) % servers.length]!, run));
     }
-    if (!values['no-direct']) rows.push(await measureDirect(run));
+    if (!values['no-direct']) {
+      const roots = values['direct-from']
+        ? [resolve(values['direct-from']), repositoryRoot]
+        : [repositoryRoot];
+      for (let turn = 0; turn < roots.length; turn += 1) {
+        rows.push(await measureDirect(run, roots[(run + turn) % roots.length]!));
+      }
+    }
   }
 } finally {
   await rm(workDirectory, { recursive: true, force: true });
@@ -118,12 +132,12 @@ process.stdout.write(
   `\nSingle-event appends, store ${store}, ${threadCount} threads, ${connections} connections, ${warmupSeconds} s warm-up + ${durationSeconds} s per run, ${runs} round(s)\n\n`,
 );
 process.stdout.write(
-  '| path | appends/s | p50 ms | p99 ms | failed | server CPU ms/append | load generator CPU (cores) | load average (1, 5, 15 min) |\n',
+  '| path | appends/s | p50 ms | p99 ms | failed | server CPU ms/append | load generator CPU (cores) | fdatasyncs/append | load average (1, 5, 15 min) |\n',
 );
-process.stdout.write('| --- | --: | --: | --: | --: | --: | --: | --- |\n');
+process.stdout.write('| --- | --: | --: | --: | --: | --: | --: | --: | --- |\n');
 for (const row of rows) {
   process.stdout.write(
-    `| ${row.label} | ${row.appendsPerSecond} | ${row.p50Ms} | ${row.p99Ms} | ${row.failed} | ${formatNumber(row.serverCpuMsPerAppend, 3)} | ${formatNumber(row.loadCpuCores, 2)} | ${row.loadAverage} |\n`,
+    `| ${row.label} | ${row.appendsPerSecond} | ${row.p50Ms} | ${row.p99Ms} | ${row.failed} | ${formatNumber(row.serverCpuMsPerAppend, 3)} | ${formatNumber(row.loadCpuCores, 2)} | ${formatNumber(row.syncsPerAppend, 2)} | ${row.loadAverage} |\n`,
   );
 }
 if (servers.length > 1) {
@@ -137,14 +151,14 @@ if (servers.length > 1) {
     );
   }
 }
-if (store === 'embedded') {
-  const http = rows.filter((row) => row.label.startsWith('HTTP'));
+const http = rows.filter((row) => row.label.startsWith('HTTP'));
+if (store === 'embedded' && http.length > 0) {
   const best = http.reduce((left, right) => (right.appendsPerSecond > left.appendsPerSecond ? right : left));
   const met = best.appendsPerSecond >= TARGET_APPENDS_PER_SECOND && best.p99Ms <= TARGET_P99_MS;
   process.stdout.write(
     `\ntarget: ≥ ${TARGET_APPENDS_PER_SECOND} appends/s with p99 ≤ ${TARGET_P99_MS} ms; best HTTP run ${best.label} ${best.appendsPerSecond}/s, p99 ${best.p99Ms} ms: ${met ? 'met' : 'NOT met'}\n`,
   );
-} else {
+} else if (store === 'postgres') {
   process.stdout.write('\nPostgreSQL: reported only (no target yet)\n');
 }
 
@@ -258,6 +272,7 @@ async function measureHttp(server: ServerVariant, run: number): Promise<LoadResu
       failed: Number(result.failed),
       serverCpuMsPerAppend: (serverCpuSeconds * 1000) / acknowledged,
       loadCpuCores: Number(result.loadCpuCores),
+      syncsPerAppend: Number.NaN,
       loadAverage: loadAverage(),
     };
     process.stderr.write(`round ${run + 1}: ${JSON.stringify(row)}\n`);
@@ -269,8 +284,8 @@ async function measureHttp(server: ServerVariant, run: number): Promise<LoadResu
 }
 
 /** The same workload (same events, threads and concurrency) on the store called in this process. */
-async function measureDirect(run: number): Promise<LoadResult> {
-  const { events, close } = await openDirectStore(run);
+async function measureDirect(run: number, root: string): Promise<LoadResult> {
+  const { events, close, fileSyncs } = await openDirectStore(run, root);
   try {
     const threadIds = Array.from({ length: threadCount }, (_, index) => `direct-${index}`);
     for (const threadId of threadIds) {
@@ -281,6 +296,8 @@ async function measureDirect(run: number): Promise<LoadResult> {
     const latencies: number[] = [];
     let next = 0;
     let failed = 0;
+    const syncsBefore = fileSyncs();
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
     const deadline = started + durationSeconds * 1000;
     await Promise.all(
@@ -304,18 +321,22 @@ async function measureDirect(run: number): Promise<LoadResult> {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
+    const syncs = fileSyncs() - syncsBefore;
     latencies.sort((left, right) => left - right);
     const percentile = (fraction: number) =>
       Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * fraction))]! * 10) /
       10;
     const row: LoadResult = {
-      label: 'store called directly (same concurrency)',
+      label: `store called directly${root === repositoryRoot ? '' : ` @${root}`} (same concurrency)`,
       appendsPerSecond: Math.round(latencies.length / seconds),
       p50Ms: percentile(0.5),
       p99Ms: percentile(0.99),
       failed,
-      serverCpuMsPerAppend: Number.NaN,
+      // The bench process is the server here (and its own load generator).
+      serverCpuMsPerAppend: (cpu.user + cpu.system) / 1000 / latencies.length,
       loadCpuCores: Number.NaN,
+      syncsPerAppend: syncs / latencies.length,
       loadAverage: loadAverage(),
     };
     process.stderr.write(`direct run ${run + 1}: ${JSON.stringify(row)}\n`);
@@ -325,16 +346,27 @@ async function measureDirect(run: number): Promise<LoadResult> {
   }
 }
 
-async function openDirectStore(run: number): Promise<{ events: EventStore; close: () => Promise<void> }> {
+async function openDirectStore(
+  run: number,
+  root: string,
+): Promise<{ events: EventStore; close: () => Promise<void>; fileSyncs: () => number }> {
   if (store === 'embedded') {
-    const events = new EmbeddedEventStore({ dataDir: join(workDirectory, `direct-${run}`) });
-    return { events, close: () => events.close() };
+    const { EmbeddedEventStore: Store } = (
+      root === repositoryRoot
+        ? { EmbeddedEventStore }
+        : await import(resolve(root, 'packages/embedded/src/index.ts'))
+    ) as { EmbeddedEventStore: typeof EmbeddedEventStore };
+    const events = new Store({
+      dataDir: join(workDirectory, `direct-${run}-${root === repositoryRoot ? 'this' : 'other'}`),
+    });
+    return { events, close: () => events.close(), fileSyncs: () => events.groupCommit.fileSyncs };
   }
   const schema = uniqueSchemaName('bench_direct');
   const stores = createPostgresStores({ connectionString: postgres!.url, schema });
   await stores.migrate();
   return {
     events: stores.events,
+    fileSyncs: () => Number.NaN,
     close: async () => {
       await stores.close();
       await dropSchema(postgres!.url, schema);
