@@ -198,11 +198,16 @@ export class InProcessCompactionQueue implements JobQueue {
       const holder = this.entries.get(this.holderByDeduplicationKey.get(key) ?? '');
       if (holder?.state === 'delayed') {
         // Still debouncing (or waiting to retry): replaced by the newer request, timer restarted,
-        // but the window keeps its start, so a thread that never goes quiet is still checked.
-        windowStartedAt = holder.windowStartedAt;
-        delayMs = delayWithinWindow(requestedDelayMs, windowStartedAt, maxWaitMs, now);
-        this.remove(holder);
+        // but the window keeps its start, so a thread that never goes quiet is still checked. The
+        // entry is reused in place (same id: same window), which costs an append no new id, map
+        // entries or validation (issue #17).
         this.deferredByDeduplicationKey.delete(key);
+        clearTimeout(holder.timer);
+        holder.data = data;
+        holder.failedAttempts = 0;
+        holder.maxWaitMs = maxWaitMs;
+        this.schedule(holder, delayWithinWindow(requestedDelayMs, holder.windowStartedAt, maxWaitMs, now));
+        return;
       } else if (holder?.state === 'active') {
         this.deferredByDeduplicationKey.set(key, { data, delayMs, maxWaitMs });
         return;
