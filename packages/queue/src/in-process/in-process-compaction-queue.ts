@@ -192,8 +192,6 @@ export class InProcessCompactionQueue implements JobQueue {
   private add(data: unknown, key: string | undefined, requestedDelayMs: number, maxWaitMs: number): void {
     this.assertOpen();
     const now = Date.now();
-    let windowStartedAt = now;
-    let delayMs = requestedDelayMs;
     if (key !== undefined) {
       const holder = this.entries.get(this.holderByDeduplicationKey.get(key) ?? '');
       if (holder?.state === 'delayed') {
@@ -209,7 +207,7 @@ export class InProcessCompactionQueue implements JobQueue {
         this.schedule(holder, delayWithinWindow(requestedDelayMs, holder.windowStartedAt, maxWaitMs, now));
         return;
       } else if (holder?.state === 'active') {
-        this.deferredByDeduplicationKey.set(key, { data, delayMs, maxWaitMs });
+        this.deferredByDeduplicationKey.set(key, { data, delayMs: requestedDelayMs, maxWaitMs });
         return;
       } else if (holder?.state === 'waiting') {
         // Already due and waiting for a worker: it reads the thread's newest version when it runs.
@@ -222,12 +220,12 @@ export class InProcessCompactionQueue implements JobQueue {
       deduplicationKey: key,
       failedAttempts: 0,
       state: 'delayed',
-      windowStartedAt,
+      windowStartedAt: now,
       maxWaitMs,
     };
     this.entries.set(entry.id, entry);
     if (key !== undefined) this.holderByDeduplicationKey.set(key, entry.id);
-    this.schedule(entry, delayMs);
+    this.schedule(entry, requestedDelayMs);
   }
 
   private schedule(entry: InProcessEntry, delayMs: number): void {
