@@ -1,5 +1,6 @@
 /** Process helpers the ingest benchmarks share: start, stop, wait for health, and run the load process. */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { repositoryRoot } from '../e2e/serve-process.js';
@@ -13,8 +14,11 @@ export function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Run the separate load process (`append-load.ts`) and return the figures it prints last. */
-export function runLoad(options: object): Promise<Record<string, unknown>> {
+/**
+ * Run the separate load process (`append-load.ts`) and return the figures it prints last.
+ * `onMeasuring` is called when its warm-up is over and the measured run starts.
+ */
+export function runLoad(options: object, onMeasuring?: () => void): Promise<Record<string, unknown>> {
   return new Promise((resolvePromise, reject) => {
     const load = spawn(
       process.execPath,
@@ -24,6 +28,10 @@ export function runLoad(options: object): Promise<Record<string, unknown>> {
     let output = '';
     load.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
+      if (onMeasuring && output.includes('"phase":"measuring"')) {
+        onMeasuring();
+        onMeasuring = undefined;
+      }
     });
     load.once('exit', (code) => {
       if (code !== 0) return reject(new Error(`the load process exited with ${code}`));
@@ -56,4 +64,24 @@ export function freePort(): Promise<number> {
       server.close(() => resolvePromise(typeof address === 'object' && address ? address.port : 0));
     });
   });
+}
+
+const clockTicksPerSecond = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
+export function cpuSecondsOf(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces, closed by the last ')').
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond;
+  } catch {
+    return Number.NaN;
+  }
 }

@@ -1,5 +1,7 @@
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -20,4 +22,40 @@ describe('the compactor bin', () => {
     ]);
     expect(replayHelp).toContain('--conversation <n>');
   }, 120_000);
+
+  // Linux: a process's threads are listed under /proc/<pid>/task.
+  it.skipIf(!existsSync('/proc/self/task'))(
+    'starts libuv with a 16-thread pool unless UV_THREADPOOL_SIZE says otherwise',
+    async () => {
+      // Two `compactor serve` processes alike but for the pool size asked for: libuv starts every
+      // pool thread at once, so their thread counts differ by the pool sizes' difference.
+      const threadsOf = async (environment: NodeJS.ProcessEnv) => {
+        const dataDir = await mkdtemp(join(tmpdir(), 'compactor-bin-'));
+        const { UV_THREADPOOL_SIZE: _, ...inherited } = process.env;
+        const child = spawn(
+          process.execPath,
+          [join(cliDirectory, 'bin/compactor.js'), 'serve', '--port', '0', '--data-dir', dataDir],
+          { env: { ...inherited, LOG_LEVEL: 'warn', ...environment }, stdio: ['ignore', 'pipe', 'inherit'] },
+        );
+        try {
+          let output = '';
+          await new Promise<void>((resolve, reject) => {
+            child.stdout!.on('data', (chunk: Buffer) => {
+              output += chunk.toString();
+              if (output.includes('listening on')) resolve();
+            });
+            child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
+          });
+          return readdirSync(`/proc/${child.pid}/task`).length;
+        } finally {
+          child.kill('SIGKILL');
+          await rm(dataDir, { recursive: true, force: true });
+        }
+      };
+      const byDefault = await threadsOf({});
+      const withFour = await threadsOf({ UV_THREADPOOL_SIZE: '4' });
+      expect(byDefault - withFour).toBe(12);
+    },
+    120_000,
+  );
 });

@@ -4,6 +4,7 @@ import {
   type AppendOptions,
   type AppendResult,
   type Clock,
+  CompactorError,
   ConcurrencyError,
   canonicalEventContent,
   checkThreadRules,
@@ -53,7 +54,9 @@ interface ThreadLocation {
 /**
  * The event log in a local directory: one append-only record log per thread (see RecordLogFile),
  * fsynced per batch, with an in-memory index built the first time a thread is touched. Appends to
- * one thread are serialized by a per-thread lock; reads never wait for them. Shared mode: the lock
+ * one thread are written in order under a per-thread lock and acknowledged once durable; the syncs
+ * happen outside the lock, so appends queued on one thread share them (ADR-0130). Reads never wait
+ * for appends and see only durable events. Shared mode: the lock
  * is also a cross-process lock file, and every read and append first catches the index up with
  * the file's tail (other processes' batches).
  */
@@ -67,6 +70,8 @@ export class EmbeddedEventStore implements EventStore {
   private readonly threads: ResidentCache<ThreadIndex>;
   /** Every thread's appends are synced in shared rounds (ADR-0095). */
   readonly groupCommit = new GroupCommit();
+  /** Exclusive mode: appends written or waiting for their sync, awaited by `close`. */
+  private readonly appending = new Set<Promise<AppendResult>>();
   private closed = false;
 
   /**
@@ -115,32 +120,76 @@ export class EmbeddedEventStore implements EventStore {
         { path: 'expectedVersion', message: 'invalid' },
       ]);
     }
-    return this.locks.run(`events/${location.key}`, () =>
-      this.withThread(location, tenantId, threadId, (thread) =>
+    if (this.shared) {
+      return this.locks.run(`events/${location.key}`, () =>
+        this.withThread(location, tenantId, threadId, async (thread) => {
+          const { result, durable } = await this.appendLocked(
+            thread,
+            tenantId,
+            threadId,
+            batch,
+            expectedVersion,
+          );
+          await durable;
+          return result();
+        }),
+      );
+    }
+    // Exclusive: the thread's lock covers the checks and the write; the sync is awaited outside
+    // it, so the appends queued behind this one write theirs and share its sync (ADR-0130). The
+    // index stays pinned until the batch is durable.
+    const appending = this.withThread(location, tenantId, threadId, async (thread) => {
+      const { result, durable } = await this.locks.run(`events/${location.key}`, () =>
         this.appendLocked(thread, tenantId, threadId, batch, expectedVersion),
-      ),
-    );
+      );
+      await durable;
+      return result();
+    });
+    this.appending.add(appending);
+    try {
+      return await appending;
+    } finally {
+      this.appending.delete(appending);
+    }
   }
 
-  /** Under the thread's lock: idempotency, `expectedVersion` and the thread rules, then one fsynced batch. */
+  /**
+   * Under the thread's lock: idempotency, `expectedVersion` and the thread rules, then the batch
+   * written (shared mode: written and fsynced). The caller awaits `durable` (exclusive mode: after
+   * releasing the lock) and only then builds the result.
+   */
   private async appendLocked(
     thread: ThreadIndex,
     tenantId: string,
     threadId: string,
     batch: EventInput[],
     expectedVersion: number | undefined,
-  ): Promise<AppendResult> {
+  ): Promise<{ durable: Promise<unknown>; result: () => AppendResult }> {
     // Shared: another process may have appended (or crashed mid-append) since; we hold the lock.
     if (this.shared) await thread.log.catchUp(true);
+    // Events written but not durable yet decide nothing a reader could disagree with: a batch that
+    // names one of them (a retry racing its first attempt), checks a version, or would create the
+    // thread waits until they are durable (or cut off), as if appends were not pipelined.
+    if (
+      thread.hasPending &&
+      (expectedVersion !== undefined ||
+        thread.version === 0 ||
+        batch.some((event) =>
+          thread.isPending(event.eventId, event.type === 'message.appended' ? event.message.id : undefined),
+        ))
+    ) {
+      await thread.log.settled();
+    }
     const version = thread.version;
     const storedSeqs = batch.map((event) => thread.seqByEventId.get(event.eventId));
     const duplicates = await this.readDuplicates(thread, batch, storedSeqs);
     if (duplicates.size === batch.length) {
-      return {
+      const result = {
         version,
         events: storedSeqs.map((seq) => duplicates.get(seq!)!),
         duplicates: duplicates.size,
       };
+      return { durable: Promise.resolve(), result: () => result };
     }
     if (expectedVersion !== undefined && Math.max(expectedVersion, 0) !== version) {
       throw new ConcurrencyError(`thread ${threadId}`, expectedVersion, version);
@@ -149,22 +198,47 @@ export class EmbeddedEventStore implements EventStore {
     batch.forEach((input, position) => {
       if (storedSeqs[position] === undefined) fresh.push({ input, position });
     });
-    checkThreadRules(thread.version > 0, fresh, thread.messageIds);
+    const firstSeq = thread.writtenVersion + 1;
+    checkThreadRules(firstSeq > 1, fresh, thread.messageIds);
     const timestamp = this.clock.now().toISOString();
     const toStore: StoredEvent[] = fresh.map(({ input: event }, index) => ({
       ...event,
       tenantId,
       threadId,
-      seq: version + 1 + index,
+      seq: firstSeq + index,
       timestamp: event.timestamp ?? timestamp,
     }));
-    // The log folds the batch into the thread's index once it is fsynced.
-    await thread.log.append(toStore);
-    let freshIndex = 0;
-    const result = storedSeqs.map((seq) =>
-      seq === undefined ? toStore[freshIndex++]! : duplicates.get(seq)!,
-    );
-    return { version: thread.version, events: result, duplicates: duplicates.size };
+    const result = (): AppendResult => {
+      let freshIndex = 0;
+      const events = storedSeqs.map((seq) =>
+        seq === undefined ? toStore[freshIndex++]! : duplicates.get(seq)!,
+      );
+      return { version: toStore.at(-1)!.seq, events, duplicates: duplicates.size };
+    };
+    if (this.shared) {
+      // The log folds the batch into the thread's index once it is fsynced.
+      await thread.log.append(toStore);
+      return { durable: Promise.resolve(), result };
+    }
+    let pending = false;
+    try {
+      const written = await thread.log.write(toStore, () => {
+        // Our seqs were taken before the write's awaits; a cut-off since would have freed them.
+        if (thread.writtenVersion + 1 !== firstSeq) {
+          throw new CompactorError('unavailable', `thread ${threadId}: an earlier append failed; retry`, {
+            isRetryable: true,
+          });
+        }
+        thread.addPending(toStore);
+        pending = true;
+      });
+      // The log folds the batch into the thread's index (and out of its pending events) once it is
+      // durable, or, when it is cut off, tells the index to forget it (onCutOff).
+      return { durable: written.durable, result };
+    } catch (error) {
+      if (pending) thread.forget(toStore);
+      throw error;
+    }
   }
 
   async read(tenantId: string, threadId: string, options: ReadOptions = {}): Promise<ReadResult> {
@@ -268,6 +342,7 @@ export class EmbeddedEventStore implements EventStore {
   async close(): Promise<void> {
     this.closed = true;
     await this.locks.drain();
+    await Promise.allSettled([...this.appending]);
     await this.threads.clear();
   }
 
@@ -330,7 +405,12 @@ export class EmbeddedEventStore implements EventStore {
         for (const record of records) index.add(record.value as StoredEvent, record);
       },
       this.logger,
-      { shared: this.shared, keepOpen: true, groupCommit: this.groupCommit },
+      {
+        shared: this.shared,
+        keepOpen: true,
+        groupCommit: this.groupCommit,
+        onCutOff: (values) => index.forget(values as StoredEvent[]),
+      },
     );
     index.attach(log);
     if (index.version > 0) {

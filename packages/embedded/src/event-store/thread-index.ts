@@ -34,6 +34,14 @@ export class ThreadIndex {
   approximateBytes = BASE_BYTES;
 
   private attachedLog: RecordLogFile | undefined;
+  /**
+   * Events written to the log but not yet durable (ADR-0130): they hold their seqs, ids and
+   * message ids for the appends behind them, but no reader sees them until they are folded in
+   * (`add`) — or forgotten (`forget`) when their sync failed.
+   */
+  private readonly pendingEventIds = new Set<string>();
+  private readonly pendingMessageIds = new Set<string>();
+  private pendingCount = 0;
 
   /** `path` names the log in errors; the log itself is attached once opened. */
   constructor(private readonly path: string) {}
@@ -47,8 +55,43 @@ export class ThreadIndex {
     this.attachedLog = log;
   }
 
+  /** The durable version: what readers see. */
   get version(): number {
     return this.recordOffsets.length;
+  }
+
+  /** The version once every written event is durable: the next event's seq is this plus one. */
+  get writtenVersion(): number {
+    return this.recordOffsets.length + this.pendingCount;
+  }
+
+  get hasPending(): boolean {
+    return this.pendingCount > 0;
+  }
+
+  /** True when the event id or the message id is held by an event written but not yet durable. */
+  isPending(eventId: string, messageId: string | undefined): boolean {
+    return (
+      this.pendingEventIds.has(eventId) || (messageId !== undefined && this.pendingMessageIds.has(messageId))
+    );
+  }
+
+  /** Events were written (seqs from `writtenVersion + 1`), not yet durable. */
+  addPending(events: readonly StoredEvent[]): void {
+    for (const event of events) {
+      this.pendingEventIds.add(event.eventId);
+      if (event.type === 'message.appended') this.pendingMessageIds.add(event.message.id);
+    }
+    this.pendingCount += events.length;
+  }
+
+  /** Pending events that were cut off the log (their sync failed): their seqs are free again. */
+  forget(events: readonly StoredEvent[]): void {
+    for (const event of events) {
+      if (!this.pendingEventIds.delete(event.eventId)) continue;
+      if (event.type === 'message.appended') this.pendingMessageIds.delete(event.message.id);
+      this.pendingCount -= 1;
+    }
   }
 
   /** Byte range of events `fromSeq`..`toSeq` (inclusive) in the log. */
@@ -73,6 +116,10 @@ export class ThreadIndex {
       this.threadId = event.threadId;
     } else if (event.tenantId !== this.tenantId || event.threadId !== this.threadId) {
       throw new IntegrityError(`log ${this.path} holds an event of another thread`, { seq: event.seq });
+    }
+    if (this.pendingEventIds.delete(event.eventId)) {
+      this.pendingCount -= 1;
+      if (event.type === 'message.appended') this.pendingMessageIds.delete(event.message.id);
     }
     this.recordOffsets.push(location.offset);
     this.indexedEnd = location.offset + location.length;

@@ -1,4 +1,4 @@
-import { constants } from 'node:fs';
+import { constants, writeSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -29,6 +29,12 @@ const NEWLINE = 0x0a;
 const SPACE = 0x20;
 const SCAN_CHUNK_BYTES = 4 * 1024 * 1024;
 const DEFAULT_IDLE_CLOSE_MS = 250;
+/**
+ * Batches up to this size are written with one synchronous `write` on the event loop (a copy into
+ * the page cache: microseconds) instead of a round trip through libuv's thread pool; larger ones
+ * are written asynchronously. Durability is the sync's job either way (ADR-0130).
+ */
+const SYNCHRONOUS_WRITE_MAX_BYTES = 64 * 1024;
 
 export function encodeRecordLine(value: unknown, recordsLeftInBatch: number): Buffer {
   const body = Buffer.from(`${recordsLeftInBatch} ${JSON.stringify(value)}`, 'utf8');
@@ -92,6 +98,16 @@ async function* readLines(
 
 export type BatchListener = (records: ScannedRecord[]) => void;
 
+/**
+ * A batch written to the log but not necessarily durable yet (exclusive mode, {@link RecordLogFile.write}).
+ * `durable` resolves once it is on stable storage and folded in (after every batch written before
+ * it), and rejects when it, or a batch written before it, could not be made durable: then it was
+ * cut off the file and never folded in.
+ */
+export interface WrittenBatch {
+  durable: Promise<RecordLocation[]>;
+}
+
 export interface RecordLogOptions {
   /**
    * Other processes may append to this file (shared mode). Opening then never cuts a tail (it may
@@ -107,6 +123,11 @@ export interface RecordLogOptions {
   idleCloseMs?: number;
   /** Sync appends through this group commit (shared with the store's other logs) instead of alone. */
   groupCommit?: GroupCommit;
+  /**
+   * Exclusive mode: called with a written batch's values when it is cut off the file because it,
+   * or a batch before it, could not be made durable — in order, before any later batch is written.
+   */
+  onCutOff?: (values: readonly unknown[]) => void;
 }
 
 export class RecordLogFile {
@@ -118,6 +139,16 @@ export class RecordLogFile {
   /** Appends and reads using the kept handle right now; it is closed only when none is. */
   private handleUsers = 0;
   private idleTimer: NodeJS.Timeout | undefined;
+  /** Exclusive mode: where the next batch goes; past `end` while written batches await their sync. */
+  private written = 0;
+  /** Exclusive mode: settles once every batch written so far is folded in or cut off. */
+  private settledTail: Promise<void> = Promise.resolve();
+  /** Exclusive mode: written batches not yet folded in or cut off. */
+  private outstanding = 0;
+  /** Exclusive mode: a sync failed; no batch is written until every outstanding one is cut off. */
+  private rollingBackBecause: unknown;
+  /** Exclusive mode: an asynchronous write in progress (large batches), awaited before a cut. */
+  private writing: Promise<void> = Promise.resolve();
 
   private constructor(
     readonly path: string,
@@ -149,6 +180,7 @@ export class RecordLogFile {
     // Exclusive: nobody else writes, so a damaged tail is a crash tail. Shared: it may be a batch
     // being written right now; only a writer holding the lock may cut it (catchUp with the lock).
     await log.scanFrom(shared ? 'lenient' : 'repair');
+    log.written = log.end;
     return log;
   }
 
@@ -167,14 +199,11 @@ export class RecordLogFile {
   /**
    * Append one batch atomically (all or, after a crash, nothing), fsync it and fold it in.
    * Shared mode: call with the file's cross-process lock held, after `catchUp(true)`.
+   * Exclusive mode: `write` and wait until it is durable.
    */
   async append(values: readonly unknown[]): Promise<RecordLocation[]> {
-    if (this.unusableBecause !== undefined) {
-      throw new CompactorError('unavailable', `log ${this.path} could not be repaired after a failed write`, {
-        cause: this.unusableBecause,
-        isRetryable: true,
-      });
-    }
+    if (!this.shared) return (await this.write(values)).durable;
+    this.ensureUsable();
     const lines = values.map((value, index) => encodeRecordLine(value, values.length - 1 - index));
     const data = lines.length === 1 ? lines[0]! : Buffer.concat(lines);
     const start = this.end;
@@ -183,11 +212,7 @@ export class RecordLogFile {
     const handle = await this.acquireHandle(constants.O_RDWR | constants.O_CREAT);
     try {
       try {
-        let written = 0;
-        while (written < data.length) {
-          const { bytesWritten } = await handle.write(data, written, data.length - written, start + written);
-          written += bytesWritten;
-        }
+        await writeFully(handle, data, start);
         if (this.options.groupCommit) await this.options.groupCommit.sync(handle);
         else await handle.datasync();
       } catch (error) {
@@ -203,22 +228,149 @@ export class RecordLogFile {
       await this.releaseHandle(handle);
     }
     if (creating) await syncDirectory(dirname(this.path));
-    const locations: ScannedRecord[] = [];
-    let offset = start;
-    for (const [index, line] of lines.entries()) {
-      locations.push({ offset, length: line.length, value: values[index] });
-      offset += line.length;
-    }
-    if (this.shared) {
-      // A catch-up of this process may already have folded the batch in (it was readable before
-      // the fsync returned); the serialized catch-up folds it exactly once either way.
-      await this.catchUp(false);
-      if (this.end < offset) throw new IntegrityError(`log ${this.path} lost a batch just written`);
-    } else {
-      this.end = offset;
-      this.onBatch(locations);
-    }
+    const locations = locate(lines, values, start);
+    // A catch-up of this process may already have folded the batch in (it was readable before
+    // the fsync returned); the serialized catch-up folds it exactly once either way.
+    await this.catchUp(false);
+    if (this.end < start + data.length)
+      throw new IntegrityError(`log ${this.path} lost a batch just written`);
     return locations.map(({ offset: at, length }) => ({ offset: at, length }));
+  }
+
+  /**
+   * Exclusive mode: write one batch after every batch written so far and return once its bytes
+   * are in the file; its `durable` promise settles after the sync (ADR-0130). The caller
+   * serializes calls per log (the event store's thread lock) but need not wait for `durable`
+   * before the next `write`, so appends to one log share syncs. `beforeWrite` runs right before
+   * the bytes are written, with nothing awaited in between; throwing there writes nothing. Readers see a batch only once it
+   * is durable and folded in; batches are folded in the order they were written. When a sync
+   * fails, the batch and every batch written after it are cut off the file and rejected, and no
+   * batch is written until all of them are.
+   */
+  async write(values: readonly unknown[], beforeWrite?: () => void): Promise<WrittenBatch> {
+    if (this.shared) throw new Error(`log ${this.path} is shared: use append`);
+    this.ensureUsable();
+    const lines = values.map((value, index) => encodeRecordLine(value, values.length - 1 - index));
+    const data = lines.length === 1 ? lines[0]! : Buffer.concat(lines);
+    const start = this.written;
+    const creating = start === 0;
+    if (creating) await ensureDirectory(dirname(this.path));
+    const handle = await this.acquireHandle(constants.O_RDWR | constants.O_CREAT);
+    try {
+      // A sync may have failed while we waited; a concurrent write is the caller's bug.
+      this.ensureUsable();
+      if (this.written !== start) throw new Error(`log ${this.path}: concurrent writes`);
+      // The caller's last word, synchronously before the bytes go in (e.g. its seqs still hold).
+      beforeWrite?.();
+      this.written = start + data.length;
+      if (data.length <= SYNCHRONOUS_WRITE_MAX_BYTES) {
+        let done = 0;
+        while (done < data.length) done += writeSync(handle.fd, data, done, data.length - done, start + done);
+      } else {
+        const writing = writeFully(handle, data, start);
+        this.writing = writing.catch(() => undefined);
+        await writing;
+      }
+    } catch (error) {
+      if (this.written === start + data.length) {
+        // Nothing was written after us (writes are serialized): cut our partial batch off.
+        this.written = start;
+        await handle.truncate(start).catch((truncateError: unknown) => {
+          this.unusableBecause = truncateError;
+        });
+      }
+      await this.releaseHandle(handle);
+      throw error;
+    }
+    this.outstanding += 1;
+    const previous = this.settledTail;
+    const durable = this.settle(handle, start, data.length, lines, values, creating, previous);
+    this.settledTail = durable.then(
+      () => undefined,
+      () => undefined,
+    );
+    return { durable };
+  }
+
+  /** Wait until every batch written so far is durable and folded in, or cut off. */
+  settled(): Promise<void> {
+    return this.settledTail;
+  }
+
+  /** Sync one written batch, then (after every earlier batch) fold it in or cut it off. */
+  private async settle(
+    handle: FileHandle,
+    start: number,
+    length: number,
+    lines: Buffer[],
+    values: readonly unknown[],
+    creating: boolean,
+    previous: Promise<void>,
+  ): Promise<RecordLocation[]> {
+    let syncError: unknown;
+    let synced = true;
+    try {
+      if (this.options.groupCommit) await this.options.groupCommit.sync(handle);
+      else await handle.datasync();
+    } catch (error) {
+      synced = false;
+      syncError = error;
+      // From now on nothing is written until this batch and all after it are cut off.
+      this.rollingBackBecause ??= error;
+    }
+    await previous;
+    try {
+      if (this.end !== start) {
+        // An earlier batch could not be made durable and was cut off with everything after it.
+        this.options.onCutOff?.(values);
+        throw new CompactorError('unavailable', `log ${this.path}: an earlier write failed; retry`, {
+          cause: this.rollingBackBecause,
+          isRetryable: true,
+        });
+      }
+      if (synced && creating) {
+        try {
+          await syncDirectory(dirname(this.path));
+        } catch (error) {
+          synced = false;
+          syncError = error;
+          this.rollingBackBecause ??= error;
+        }
+      }
+      if (!synced) {
+        // Cut this batch and every batch written after it (all rejected above) off the file.
+        await this.writing;
+        this.written = start;
+        await handle.truncate(start).catch((truncateError: unknown) => {
+          this.unusableBecause = truncateError;
+        });
+        this.options.onCutOff?.(values);
+        throw syncError;
+      }
+      const locations = locate(lines, values, start);
+      this.end = start + length;
+      this.onBatch(locations);
+      return locations.map(({ offset: at, length: bytes }) => ({ offset: at, length: bytes }));
+    } finally {
+      this.outstanding -= 1;
+      if (this.outstanding === 0) this.rollingBackBecause = undefined;
+      await this.releaseHandle(handle);
+    }
+  }
+
+  private ensureUsable(): void {
+    if (this.unusableBecause !== undefined) {
+      throw new CompactorError('unavailable', `log ${this.path} could not be repaired after a failed write`, {
+        cause: this.unusableBecause,
+        isRetryable: true,
+      });
+    }
+    if (this.rollingBackBecause !== undefined) {
+      throw new CompactorError('unavailable', `log ${this.path}: a sync failed; retry`, {
+        cause: this.rollingBackBecause,
+        isRetryable: true,
+      });
+    }
   }
 
   /** The records in a byte range of whole records, each checked against its CRC. */
@@ -342,6 +494,25 @@ export class RecordLogFile {
       await handle.close();
     }
   }
+}
+
+async function writeFully(handle: FileHandle, data: Buffer, position: number): Promise<void> {
+  let written = 0;
+  while (written < data.length) {
+    const { bytesWritten } = await handle.write(data, written, data.length - written, position + written);
+    written += bytesWritten;
+  }
+}
+
+/** Where each line of a batch written at `start` lands, with its value. */
+function locate(lines: readonly Buffer[], values: readonly unknown[], start: number): ScannedRecord[] {
+  const locations: ScannedRecord[] = [];
+  let offset = start;
+  for (const [index, line] of lines.entries()) {
+    locations.push({ offset, length: line.length, value: values[index] });
+    offset += line.length;
+  }
+  return locations;
 }
 
 /** Walk the file batch by batch; returns where the intact part ends. */

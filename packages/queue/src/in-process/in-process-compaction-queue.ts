@@ -223,19 +223,22 @@ export class InProcessCompactionQueue implements JobQueue {
   private add(data: unknown, key: string | undefined, requestedDelayMs: number, maxWaitMs: number): void {
     this.assertOpen();
     const now = Date.now();
-    let windowStartedAt = now;
-    let delayMs = requestedDelayMs;
     if (key !== undefined) {
       const holder = this.entries.get(this.holderByDeduplicationKey.get(key) ?? '');
       if (holder?.state === 'delayed') {
         // Still debouncing (or waiting to retry): replaced by the newer request, timer restarted,
-        // but the window keeps its start, so a thread that never goes quiet is still checked.
-        windowStartedAt = holder.windowStartedAt;
-        delayMs = delayWithinWindow(requestedDelayMs, windowStartedAt, maxWaitMs, now);
-        this.remove(holder);
+        // but the window keeps its start, so a thread that never goes quiet is still checked. The
+        // entry is reused in place (same id: same window), which costs an append no new id, map
+        // entries or validation (issue #17).
         this.deferredByDeduplicationKey.delete(key);
+        clearTimeout(holder.timer);
+        holder.data = data;
+        holder.failedAttempts = 0;
+        holder.maxWaitMs = maxWaitMs;
+        this.schedule(holder, delayWithinWindow(requestedDelayMs, holder.windowStartedAt, maxWaitMs, now));
+        return;
       } else if (holder?.state === 'active') {
-        this.deferredByDeduplicationKey.set(key, { data, delayMs, maxWaitMs });
+        this.deferredByDeduplicationKey.set(key, { data, delayMs: requestedDelayMs, maxWaitMs });
         return;
       } else if (holder?.state === 'waiting') {
         // Already due and waiting for a worker: it reads the thread's newest version when it runs.
@@ -248,12 +251,12 @@ export class InProcessCompactionQueue implements JobQueue {
       deduplicationKey: key,
       failedAttempts: 0,
       state: 'delayed',
-      windowStartedAt,
+      windowStartedAt: now,
       maxWaitMs,
     };
     this.entries.set(entry.id, entry);
     if (key !== undefined) this.holderByDeduplicationKey.set(key, entry.id);
-    this.schedule(entry, delayMs);
+    this.schedule(entry, requestedDelayMs);
   }
 
   private schedule(entry: InProcessEntry, delayMs: number): void {
