@@ -94,7 +94,9 @@ describe('public package manifests (checked without the registry)', () => {
       const manifest = JSON.parse(await readFile(join(entry.directory, 'package.json'), 'utf8'));
       for (const dependency of Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies }))
         if (dependency.startsWith('@compactor/') && !publicNames.has(dependency))
-          problems.push(`${entry.name} depends on ${dependency}, which is private (its tarball would not install)`);
+          problems.push(
+            `${entry.name} depends on ${dependency}, which is private (its tarball would not install)`,
+          );
       // Every workspace entry point but ./bench (workspace-only, ADR-0080) is published from dist/.
       for (const subpath of Object.keys(manifest.exports ?? {}))
         if (subpath !== './bench' && manifest.publishConfig?.exports?.[subpath] === undefined)

@@ -145,7 +145,9 @@ describe('--windows', () => {
   it('joins --windows and --window, and takes the old names --budgets and --budget with a note', () => {
     const notes: string[] = [];
     const note = (text: string) => notes.push(text);
-    expect(windowsOf({ out: '.', windows: [8000, 32000], window: 16000 }, note)).toEqual([8000, 16000, 32000]);
+    expect(windowsOf({ out: '.', windows: [8000, 32000], window: 16000 }, note)).toEqual([
+      8000, 16000, 32000,
+    ]);
     expect(windowsOf({ out: '.' }, note)).toBeUndefined();
     expect(notes).toEqual([]);
     expect(windowsOf({ out: '.', budget: 16000 }, note)).toEqual([16000]);

@@ -85,14 +85,20 @@ export function windowsOf(options: EvalCommandOptions, note: (text: string) => v
 export function registerEvalCommand(program: Command): void {
   program
     .command('eval')
-    .description('run transcripts through compaction and the baselines at several context windows, and compare')
+    .description(
+      'run transcripts through compaction and the baselines at several context windows, and compare',
+    )
     .option('--corpus <dir>', 'transcript folder (default: ../shared/corpus or COMPACTOR_CORPUS_DIR)')
     .option(
       '--windows <list>',
       'context windows for every transcript, e.g. 8k,16k,32k (default: per kind)',
       parseWindowList,
     )
-    .option('--window <tokens>', 'one context window, e.g. 16k (with --windows: added to the list)', parseTokenCount)
+    .option(
+      '--window <tokens>',
+      'one context window, e.g. 16k (with --windows: added to the list)',
+      parseTokenCount,
+    )
     .option('--budgets <list>', 'old name of --windows', parseWindowList)
     .option('--budget <tokens>', 'old name of --window', parseTokenCount)
     .option('--policy <name|file>', 'policy preset name or JSON thread policy applied to our system')
