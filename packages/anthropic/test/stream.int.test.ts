@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Anthropic } from '@anthropic-ai/sdk';
-import { foldThread } from '@compactor/core';
+import { type ContentPart, foldThread } from '@compactor/core';
 import { createEmbeddedStores, type EmbeddedStores } from '@compactor/embedded';
 import { createCompactor, type PreparedRequest } from '@compactor/engine';
 import { validateProviderRequest } from '@compactor/render/validate';
@@ -128,7 +128,7 @@ describe('withCompaction around messages.stream', () => {
       const logged = foldThread(await stores.events.readAll('local', 'ops')).messages.at(-1)!;
       expect(logged.role).toBe('assistant');
       expect(logged.content).toEqual(
-        final.content.flatMap((block) =>
+        final.content.flatMap((block): ContentPart[] =>
           block.type === 'thinking'
             ? [{ type: 'reasoning', text: block.thinking, signature: block.signature }]
             : block.type === 'text'
