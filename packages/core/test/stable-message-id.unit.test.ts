@@ -5,9 +5,9 @@ import { stableMessageId } from '../src/index.js';
 describe('stableMessageId (ADR-0084)', () => {
   it('keeps the ids adapters derived before it moved to core (node:crypto SHA-256 of the same JSON)', () => {
     // Computed with node:crypto's createHash('sha256') over the same JSON: stored threads keep deduplicating.
-    expect(stableMessageId(3, { role: 'user', content: [{ type: 'text', text: 'Check every service log.' }] })).toBe(
-      'm3-b8d74fac531ee712',
-    );
+    expect(
+      stableMessageId(3, { role: 'user', content: [{ type: 'text', text: 'Check every service log.' }] }),
+    ).toBe('m3-b8d74fac531ee712');
   });
 
   it('is the same for the same position and content, and differs when either differs', () => {
