@@ -90,7 +90,7 @@ describe.skipIf(!existsSync(CHROMIUM))(
         : await ownTranscript();
       const replay = await replayThroughServer(transcript, {
         format: 'auto',
-        budget: 16_000,
+        window: 16_000,
         server: serve.url,
         apiKey: KEY_A,
       });

@@ -2,7 +2,7 @@ import type { PiCompaction } from '@compactor/importers';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
 import { createTokenizer } from '@compactor/tokenizer';
 import { describe, expect, it } from 'vitest';
-import { parseBudgetList, parseRatioList } from '../src/commands/eval-command.js';
+import { parseRatioList, parseWindowList, windowsOf } from '../src/commands/eval-command.js';
 import type { RunMetrics } from '../src/eval/eval-types.js';
 import { codingRetention } from '../src/eval/probe-retention.js';
 import { finalStateProbes, piSummaryProbes, summaryTerms } from '../src/eval/probes.js';
@@ -103,14 +103,14 @@ describe('request checks', () => {
 });
 
 describe('retention chart', () => {
-  const run = (system: string, budget: number, retained: number): RunMetrics => ({
+  const run = (system: string, window: number, retained: number): RunMetrics => ({
     system,
     transcript: 't',
     kind: 'pi',
-    budget,
-    ceiling: budget,
+    window,
+    ceiling: window,
     transcriptTokens: 100_000,
-    requestTokens: budget,
+    requestTokens: window,
     withinBudget: true,
     valid: true,
     validationErrors: [],
@@ -119,7 +119,7 @@ describe('retention chart', () => {
     elapsedMs: 1,
   });
 
-  it('draws one series per system with a legend entry and one point per budget', () => {
+  it('draws one series per system with a legend entry and one point per context window', () => {
     const systems = ['compactor', 'sliding-window', 'langchain'];
     const runs = systems.flatMap((system, index) => [
       run(system, 8000, index),
@@ -135,11 +135,25 @@ describe('retention chart', () => {
   });
 });
 
-describe('--budgets', () => {
+describe('--windows', () => {
   it('reads plain numbers and k suffixes, sorted and de-duplicated, and rejects the rest', () => {
-    expect(parseBudgetList('16k, 8000,8K,32000')).toEqual([8000, 16000, 32000]);
-    expect(() => parseBudgetList('8k,lots')).toThrow(/invalid budget/);
-    expect(() => parseBudgetList('0')).toThrow(/invalid budget/);
+    expect(parseWindowList('16k, 8000,8K,32000')).toEqual([8000, 16000, 32000]);
+    expect(() => parseWindowList('8k,lots')).toThrow(/invalid context window/);
+    expect(() => parseWindowList('0')).toThrow(/invalid context window/);
+  });
+
+  it('joins --windows and --window, and takes the old names --budgets and --budget with a note', () => {
+    const notes: string[] = [];
+    const note = (text: string) => notes.push(text);
+    expect(windowsOf({ out: '.', windows: [8000, 32000], window: 16000 }, note)).toEqual([
+      8000, 16000, 32000,
+    ]);
+    expect(windowsOf({ out: '.' }, note)).toBeUndefined();
+    expect(notes).toEqual([]);
+    expect(windowsOf({ out: '.', budget: 16000 }, note)).toEqual([16000]);
+    expect(notes.pop()).toMatch(/--budget is now --window \(context windows/);
+    expect(windowsOf({ out: '.', budgets: [8000, 16000], window: 8000 }, note)).toEqual([8000, 16000]);
+    expect(notes.pop()).toMatch(/--budgets is now --windows/);
   });
 });
 

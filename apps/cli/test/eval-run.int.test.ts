@@ -61,7 +61,7 @@ describe('runEvaluation', () => {
     const result = await runEvaluation({
       corpusDir: '/nonexistent',
       transcripts: [{ kind: 'openai', file, conversation: 0, label: 'garden' }],
-      budgets: [3000, 1_000_000],
+      windows: [3000, 1_000_000],
       baselines: [lastSix, everything],
       drift: false,
       needles: false,
@@ -70,8 +70,8 @@ describe('runEvaluation', () => {
     expect(progress).toEqual([1, 2]);
     expect(result.systems.map((system) => system.name)).toEqual([OURS, 'last-six', 'everything']);
     expect(result.runs).toHaveLength(6);
-    const at = (system: string, budget: number) =>
-      result.runs.find((run) => run.system === system && run.budget === budget)!;
+    const at = (system: string, window: number) =>
+      result.runs.find((run) => run.system === system && run.window === window)!;
     const small = at(OURS, 3000);
     expect(small.valid).toBe(true);
     expect(small.withinBudget).toBe(true);
@@ -104,7 +104,7 @@ describe('--policy and the command', () => {
       runEvaluation({
         corpusDir: dirname(file),
         transcripts: [{ kind: 'openai', file, conversation: 0, label: 'garden' }],
-        budgets: [3000],
+        windows: [3000],
         baselines: [],
         drift: false,
         needles: false,
@@ -124,15 +124,19 @@ describe('--policy and the command', () => {
       'eval',
       '--corpus',
       dirname(file),
-      '--budgets',
+      '--windows',
       '2k',
+      '--budget',
+      '3k',
       '--json',
       '--out',
       out,
     ]);
     expect(result.code).toBe(0);
-    const printed = JSON.parse(result.stdout) as { runs: Array<{ system: string; budget: number }> };
-    expect(printed.runs.filter((run) => run.system === OURS).map((run) => run.budget)).toEqual([2000]);
+    const printed = JSON.parse(result.stdout) as { runs: Array<{ system: string; window: number }> };
+    // `--budget` is the old name of `--window` (ADR-0082): accepted, with a note saying so.
+    expect(printed.runs.filter((run) => run.system === OURS).map((run) => run.window)).toEqual([2000, 3000]);
+    expect(result.stderr).toContain('--budget is now --window');
     const saved = JSON.parse(await readFile(join(out, 'results.json'), 'utf8')) as { runs: unknown[] };
     expect(saved.runs).toHaveLength(printed.runs.length);
     expect(await readFile(join(out, 'report.md'), 'utf8')).toContain('| compactor |');
@@ -155,7 +159,7 @@ describe.skipIf(!corpusAvailable('swe-agent', 'ctf-rev-rock.traj'))(
             label: 'rock',
           },
         ],
-        budgets: [8000],
+        windows: [8000],
         baselines: [lastSix],
         needles: false,
       });

@@ -11,7 +11,7 @@ describe('eval v2 on a hand-made LoCoMo conversation', () => {
     const result = await runEvaluation({
       corpusDir: '/nonexistent',
       transcripts: [transcript],
-      budgets: [4000],
+      windows: [4000],
       baselines: undefined,
       qaRatios: [2],
       needleCeilings: [1500],

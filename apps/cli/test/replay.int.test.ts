@@ -15,7 +15,7 @@ import { runCli, writeChatTranscript } from './support.js';
 describe('replayTranscript', () => {
   it('compacts as the conversation grows and ends within the budget with a valid request', async () => {
     const file = await writeChatTranscript();
-    const { report, request } = await replayTranscript({ file, budget: 6000 });
+    const { report, request } = await replayTranscript({ file, window: 6000 });
     expect(report.format).toBe('openai');
     expect(report.provider).toBe('openai-chat');
     expect(report.messages).toBe(2 + 1 + 30 * 4);
@@ -130,7 +130,7 @@ describe('compactor replay --server', () => {
       const file = await writeChatTranscript();
       const { report, request } = await replayThroughServer(file, {
         format: 'auto',
-        budget: 6000,
+        window: 6000,
         server: address,
         apiKey: 'test-key',
       });
@@ -182,7 +182,7 @@ describe.skipIf(!corpusAvailable('pi'))('replay on the corpus (needs ../shared/c
     expect(validateProviderRequest('anthropic', pi.request).errors).toEqual([]);
     const locomo = await replayTranscript({
       file: corpusFile('locomo', 'locomo10.json'),
-      budget: 16_000,
+      window: 16_000,
       conversation: 1,
     });
     // The library counts from 0 (conversation: 1 is the second); the report counts as the flag does.

@@ -3,7 +3,7 @@ import type {
   LanguageModelV3Prompt,
   LanguageModelV3ToolResultOutput,
 } from '@ai-sdk/provider';
-import type { ContentPart, EventInput, Message } from '@compactor/core';
+import { type ContentPart, type Message, messagesToEvents } from '@compactor/core';
 import type { AiSdkFilePart, AiSdkRequest } from '@compactor/render';
 import { stableMessageId } from './stable-ids.js';
 
@@ -110,10 +110,7 @@ function fileToContent(part: LanguageModelV3FilePart): ContentPart | null {
   };
 }
 
-/** Messages → the events that append them (event id = message id, so re-appending is a no-op). */
-export function messagesToEvents(messages: readonly Message[]): EventInput[] {
-  return messages.map((message) => ({ eventId: message.id, type: 'message.appended', message }));
-}
+export { messagesToEvents };
 
 /** A rendered AI SDK request → the model-level prompt the middleware hands on. */
 export function requestToPrompt(request: AiSdkRequest): LanguageModelV3Prompt {

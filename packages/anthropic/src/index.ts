@@ -1,2 +1,8 @@
 export { messageParamsToMessages, messagesToEvents, stableMessageId } from './message-conversion.js';
-export { type MessagesClient, type WithCompactionOptions, withCompaction } from './with-compaction.js';
+export { assembleStreamedMessage, type EventStream } from './stream-assembly.js';
+export {
+  type CompactedMessagesClient,
+  type MessagesClient,
+  type WithCompactionOptions,
+  withCompaction,
+} from './with-compaction.js';

@@ -1,21 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { Anthropic } from '@anthropic-ai/sdk';
-import type { ContentPart, EventInput, Message } from '@compactor/core';
+import { type ContentPart, type Message, messagesToEvents, stableMessageId } from '@compactor/core';
 
 type MessageParam = Anthropic.Messages.MessageParam;
 type ContentBlockParam = Anthropic.Messages.ContentBlockParam;
 
-/**
- * The id of the message at `position`: position plus a hash of its canonical content, so the
- * history an agent resends on every call is appended once (ADR-0084).
- */
-export function stableMessageId(position: number, message: Pick<Message, 'role' | 'content'>): string {
-  const digest = createHash('sha256')
-    .update(JSON.stringify({ role: message.role, content: message.content }))
-    .digest('hex')
-    .slice(0, 16);
-  return `m${position}-${digest}`;
-}
+export { stableMessageId };
 
 /**
  * Anthropic `MessageParam`s → Compactor messages. A user message's `tool_result` blocks become one
@@ -135,7 +124,4 @@ function resultPart(
   };
 }
 
-/** Messages → the events that append them (event id = message id: re-appending is a no-op). */
-export function messagesToEvents(messages: readonly Message[]): EventInput[] {
-  return messages.map((message) => ({ eventId: message.id, type: 'message.appended', message }));
-}
+export { messagesToEvents };

@@ -1,23 +1,34 @@
 import type { Anthropic } from '@anthropic-ai/sdk';
-import type { ToolDefinition } from '@compactor/core';
+import { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream';
+import type { Message as CompactorMessage, ToolDefinition } from '@compactor/core';
 import type { Compactor, PreparedRequest } from '@compactor/engine';
 import { resolveModelInfo } from '@compactor/tokenizer';
 import { messageParamsToMessages, messagesToEvents, stableMessageId } from './message-conversion.js';
+import { assembleStreamedMessage } from './stream-assembly.js';
 
 type CreateParams = Anthropic.Messages.MessageCreateParamsNonStreaming;
+/** `messages.stream` params (structured-output parsing, `output_config.format` helpers, is not wrapped). */
+type StreamParams = Omit<Anthropic.Messages.MessageCreateParamsStreaming, 'stream'>;
+type StreamingParams = Anthropic.Messages.MessageCreateParamsStreaming;
 type RequestOptions = Parameters<Anthropic['messages']['create']>[1];
 
-/** The part of the Anthropic client this wrapper needs (a real `Anthropic` instance has it). */
+/** The part of the Anthropic client this wrapper needs: a real `Anthropic` instance has it. */
 export interface MessagesClient {
+  messages: Pick<Anthropic['messages'], 'create'>;
+}
+
+/** What `withCompaction` returns: `messages.create` and `messages.stream`, as on the SDK. */
+export interface CompactedMessagesClient {
   messages: {
-    create(params: CreateParams, options?: RequestOptions): PromiseLike<Anthropic.Messages.Message>;
+    create(params: CreateParams, options?: RequestOptions): Promise<Anthropic.Messages.Message>;
+    stream(params: StreamParams, options?: RequestOptions): MessageStream;
   };
 }
 
 export interface WithCompactionOptions {
   compactor: Compactor;
   /** The thread of this conversation: fixed, or chosen per call. */
-  threadId: string | ((params: CreateParams) => string);
+  threadId: string | ((params: CreateParams | StreamParams) => string);
   /** The most tokens a request may take, system and tools included (default: the thread's ceiling). */
   budget?: number;
   /** The thread's context window; default the model registry's for `params.model`. */
@@ -25,46 +36,89 @@ export interface WithCompactionOptions {
   onPrepared?: (prepared: PreparedRequest<'anthropic'>, threadId: string) => void;
 }
 
+interface PreparedCall<P> {
+  threadId: string;
+  /** How many messages the caller's history converted to: the answer's position. */
+  historyLength: number;
+  /** The caller's params with the rendered `system`, `messages` and `tools`. */
+  body: P;
+}
+
 /**
- * `withCompaction(client, options).messages.create(params)`: appends the conversation in `params`
- * (stable ids), compacts when due, sends the rendered `system`, `messages` and `tools` with the
- * caller's other settings (model, max_tokens, sampling, thinking...), and appends the answer.
+ * `withCompaction(client, options).messages.create(params)` and `.stream(params)`: appends the
+ * conversation in `params` (stable ids), compacts when due, sends the rendered `system`,
+ * `messages` and `tools` with the caller's other settings (model, max_tokens, sampling,
+ * thinking...), and appends the answer. A streamed answer is appended once, complete, after the
+ * stream's `message_stop` and before `finalMessage()` resolves; a stream that fails or is aborted
+ * appends nothing.
+ *
+ * @param client - An `Anthropic` client (or anything with its `messages.create`).
+ * @param options - The compactor, the thread, the budget.
+ * @returns A client whose `messages.create` and `messages.stream` send compacted requests.
  */
-export function withCompaction(client: MessagesClient, options: WithCompactionOptions): MessagesClient {
+export function withCompaction(
+  client: MessagesClient,
+  options: WithCompactionOptions,
+): CompactedMessagesClient {
+  async function prepareCall<P extends CreateParams | StreamingParams>(params: P): Promise<PreparedCall<P>> {
+    const threadId = typeof options.threadId === 'function' ? options.threadId(params) : options.threadId;
+    const contextWindow = options.contextWindow ?? resolveModelInfo(params.model).contextWindow;
+    await options.compactor.append(threadId, [
+      { eventId: 'thread.created', type: 'thread.created', model: params.model, contextWindow },
+    ]);
+    const messages = messageParamsToMessages(params.messages);
+    if (messages.length > 0) await options.compactor.append(threadId, messagesToEvents(messages));
+    const allCustom = (params.tools ?? []).every((tool) => 'input_schema' in tool);
+    const prepared = await options.compactor.prepare(threadId, {
+      provider: 'anthropic',
+      system: systemText(params.system),
+      tools: allCustom ? customTools(params.tools) : [],
+      ...(options.budget !== undefined ? { budget: options.budget } : {}),
+    });
+    options.onPrepared?.(prepared, threadId);
+    const { system, messages: compacted, tools } = prepared.request;
+    const body: P = {
+      ...params,
+      ...(system ? { system } : { system: undefined }),
+      messages: compacted,
+      ...(allCustom ? (tools ? { tools } : {}) : {}),
+    };
+    return { threadId, historyLength: messages.length, body };
+  }
+
+  async function appendAnswer(call: PreparedCall<unknown>, response: Anthropic.Messages.Message) {
+    const [answer] = messageParamsToMessages([{ role: 'assistant', content: answerBlocks(response) }]);
+    if (!answer) return;
+    const message: CompactorMessage = { ...answer, id: stableMessageId(call.historyLength, answer) };
+    await options.compactor.append(call.threadId, messagesToEvents([message]));
+  }
+
   return {
     messages: {
       async create(params, requestOptions) {
-        const threadId = typeof options.threadId === 'function' ? options.threadId(params) : options.threadId;
-        const contextWindow = options.contextWindow ?? resolveModelInfo(params.model).contextWindow;
-        await options.compactor.append(threadId, [
-          { eventId: 'thread.created', type: 'thread.created', model: params.model, contextWindow },
-        ]);
-        const messages = messageParamsToMessages(params.messages);
-        if (messages.length > 0) await options.compactor.append(threadId, messagesToEvents(messages));
-        const allCustom = (params.tools ?? []).every((tool) => 'input_schema' in tool);
-        const prepared = await options.compactor.prepare(threadId, {
-          provider: 'anthropic',
-          system: systemText(params.system),
-          tools: allCustom ? customTools(params.tools) : [],
-          ...(options.budget !== undefined ? { budget: options.budget } : {}),
-        });
-        options.onPrepared?.(prepared, threadId);
-        const { system, messages: compacted, tools } = prepared.request;
-        const response = await client.messages.create(
-          {
-            ...params,
-            ...(system ? { system } : { system: undefined }),
-            messages: compacted,
-            ...(allCustom ? (tools ? { tools } : {}) : {}),
-          },
-          requestOptions,
-        );
-        const [answer] = messageParamsToMessages([{ role: 'assistant', content: answerBlocks(response) }]);
-        if (answer) {
-          const id = stableMessageId(messages.length, answer);
-          await options.compactor.append(threadId, messagesToEvents([{ ...answer, id }]));
-        }
+        const call = await prepareCall(params);
+        const response = await client.messages.create(call.body, requestOptions);
+        await appendAnswer(call, response);
         return response;
+      },
+      stream(params, requestOptions) {
+        // The SDK's own MessageStream runs the request through `create`: this one prepares first,
+        // then streams the rendered request, and appends the assembled answer at message_stop.
+        const preparing: Pick<Anthropic['messages'], 'create'> = {
+          create: ((body: StreamingParams, createOptions: RequestOptions) => ({
+            withResponse: async () => {
+              const call = await prepareCall(body);
+              const { response, data } = await client.messages
+                .create(call.body, createOptions)
+                .withResponse();
+              return {
+                response,
+                data: assembleStreamedMessage(data, (message) => appendAnswer(call, message)),
+              };
+            },
+          })) as unknown as Anthropic['messages']['create'],
+        };
+        return MessageStream.createMessage(preparing as Anthropic['messages'], params, requestOptions);
       },
     },
   };
@@ -97,6 +151,7 @@ function answerBlocks(response: Anthropic.Messages.Message): Anthropic.Messages.
       return [{ type: 'tool_use', id: block.id, name: block.name, input: block.input }];
     if (block.type === 'thinking')
       return [{ type: 'thinking', thinking: block.thinking, signature: block.signature }];
+    if (block.type === 'redacted_thinking') return [{ type: 'redacted_thinking', data: block.data }];
     return [];
   });
 }

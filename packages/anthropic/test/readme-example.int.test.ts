@@ -5,6 +5,7 @@ import { Anthropic } from '@anthropic-ai/sdk';
 import { startFakeMessagesApi, textResponse } from '@compactor/testkit/fake-messages-api';
 import { expect, it } from 'vitest';
 import { askWithCompaction } from '../examples/compacted-client.js';
+import { streamWithCompaction } from '../examples/streamed-client.js';
 
 it('the README example sends the compacted request through the real SDK', async () => {
   const fake = await startFakeMessagesApi();
@@ -21,6 +22,33 @@ it('the README example sends the compacted request through the real SDK', async 
       },
     ]);
   } finally {
+    await fake.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
+
+it('the README streaming example streams the compacted request and logs the answer', async () => {
+  const fake = await startFakeMessagesApi();
+  const dataDir = await mkdtemp(join(tmpdir(), 'compactor-anthropic-readme-stream-'));
+  const written: string[] = [];
+  const write = process.stdout.write;
+  process.stdout.write = ((chunk: string) => written.push(chunk) > 0) as typeof process.stdout.write;
+  try {
+    fake.enqueue(textResponse('It ships today, by noon.'));
+    const anthropic = new Anthropic({ apiKey: 'test-key', baseURL: fake.url, maxRetries: 0 });
+    const { answer, logged } = await streamWithCompaction(anthropic, 'When does order A-1 ship?', dataDir);
+    process.stdout.write = write;
+    expect(written.join('')).toBe('It ships today, by noon.');
+    expect(written.length).toBeGreaterThan(1);
+    expect(answer.content).toEqual([{ type: 'text', text: 'It ships today, by noon.' }]);
+    expect((fake.requests[0]!.body as { stream: boolean }).stream).toBe(true);
+    const appended = logged.flatMap((event) => (event.type === 'message.appended' ? [event.message] : []));
+    expect(appended.map((message) => [message.role, message.content])).toEqual([
+      ['user', [{ type: 'text', text: 'When does order A-1 ship?' }]],
+      ['assistant', [{ type: 'text', text: 'It ships today, by noon.' }]],
+    ]);
+  } finally {
+    process.stdout.write = write;
     await fake.close();
     await rm(dataDir, { recursive: true, force: true });
   }

@@ -10,6 +10,7 @@ import type {
   StoredEvent,
   ToolDefinition,
 } from '@compactor/core';
+import type { RequestByProvider } from '@compactor/render';
 import type { z } from 'zod';
 
 /** The `error.code` the ingest answers with. */
@@ -123,8 +124,12 @@ export interface PromptOptions<P extends ProviderName = ProviderName> {
 
 /** The rendered request, its token counts, and the render report. */
 export interface RenderedPrompt<P extends ProviderName = ProviderName> {
-  /** The provider request (Anthropic Messages, OpenAI Chat/Responses or AI SDK shape). */
-  request: Record<string, unknown>;
+  /**
+   * The provider request, typed as render emits it for `P` (`RequestByProvider`, ADR-0083): it
+   * spreads into the SDK's own call (`MessageCreateParams`, `ChatCompletionCreateParams`, Responses
+   * `input`, `generateText`) without casts.
+   */
+  request: RequestByProvider[P];
   tokens: {
     system: number;
     tools: number;

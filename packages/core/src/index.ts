@@ -22,6 +22,7 @@ export * from './ports/job-queue.js';
 export * from './ports/lifecycle-log.js';
 export * from './ports/logger.js';
 export * from './ports/plan-store.js';
+export * from './ports/stable-message-id.js';
 export * from './ports/summarizer.js';
 export * from './ports/summary-cache.js';
 export * from './ports/tokenizer.js';

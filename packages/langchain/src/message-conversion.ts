@@ -1,16 +1,8 @@
-import { createHash } from 'node:crypto';
-import type { ContentPart, EventInput, Message } from '@compactor/core';
+import { type ContentPart, type Message, messagesToEvents, stableMessageId } from '@compactor/core';
 import type { AiSdkRequest } from '@compactor/render';
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from 'langchain';
 
-/** Position plus a hash of the canonical content: the history resent on every call is appended once (ADR-0084). */
-export function stableMessageId(position: number, message: Pick<Message, 'role' | 'content'>): string {
-  const digest = createHash('sha256')
-    .update(JSON.stringify({ role: message.role, content: message.content }))
-    .digest('hex')
-    .slice(0, 16);
-  return `m${position}-${digest}`;
-}
+export { stableMessageId };
 
 /** LangChain messages → ours. System messages are the agent's prompt, not the log's; reasoning is not kept. */
 export function baseMessagesToMessages(messages: readonly BaseMessage[]): Message[] {
@@ -58,10 +50,7 @@ function textParts(message: BaseMessage): ContentPart[] {
   return text === '' ? [] : [{ type: 'text', text }];
 }
 
-/** Messages → the events that append them (event id = message id). */
-export function messagesToEvents(messages: readonly Message[]): EventInput[] {
-  return messages.map((message) => ({ eventId: message.id, type: 'message.appended', message }));
-}
+export { messagesToEvents };
 
 /**
  * A rendered request in the portable AI SDK profile (user first, no system message inside the

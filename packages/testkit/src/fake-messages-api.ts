@@ -1,7 +1,10 @@
 /**
  * A loopback HTTP server that speaks enough of Anthropic's Messages API for tests: it records
  * every request and answers from a script (status, body, headers, delay), so retries, overload,
- * malformed output and timeouts can be exercised against the real SDK over a real socket.
+ * malformed output and timeouts can be exercised against the real SDK over a real socket. A
+ * request with `"stream": true` answered by a scripted message gets that message as server-sent
+ * events, as the API streams it (`message_start`, `content_block_start`/`_delta`/`_stop` per
+ * block, `message_delta`, `message_stop`), optionally cut off after a number of events.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,6 +26,13 @@ export interface ScriptedResponse {
   headers?: Record<string, string>;
   /** Wait this long before answering (for timeout tests). */
   delayMs?: number;
+  /**
+   * Streaming requests only: stop after this many events, before the message is complete: the
+   * connection is dropped (`cutAs: 'drop'`, the default) or the response ends cleanly (`'end'`: a
+   * stream that just stops, with no error and no `message_stop`).
+   */
+  cutAfterEvents?: number;
+  cutAs?: 'drop' | 'end';
 }
 
 /** A fixed answer, or one computed from the request. */
@@ -78,6 +88,10 @@ export async function startFakeMessagesApi(): Promise<FakeMessagesApi> {
       const scripted = typeof script === 'function' ? script(recorded) : script;
       const send = () => {
         if (response.destroyed) return;
+        if (isStreamingRequest(body) && scripted.status === 200 && isMessage(scripted.body)) {
+          sendEvents(response, messageStreamEvents(scripted.body), scripted);
+          return;
+        }
         response.writeHead(scripted.status, { 'content-type': 'application/json', ...scripted.headers });
         response.end(scripted.body === undefined ? '' : JSON.stringify(scripted.body));
       };
@@ -177,4 +191,132 @@ export function errorResponse(
   headers: Record<string, string> = {},
 ): ScriptedResponse {
   return { status, headers, body: { type: 'error', error: { type, message: `${type} (fake)` } } };
+}
+
+/** One server-sent event of the Messages API stream. */
+export interface StreamEvent {
+  event: string;
+  data: Record<string, unknown>;
+}
+
+interface MessageBody {
+  type: 'message';
+  content: Array<Record<string, unknown> & { type: string }>;
+  stop_reason?: unknown;
+  stop_sequence?: unknown;
+  usage?: { output_tokens?: number } & Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+function isStreamingRequest(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
+}
+
+function isMessage(body: unknown): body is MessageBody {
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    (body as { type?: unknown }).type === 'message' &&
+    Array.isArray((body as { content?: unknown }).content)
+  );
+}
+
+/** `text` in pieces of at most `size` characters (at least one piece). */
+function pieces(text: string, size: number): string[] {
+  if (text.length === 0) return [''];
+  const out: string[] = [];
+  for (let start = 0; start < text.length; start += size) out.push(text.slice(start, start + size));
+  return out;
+}
+
+/**
+ * A complete message as the Messages API streams it: `message_start` (no content, stop reason
+ * null), then per block `content_block_start` (empty), its deltas (`text_delta` and
+ * `input_json_delta` in pieces, `thinking_delta` and `signature_delta`) and `content_block_stop`,
+ * then `message_delta` (stop reason, output tokens) and `message_stop`; a `ping` after the start.
+ *
+ * @param message - The message the stream assembles to.
+ * @returns The events, in order.
+ */
+export function messageStreamEvents(message: MessageBody): StreamEvent[] {
+  const { content, stop_reason, stop_sequence, usage, ...rest } = message;
+  const events: StreamEvent[] = [
+    {
+      event: 'message_start',
+      data: {
+        type: 'message_start',
+        message: {
+          ...rest,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { ...usage, output_tokens: 1 },
+        },
+      },
+    },
+    { event: 'ping', data: { type: 'ping' } },
+  ];
+  content.forEach((block, index) => {
+    const delta = (payload: Record<string, unknown>) =>
+      events.push({
+        event: 'content_block_delta',
+        data: { type: 'content_block_delta', index, delta: payload },
+      });
+    const start = (content_block: Record<string, unknown>) =>
+      events.push({
+        event: 'content_block_start',
+        data: { type: 'content_block_start', index, content_block },
+      });
+    if (block.type === 'text') {
+      start({ ...block, text: '' });
+      for (const text of pieces(String(block.text), 7)) delta({ type: 'text_delta', text });
+    } else if (block.type === 'tool_use') {
+      start({ ...block, input: {} });
+      for (const partial_json of pieces(JSON.stringify(block.input ?? {}), 5))
+        delta({ type: 'input_json_delta', partial_json });
+    } else if (block.type === 'thinking') {
+      start({ type: 'thinking', thinking: '', signature: '' });
+      for (const thinking of pieces(String(block.thinking), 9)) delta({ type: 'thinking_delta', thinking });
+      delta({ type: 'signature_delta', signature: block.signature });
+    } else {
+      // Blocks that arrive whole (redacted thinking, server tool results).
+      start(block);
+    }
+    events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
+  });
+  events.push(
+    {
+      event: 'message_delta',
+      data: {
+        type: 'message_delta',
+        delta: { stop_reason, stop_sequence: stop_sequence ?? null },
+        usage: { output_tokens: usage?.output_tokens ?? 0 },
+      },
+    },
+    { event: 'message_stop', data: { type: 'message_stop' } },
+  );
+  return events;
+}
+
+function sendEvents(
+  response: ServerResponse,
+  events: readonly StreamEvent[],
+  scripted: ScriptedResponse,
+): void {
+  response.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    ...scripted.headers,
+  });
+  const limit = scripted.cutAfterEvents ?? events.length;
+  for (const [index, event] of events.entries()) {
+    if (index >= limit) {
+      if (scripted.cutAs === 'end') response.end();
+      // Flush what was written, then drop the connection mid-message.
+      else response.socket?.end(() => response.socket?.destroy());
+      return;
+    }
+    response.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
+  }
+  response.end();
 }

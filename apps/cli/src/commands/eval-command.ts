@@ -8,10 +8,17 @@ import { EVAL_PARTS, type EvalPart } from '../eval/eval-scope.js';
 import { formatEvaluationReport } from '../eval/format-eval-report.js';
 import { needleChart, qaChart, retentionChart } from '../eval/retention-chart.js';
 import { runEvaluation } from '../eval/run-evaluation.js';
+import { parseTokenCount } from './option-parsers.js';
 
-interface EvalCommandOptions {
+export interface EvalCommandOptions {
   corpus?: string;
+  /** Context windows of the budget runs (ADR-0082: windows, not budgets). */
+  windows?: number[];
+  /** One context window. */
+  window?: number;
+  /** Old names of `windows` and `window`, still accepted with a note. */
   budgets?: number[];
+  budget?: number;
   policy?: string;
   json?: boolean;
   out: string;
@@ -46,30 +53,54 @@ export function parseRatioList(value: string): number[] {
   return [...new Set(ratios)].sort((left, right) => left - right);
 }
 
-/** `8k,16000,32K` → [8000, 16000, 32000]. */
-export function parseBudgetList(value: string): number[] {
-  const budgets = value.split(',').map((item) => {
+/** `8k,16000,32K` → [8000, 16000, 32000]: token counts, de-duplicated, ascending. */
+export function parseWindowList(value: string): number[] {
+  const windows = value.split(',').map((item) => {
     const match = /^\s*(\d+)\s*(k?)\s*$/i.exec(item);
-    const budget = match ? Number(match[1]) * (match[2] ? 1000 : 1) : Number.NaN;
-    if (!Number.isInteger(budget) || budget < 1)
-      throw new ValidationError(`invalid budget ${JSON.stringify(item)}`, [
-        { path: 'budgets', message: 'expected whole numbers like 8000 or 8k, comma-separated' },
+    const window = match ? Number(match[1]) * (match[2] ? 1000 : 1) : Number.NaN;
+    if (!Number.isSafeInteger(window) || window < 1)
+      throw new ValidationError(`invalid context window ${JSON.stringify(item)}`, [
+        { path: 'windows', message: 'expected whole numbers like 8000 or 8k, comma-separated' },
       ]);
-    return budget;
+    return window;
   });
-  return [...new Set(budgets)].sort((left, right) => left - right);
+  return [...new Set(windows)].sort((left, right) => left - right);
+}
+
+/**
+ * The context windows asked for: `--windows` and `--window` together, or their old names
+ * `--budgets`/`--budget` (which set windows here too; a note on stderr says so, ADR-0082).
+ */
+export function windowsOf(options: EvalCommandOptions, note: (text: string) => void): number[] | undefined {
+  const current = [...(options.windows ?? []), ...(options.window === undefined ? [] : [options.window])];
+  const old = [...(options.budgets ?? []), ...(options.budget === undefined ? [] : [options.budget])];
+  if (old.length > 0)
+    note(
+      `compactor: ${options.budgets ? '--budgets' : '--budget'} is now ${options.budgets ? '--windows' : '--window'} (context windows; a budget caps one request, ADR-0082); it means the same here\n`,
+    );
+  const all = [...current, ...old];
+  return all.length === 0 ? undefined : [...new Set(all)].sort((left, right) => left - right);
 }
 
 export function registerEvalCommand(program: Command): void {
   program
     .command('eval')
-    .description('run transcripts through compaction and the baselines at several budgets, and compare')
+    .description(
+      'run transcripts through compaction and the baselines at several context windows, and compare',
+    )
     .option('--corpus <dir>', 'transcript folder (default: ../shared/corpus or COMPACTOR_CORPUS_DIR)')
     .option(
-      '--budgets <list>',
-      'budgets for every transcript, e.g. 8k,16k,32k (default: per kind)',
-      parseBudgetList,
+      '--windows <list>',
+      'context windows for every transcript, e.g. 8k,16k,32k (default: per kind)',
+      parseWindowList,
     )
+    .option(
+      '--window <tokens>',
+      'one context window, e.g. 16k (with --windows: added to the list)',
+      parseTokenCount,
+    )
+    .option('--budgets <list>', 'old name of --windows', parseWindowList)
+    .option('--budget <tokens>', 'old name of --window', parseTokenCount)
     .option('--policy <name|file>', 'policy preset name or JSON thread policy applied to our system')
     .option('--json', 'print the full result as JSON')
     .option('--out <dir>', 'write results.json, report.md and retention.svg here', './eval-results')
@@ -83,6 +114,7 @@ export function registerEvalCommand(program: Command): void {
     .option('--parts <list>', `run only these parts: ${EVAL_PARTS.join(', ')} (default all)`, parsePartList)
     .option('--seed <n>', 'seed of the planted needles', (value) => Number.parseInt(value, 10))
     .action(async (options: EvalCommandOptions) => {
+      const windows = windowsOf(options, (text) => process.stderr.write(text));
       const progress = process.stderr.isTTY
         ? new SingleBar({
             format: 'eval [{bar}] {value}/{total} {step}',
@@ -95,7 +127,7 @@ export function registerEvalCommand(program: Command): void {
       try {
         result = await runEvaluation({
           corpusDir: resolve(options.corpus ?? corpusDirectory),
-          ...(options.budgets ? { budgets: options.budgets } : {}),
+          ...(windows ? { windows } : {}),
           ...(options.policy ? { policyFile: options.policy } : {}),
           ...(options.quick ? { quick: true } : {}),
           ...(options.images ? { images: true } : {}),
@@ -138,7 +170,7 @@ export function registerEvalCommand(program: Command): void {
           retentionChart(
             result.runs.filter((run) => run.kind === kind),
             systems,
-            `Coding-probe retention by budget: ${kind}`,
+            `Coding-probe retention by context window: ${kind}`,
           ),
         );
       }

@@ -7,7 +7,7 @@ export function parsePositiveInteger(value: string): number {
   return parsed;
 }
 
-/** A token count: `16000`, `16k` or `16K` (thousands), the same syntax as `eval --budgets`. */
+/** A token count: `16000`, `16k` or `16K` (thousands), the same syntax as `eval --windows`. */
 export function parseTokenCount(value: string): number {
   const match = /^\s*(\d+)\s*(k?)\s*$/i.exec(value);
   const parsed = match ? Number(match[1]) * (match[2] ? 1000 : 1) : Number.NaN;

@@ -126,7 +126,7 @@ export function registerReplayCommand(
               ...(options.format !== 'auto' ? { format: options.format as never } : {}),
               ...(options.conversation !== undefined ? { conversation: options.conversation - 1 } : {}),
               ...(options.model ? { model: options.model } : {}),
-              ...(windowOf(options) ? { budget: windowOf(options) } : {}),
+              ...(windowOf(options) ? { window: windowOf(options) } : {}),
               ...(options.provider ? { provider: options.provider as never } : {}),
               ...(options.dataDir ? { dataDir: options.dataDir } : {}),
               ...(options.policy ? { policy: await readPolicyOption(options.policy) } : {}),

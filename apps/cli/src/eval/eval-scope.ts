@@ -5,14 +5,15 @@ export const DEFAULT_QA_RATIOS = [2, 4, 8];
 export const QUICK_QA_RATIOS = [4];
 export const DEFAULT_NEEDLE_CEILINGS = [8_000, 16_000, 32_000];
 export const QUICK_NEEDLE_CEILINGS = [16_000];
-/** `--quick` budget runs: one budget per transcript kind. */
+/** `--quick` budget runs: one context window per transcript kind. */
 export const QUICK_CHAT_BUDGET = 16_000;
 export const QUICK_CODING_BUDGET = 32_000;
 /** A window every transcript's drift rounds fit, so only the forced rounds compact. */
 export const DRIFT_WINDOW = 200_000;
 
 export interface EvalScope {
-  budgetRuns: Array<{ transcript: EvalTranscript; budgets: number[] }>;
+  /** Every transcript at context windows (the "budget runs": each request within the ceiling). */
+  budgetRuns: Array<{ transcript: EvalTranscript; windows: number[] }>;
   qaTranscripts: EvalTranscript[];
   qaRatios: number[];
   needleTranscripts: EvalTranscript[];
@@ -29,7 +30,8 @@ export interface ScopeOptions {
   quick: boolean;
   /** Run only these parts (default all). */
   parts?: readonly EvalPart[];
-  budgets?: number[];
+  /** Context windows of the budget runs (default per kind). */
+  windows?: number[];
   qaRatios?: number[];
   needleCeilings?: number[];
   drift?: boolean | undefined;
@@ -39,8 +41,8 @@ export interface ScopeOptions {
 
 /**
  * What each part of the evaluation runs on.
- * - Budget runs: every transcript at its kind's budgets (`--quick`: the smallest file of each kind
- *   at one budget, 16k for chats and 32k for coding sessions).
+ * - Budget runs: every transcript in its kind's context windows (`--quick`: the smallest file of
+ *   each kind in one window, 16k for chats and 32k for coding sessions).
  * - Question-conditioned: every LoCoMo conversation at 2×, 4× and 8× of its text (`--quick`: the
  *   first conversation at 4×).
  * - Needles: the smallest file of each kind (its first conversation) plus the second LoCoMo conversation, at ceilings 8k,
@@ -54,8 +56,8 @@ export function evalScope(transcripts: readonly EvalTranscript[], options: Scope
   const budgetRuns = (parts.has('budget') ? (quick ? smallestOfEachKind(transcripts) : transcripts) : []).map(
     (transcript) => ({
       transcript,
-      budgets:
-        options.budgets ??
+      windows:
+        options.windows ??
         (quick
           ? [isCodingKind(transcript.kind) ? QUICK_CODING_BUDGET : QUICK_CHAT_BUDGET]
           : isCodingKind(transcript.kind)
@@ -91,7 +93,7 @@ export function evalScope(transcripts: readonly EvalTranscript[], options: Scope
     needleCeilings,
     driftRuns,
     steps:
-      budgetRuns.reduce((sum, run) => sum + run.budgets.length, 0) +
+      budgetRuns.reduce((sum, run) => sum + run.windows.length, 0) +
       qaTranscripts.length * qaRatios.length +
       needleTranscripts.length * needleCeilings.length +
       driftRuns.length,

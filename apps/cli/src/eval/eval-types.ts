@@ -37,12 +37,13 @@ export interface ProbeRetention {
   byKind: Record<string, RetentionCount>;
 }
 
-/** The metrics of one system on one transcript at one budget. */
+/** The metrics of one system on one transcript in one context window. */
 export interface RunMetrics {
   system: string;
   transcript: string;
   kind: TranscriptKind;
-  budget: number;
+  /** The context window of this run (ADR-0082); `ceiling` is what a request may take of it. */
+  window: number;
   /** The renderer's hard ceiling for our final render; the baselines get the same. */
   ceiling: number;
   /** The whole transcript rendered as one prompt. */

@@ -143,8 +143,8 @@ export function formatEvaluationReport(result: EvaluationResult): string {
     const cost = ours.reduce((sum, run) => sum + (run.summarizerCostUsd ?? 0), 0);
     const compactions = ours.reduce((sum, run) => sum + (run.compactions ?? 0), 0);
     lines.push(
-      `- ${fits.length} of ${ours.length} final renders needed the emergency fit; ${droppedSummaries.length} of them dropped a whole summary${droppedSummaries.length > 0 ? `: ${droppedSummaries.map((run) => `${run.transcript} @ ${run.budget} (${run.emergency?.droppedSummaryTokens} tokens)`).join(', ')}` : ''}.`,
-      `- Summary over its budget in ${overBudget.length} of ${ours.filter((run) => (run.summaryTokens ?? 0) > 0).length} runs with a summary${overBudget.length > 0 ? `: ${overBudget.map((run) => `${run.transcript} @ ${run.budget} (${run.summaryTokens}/${run.summaryBudget})`).join(', ')}` : ''}.`,
+      `- ${fits.length} of ${ours.length} final renders needed the emergency fit; ${droppedSummaries.length} of them dropped a whole summary${droppedSummaries.length > 0 ? `: ${droppedSummaries.map((run) => `${run.transcript} @ ${run.window} (${run.emergency?.droppedSummaryTokens} tokens)`).join(', ')}` : ''}.`,
+      `- Summary over its budget in ${overBudget.length} of ${ours.filter((run) => (run.summaryTokens ?? 0) > 0).length} runs with a summary${overBudget.length > 0 ? `: ${overBudget.map((run) => `${run.transcript} @ ${run.window} (${run.summaryTokens}/${run.summaryBudget})`).join(', ')}` : ''}.`,
       `- ${compactions} compactions, ${calls} summarizer calls, $${cost.toFixed(4)}.`,
       '',
     );
@@ -153,7 +153,7 @@ export function formatEvaluationReport(result: EvaluationResult): string {
   const probeKinds = [...new Set(result.runs.flatMap((run) => Object.keys(run.retention.byKind)))].sort();
   if (probeKinds.length > 0) {
     lines.push(
-      '## Coding probes by kind (all budgets)',
+      '## Coding probes by kind (all context windows)',
       '',
       `| system | ${probeKinds.join(' | ')} |`,
       `|---|${probeKinds.map(() => '---').join('|')}|`,
@@ -195,7 +195,7 @@ export function formatEvaluationReport(result: EvaluationResult): string {
       const why =
         run.error ??
         (run.valid ? `${run.requestTokens} > ${run.ceiling} tokens` : (run.validationErrors[0] ?? 'invalid'));
-      lines.push(`- ${run.system} on ${run.transcript} @ ${run.budget}: ${why}`);
+      lines.push(`- ${run.system} on ${run.transcript} @ ${run.window}: ${why}`);
     }
     if (failures.length > 40) lines.push(`- … and ${failures.length - 40} more (see results.json)`);
     lines.push('');

@@ -82,7 +82,7 @@ export async function runQuestionConditioned(options: QaOptions): Promise<QaRun[
       const replay = await replayTranscript({
         file: transcript.file,
         conversation: transcript.conversation,
-        budget: contextWindow,
+        window: contextWindow,
         mapEvents,
         ...(options.policy ? { policy: options.policy } : {}),
       });

@@ -97,27 +97,27 @@ export function lineChart(series: readonly ChartSeries[], axes: ChartAxes): stri
 }
 
 /**
- * Coding-probe retention (retained / probes, summed over transcripts) against budget, one line per
- * system; a budget where a system had no probes has no point.
+ * Coding-probe retention (retained / probes, summed over transcripts) against the context window,
+ * one line per system; a window where a system had no probes has no point.
  */
 export function retentionChart(
   runs: readonly RunMetrics[],
   systems: readonly string[],
-  title = 'Coding-probe retention by budget',
+  title = 'Coding-probe retention by context window',
 ): string {
-  const budgets = [...new Set(runs.map((run) => run.budget))];
+  const windows = [...new Set(runs.map((run) => run.window))];
   return lineChart(
     systems.map((system) => ({
       name: system,
-      points: budgets.flatMap((budget) => {
+      points: windows.flatMap((window) => {
         const count = runs
-          .filter((run) => run.system === system && run.budget === budget)
+          .filter((run) => run.system === system && run.window === window)
           .reduce((total, run) => addCounts(total, run.retention.overall), { retained: 0, total: 0 });
         const value = share(count);
-        return value === null ? [] : [{ x: budget, value }];
+        return value === null ? [] : [{ x: window, value }];
       }),
     })),
-    { title, xLabel: 'budget (context window, log scale)', yLabel: 'probes retained', formatX: formatBudget },
+    { title, xLabel: 'context window (log scale)', yLabel: 'probes retained', formatX: formatBudget },
   );
 }
 

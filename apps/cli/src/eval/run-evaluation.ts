@@ -43,8 +43,8 @@ export interface EvaluationProgress {
 
 export interface EvaluationOptions {
   corpusDir: string;
-  /** Budgets (context windows) for every transcript of the budget runs; default per kind. */
-  budgets?: number[];
+  /** Context windows for every transcript of the budget runs (ADR-0082); default per kind. */
+  windows?: number[];
   /** A policy preset's name or a JSON policy file (partial), applied to our system. */
   policyFile?: string;
   /** The transcripts to run instead of the corpus selection. */
@@ -82,7 +82,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
     : await selectTranscripts(options.corpusDir, { quick: options.quick ?? false });
   const scope: EvalScope = evalScope(selection.transcripts, {
     quick: options.quick ?? false,
-    ...(options.budgets ? { budgets: options.budgets } : {}),
+    ...(options.windows ? { windows: options.windows } : {}),
     ...(options.qaRatios ? { qaRatios: options.qaRatios } : {}),
     ...(options.needleCeilings ? { needleCeilings: options.needleCeilings } : {}),
     drift: options.drift,
@@ -96,10 +96,10 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
     options.onProgress?.({ done, total: scope.steps, step });
   };
   const runs: RunMetrics[] = [];
-  for (const { transcript, budgets } of scope.budgetRuns) {
-    for (const budget of budgets) {
-      runs.push(...(await evaluateAtBudget(transcript, budget, baselines, policy)));
-      progress(`${transcript.label} @ ${budget}`);
+  for (const { transcript, windows } of scope.budgetRuns) {
+    for (const window of windows) {
+      runs.push(...(await evaluateInWindow(transcript, window, baselines, policy)));
+      progress(`${transcript.label} @ ${window}`);
     }
   }
   const captions = options.images !== true;
@@ -158,21 +158,21 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
   };
 }
 
-async function evaluateAtBudget(
+async function evaluateInWindow(
   transcript: EvalTranscript,
-  budget: number,
+  window: number,
   baselines: readonly Baseline[],
   policy: Partial<CompactionPolicy> | undefined,
 ): Promise<RunMetrics[]> {
   const replay = await replayTranscript({
     file: transcript.file,
     conversation: transcript.conversation,
-    budget,
+    window,
     ...(policy ? { policy } : {}),
   });
   const { report, thread, plan, tokenizer, imported } = replay;
   const provider = report.provider;
-  const ceiling = report.ceiling > 0 ? report.ceiling : budget;
+  const ceiling = report.ceiling > 0 ? report.ceiling : window;
   // LoCoMo is measured by its questions (question-conditioned runs); the rest by final-state probes.
   const probes = imported.probes
     ? []
@@ -181,7 +181,7 @@ async function evaluateAtBudget(
   const common = {
     transcript: transcript.label,
     kind: transcript.kind,
-    budget,
+    window,
     ceiling,
     transcriptTokens: report.tokensBefore,
   };

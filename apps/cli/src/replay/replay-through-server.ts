@@ -14,7 +14,7 @@ import { unboundedRender } from './unbounded-tokens.js';
  * (unforced) check settles whatever the debounce still holds; then the prompt is rendered there.
  *
  * @param file - The transcript file.
- * @param options - The replay command's options (server, API key, format, model, budget, ...).
+ * @param options - The replay command's options (server, API key, format, model, window, ...).
  * @returns The report, the final request and the imported transcript.
  * @throws Error without `--api-key`; the client's `CompactorApiError`/`CompactorNetworkError` when the server fails.
  */

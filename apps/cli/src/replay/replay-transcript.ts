@@ -33,8 +33,8 @@ export interface ReplayOptions {
   conversation?: number;
   /** @defaultValue the transcript's model */
   model?: string;
-  /** The context window the conversation must fit (default: the model's own). */
-  budget?: number;
+  /** The context window the conversation must fit (default: the model's own; ADR-0082). */
+  window?: number;
   /** @defaultValue {@link providerForModel} of the model */
   provider?: ProviderName;
   /** Keep the embedded store here; default a temporary directory removed afterwards. */
@@ -161,7 +161,7 @@ export async function replayTranscript(options: ReplayOptions): Promise<LocalRep
       return undefined;
     }
   })();
-  const contextWindow = options.budget ?? known?.contextWindow ?? imported.contextWindow;
+  const contextWindow = options.window ?? known?.contextWindow ?? imported.contextWindow;
   const tokenizer = createTokenizer({
     model,
     modelInfo: known
