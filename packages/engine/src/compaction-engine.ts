@@ -5,7 +5,9 @@ import {
   buildTrigger,
   type Clock,
   type EventStore,
+  type CompactionPlan,
   foldThread,
+  lastConversationSeq,
   type LifecycleEventLog,
   type Logger,
   messagesForTrigger,
@@ -14,7 +16,12 @@ import {
   type PlannerOutcome,
   type PlanStore,
   type ProviderName,
+  planCommittedEvent,
+  planVersionsMissingFromLog,
   planWithPolicy,
+  registeredContext,
+  rehydrationHappenedInTurn,
+  type StoredEvent,
   type Summarizer,
   type Thread,
   type TokenBudget,
@@ -42,7 +49,10 @@ export interface CompactionEngineOptions {
   provider?: ProviderName;
   /** Tokenizer for a thread's model; default @compactor/tokenizer's `tokenizerForThread` (honours its tokenizer family). */
   tokenizerFor?: (thread: Thread) => Tokenizer;
-  /** What the runtime sends besides messages (system prompt, tool schemas), estimated. */
+  /**
+   * What the runtime sends besides messages (system prompt, tool schemas), estimated. A thread with a
+   * registered system prompt and tools (`context.registered`, ADR-0192) is measured by those instead.
+   */
   overhead?: { systemPromptTokens?: number; toolSchemaTokens?: number };
   /** Sensitivity, time to live and key id given to artifacts the planner writes. */
   artifactDefaults?: { sensitivity?: ArtifactSensitivity; ttlSeconds?: number; encryptionKeyId?: string };
@@ -63,7 +73,11 @@ export interface SummarizationFailure {
 export interface CheckOptions {
   /** A requested compaction: it fires the trigger; `force` compacts even under target. */
   manual?: { instructions?: string; force?: boolean };
-  /** Rehydration happened this turn: the planner skips externalize and drop (ADR-0008). */
+  /**
+   * Rehydration happened this turn: the planner skips externalize and drop (ADR-0008). Default: what
+   * the thread's lifecycle log says (a `compaction_rehydrated` event of the thread's current turn,
+   * recorded by the prompt route; ADR-0191).
+   */
   rehydrationHappened?: boolean;
   /** Aborts the summarizer call. */
   signal?: AbortSignal;
@@ -90,6 +104,9 @@ export interface CheckResult {
   /** tokensBefore / tokensAfter of this compaction (1 when nothing changed). */
   compressionRatio: number;
 }
+
+/** How many recent lifecycle events a check reads to learn whether this turn rehydrated. */
+export const REHYDRATION_LOOKBACK_EVENTS = 200;
 
 /**
  * The budget a thread's policy implies, for the worker's target (the runtime renders with its own).
@@ -139,10 +156,21 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     if (events.length === 0) throw new NotFoundError('thread', threadId);
     const thread = foldThread(events);
     const current = await options.plans.getCurrent(tenantId, threadId);
-    const measurer = createRenderMeasurer(thread, tokenizerFor(thread), provider, renderCache);
+    await recordMissingPlanVersions(tenantId, threadId, events, current.version);
+    const tokenizer = tokenizerFor(thread);
+    const measurer = createRenderMeasurer(thread, tokenizer, provider, renderCache);
     const messageTokens = measurer.measure(current.plan);
     const manual = checkOptions.manual;
-    const targetTokens = availableForMessages(threadBudget(thread, options.overhead));
+    const registered = registeredContext(events);
+    const overhead = registered
+      ? {
+          systemPromptTokens: registered.system === '' ? 0 : tokenizer.count(registered.system),
+          toolSchemaTokens: tokenizer.countTools(registered.tools, provider),
+        }
+      : options.overhead;
+    const targetTokens = availableForMessages(threadBudget(thread, overhead));
+    const rehydrationHappened =
+      checkOptions.rehydrationHappened ?? (await rehydratedThisTurn(tenantId, threadId, thread));
     const automatic = buildTrigger(thread.policy.trigger).evaluate({
       messages: messagesForTrigger(thread.messages, current.plan),
       messageTokens,
@@ -166,7 +194,12 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     }
     // A trigger that fires within the target compacts once per thread version (ADR-0105): with
     // nothing appended since the last plan, compacting again would erode the prompt check by check.
-    if (!manual && messageTokens <= targetTokens && (current.plan?.basedOnSeq ?? -1) >= thread.version) {
+    // Service records (a logged plan commit, a registration) are not news to the conversation.
+    if (
+      !manual &&
+      messageTokens <= targetTokens &&
+      (current.plan?.basedOnSeq ?? -1) >= lastConversationSeq(events)
+    ) {
       return { ...base, planner: null, commit: { status: 'not_needed' }, compressionRatio: 1 };
     }
     const failures: unknown[] = [];
@@ -186,7 +219,7 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       ...(manual ? { manual } : {}),
       ...(automatic.fire ? { triggerFired: true } : {}),
       triggerReason: trigger.reason,
-      ...(checkOptions.rehydrationHappened ? { rehydrationHappened: true } : {}),
+      ...(rehydrationHappened ? { rehydrationHappened: true } : {}),
       ...(checkOptions.signal ? { signal: checkOptions.signal } : {}),
       ...(options.artifactDefaults ? { artifactDefaults: options.artifactDefaults } : {}),
     });
@@ -215,6 +248,7 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
         compressionRatio,
       };
     }
+    await recordPlanCommitted(tenantId, threadId, planner.plan, commit.version);
     logger.info(
       {
         tenantId,
@@ -227,6 +261,52 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       'compaction plan committed',
     );
     return { ...base, planner, commit: { status: 'committed', version: commit.version }, compressionRatio };
+  }
+
+  /**
+   * Append the won commit to the thread's log (ADR-0190). Only after the compare-and-set won, so a
+   * lost race appends nothing; the event id is the plan version's, so a retry stores it once. A
+   * failed append loses nothing: the next check finds the version missing and appends it then.
+   */
+  async function recordPlanCommitted(
+    tenantId: string,
+    threadId: string,
+    plan: CompactionPlan,
+    version: number,
+  ): Promise<void> {
+    try {
+      await options.events.append(tenantId, threadId, [
+        planCommittedEvent(plan, version, options.clock.now().toISOString()),
+      ]);
+    } catch (error) {
+      logger.warn({ err: error, tenantId, threadId, version }, 'could not log the plan commit; the next check will');
+    }
+  }
+
+  /** Plan versions committed but not in the log yet (a failed append, or a thread older than ADR-0190). */
+  async function recordMissingPlanVersions(
+    tenantId: string,
+    threadId: string,
+    events: readonly StoredEvent[],
+    currentVersion: number,
+  ): Promise<void> {
+    for (const version of planVersionsMissingFromLog(events, currentVersion)) {
+      const plan = await options.plans.getVersion(tenantId, threadId, version);
+      if (plan) await recordPlanCommitted(tenantId, threadId, plan, version);
+    }
+  }
+
+  /** Whether the prompt route recorded a rehydration in the thread's current turn (ADR-0191). */
+  async function rehydratedThisTurn(tenantId: string, threadId: string, thread: Thread): Promise<boolean> {
+    const turn = thread.messages.at(-1)?.turn;
+    if (!options.lifecycle || turn === undefined) return false;
+    try {
+      const recent = await options.lifecycle.list(tenantId, threadId, { limit: REHYDRATION_LOOKBACK_EVENTS });
+      return rehydrationHappenedInTurn(recent, turn);
+    } catch (error) {
+      logger.warn({ err: error, tenantId, threadId }, 'could not read rehydrations; planning as if none happened');
+      return false;
+    }
   }
 
   async function reportSummarizationFailure(
