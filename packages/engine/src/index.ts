@@ -11,6 +11,7 @@ export {
   type CompactionEngine,
   type CompactionEngineOptions,
   createCompactionEngine,
+  REHYDRATION_LOOKBACK_EVENTS,
   type SummarizationFailure,
   threadBudget,
 } from './compaction-engine.js';
@@ -23,3 +24,8 @@ export {
   type PreparedRequest,
   type PrepareOptions,
 } from './prepare/create-compactor.js';
+export {
+  loadRenderRecords,
+  RENDER_LIFECYCLE_LOOKBACK,
+  type RenderRecords,
+} from './prepare/render-records.js';

@@ -40,6 +40,7 @@ export async function renderPrompt<P extends ProviderName>(input: RenderInput<P>
     turn: context.turn,
     artifactStore: input.artifactStore,
     securityContext: input.securityContext,
+    tools: input.tools,
   });
   return render(input, context, gathered);
 }

@@ -32,6 +32,7 @@ import {
   createCompactionEngine,
   threadBudget,
 } from '../compaction-engine.js';
+import { loadRenderRecords } from './render-records.js';
 
 /** Where the stores of a runtime (in-memory, embedded or production) plug in. */
 export interface CompactorStores {
@@ -166,6 +167,8 @@ export function createCompactor(options: CompactorOptions): Compactor {
         if (compaction.commit.status !== 'not_needed') thread = await loadThread(threadId);
       }
       const current = await options.stores.plans.getCurrent(tenantId, threadId);
+      // Cooldowns and this turn's rehydrations live in the thread's lifecycle log (ADR-0191).
+      const records = await loadRenderRecords(options.stores.lifecycle, { tenantId, threadId }, options.logger);
       const rendered = await renderPrompt({
         thread,
         plan: current.plan,
@@ -175,6 +178,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
         provider,
         tokenizer: tokenizerFor(thread),
         cache: renderCache,
+        rehydration: { state: records.state },
         ...(options.stores.artifacts
           ? {
               artifactStore: options.stores.artifacts,
@@ -187,6 +191,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
           : {}),
         ...(options.logger ? { logger: options.logger } : {}),
       });
+      await records.record(rendered.report, clock.now().toISOString());
       return { request: rendered.request, tokens: rendered.tokens, report: rendered.report, compaction };
     },
   };
