@@ -1,5 +1,6 @@
 export * from './budget/token-budget.js';
 export * from './durability/clearability.js';
+export * from './durability/determinism-hooks.js';
 export * from './durability/durability.js';
 export * from './durability/policy.js';
 export * from './durability/tool-sensitivity.js';

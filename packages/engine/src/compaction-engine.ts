@@ -6,6 +6,8 @@ import {
   type Clock,
   type EventStore,
   type CompactionPlan,
+  type DeterminismHooks,
+  type DeterminismReport,
   foldThread,
   lastConversationSeq,
   type LifecycleEventLog,
@@ -31,6 +33,7 @@ import {
 } from '@compactor/core';
 import { createRenderCache } from '@compactor/render';
 import { createThreadTokenizers } from '@compactor/tokenizer';
+import { captureCurrentDeterminism } from './determinism.js';
 import { createRenderMeasurer } from './measure.js';
 
 /** The stores, summarizer and defaults a compaction engine works with. */
@@ -61,6 +64,12 @@ export interface CompactionEngineOptions {
    * session service's failure callback); a `compaction_failed` lifecycle event records it as well.
    */
   onSummarizationFailure?: (failure: SummarizationFailure) => void;
+  /**
+   * Seed 002's `capture_determinism` (ADR-0193): per tool name, a hook that reads a replayable
+   * result's source metadata now. With it the clear rung may clear replayable results whose source
+   * is proven unchanged; without it (or when a hook fails) they are kept.
+   */
+  determinismHooks?: DeterminismHooks;
 }
 
 export interface SummarizationFailure {
@@ -103,6 +112,8 @@ export interface CheckResult {
   commit: CommitOutcome;
   /** tokensBefore / tokensAfter of this compaction (1 when nothing changed). */
   compressionRatio: number;
+  /** What the `capture_determinism` hooks found, when hooks are registered and the planner ran. */
+  determinism?: DeterminismReport;
 }
 
 /** How many recent lifecycle events a check reads to learn whether this turn rehydrated. */
@@ -203,6 +214,9 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       return { ...base, planner: null, commit: { status: 'not_needed' }, compressionRatio: 1 };
     }
     const failures: unknown[] = [];
+    const verified = options.determinismHooks
+      ? await captureCurrentDeterminism(thread, options.determinismHooks, logger)
+      : undefined;
     const planner = await planWithPolicy({
       onSummarizationFailure: ({ error }) => failures.push(error),
       thread,
@@ -221,19 +235,21 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       triggerReason: trigger.reason,
       ...(rehydrationHappened ? { rehydrationHappened: true } : {}),
       ...(checkOptions.signal ? { signal: checkOptions.signal } : {}),
+      ...(verified ? { currentDeterminism: verified.currentDeterminism } : {}),
       ...(options.artifactDefaults ? { artifactDefaults: options.artifactDefaults } : {}),
     });
     for (const error of failures) await reportSummarizationFailure(tenantId, threadId, planner, error);
     const compressionRatio = planner.tokensAfter > 0 ? planner.tokensBefore / planner.tokensAfter : 1;
     const freed = planner.tokensBefore - planner.tokensAfter;
+    const withReport = verified ? { determinism: verified.report } : {};
     // A plan that frees nothing is never committed automatically, whatever fired: no compaction loops.
     if (planner.added.length === 0 || (freed <= 0 && !manual))
-      return { ...base, planner, commit: { status: 'not_needed' }, compressionRatio };
+      return { ...base, ...withReport, planner, commit: { status: 'not_needed' }, compressionRatio };
     // A plan that misses its target and frees little is not worth a new prompt prefix: every commit
     // invalidates the runtime's prompt cache. The renderer's emergency fit covers the gap meanwhile.
     if (planner.status === 'target_unreachable' && freed < thread.policy.clearAtLeastTokens && !manual) {
       logger.info({ tenantId, threadId, freed }, 'compaction freed too little to commit');
-      return { ...base, planner, commit: { status: 'not_needed' }, compressionRatio };
+      return { ...base, ...withReport, planner, commit: { status: 'not_needed' }, compressionRatio };
     }
     const commit = await options.plans.commit(tenantId, threadId, planner.plan, current.version);
     if (!commit.committed) {
@@ -243,6 +259,7 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       );
       return {
         ...base,
+        ...withReport,
         planner,
         commit: { status: 'lost_race', currentVersion: commit.currentVersion },
         compressionRatio,
@@ -260,7 +277,13 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       },
       'compaction plan committed',
     );
-    return { ...base, planner, commit: { status: 'committed', version: commit.version }, compressionRatio };
+    return {
+      ...base,
+      ...withReport,
+      planner,
+      commit: { status: 'committed', version: commit.version },
+      compressionRatio,
+    };
   }
 
   /**

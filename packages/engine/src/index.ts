@@ -15,6 +15,7 @@ export {
   type SummarizationFailure,
   threadBudget,
 } from './compaction-engine.js';
+export { captureCurrentDeterminism } from './determinism.js';
 export { createRenderMeasurer, type ThreadMeasurer } from './measure.js';
 export {
   type Compactor,

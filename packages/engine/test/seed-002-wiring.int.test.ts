@@ -129,7 +129,7 @@ describe('plan commits are event-sourced (ADR-0190)', () => {
     const again = await engine.check(TENANT, 't1');
     expect(again.commit.status).toBe('not_needed');
     expect(await store.events.readAll(TENANT, 't1')).toHaveLength(log.length);
-  });
+  }, 60_000);
 
   it('a lost race appends nothing: one commit, one plan.committed event', async () => {
     const store = await stores();
@@ -266,5 +266,72 @@ describe('rehydration reported to the worker through the lifecycle log (ADR-0191
     expect(rehydrated.trigger.fire).toBe(true);
     expect(rehydrated.planner!.rungsUsed).not.toContain('externalize');
     expect(rehydrated.planner!.rungsUsed).not.toContain('drop');
+  });
+});
+
+describe('capture_determinism hooks (ADR-0193)', () => {
+  /** Ten turns that each read a file whose result is replayable, with the hash captured at read time. */
+  function replayableSession(threadId: string) {
+    const builder = threadBuilder(threadId, {
+      contextWindow: 12_000,
+      policy: {
+        outputReserveTokens: 1000,
+        keepRecentTurns: 1,
+        keepRecentTokens: 0,
+        clearAtLeastTokens: 200,
+        keepUserMessages: false,
+        strategies: { externalize: false, summarize: false, clear: true, drop: false },
+      },
+    });
+    for (let turn = 1; turn <= 10; turn += 1) {
+      builder.user(`Read file ${turn}.`);
+      builder.assistant(undefined, {
+        toolCalls: [{ id: `read${turn}`, name: 'read_file', input: { path: `src/f${turn}.ts` } }],
+      });
+      builder.toolResult(`read${turn}`, `export const f${turn} = ${turn};\n`.repeat(80), {
+        durability: 'replayable',
+        determinism: { contentHash: `hash-${turn}` },
+      });
+      builder.assistant(`File ${turn} read.`);
+    }
+    return builder.build();
+  }
+
+  it('without hooks nothing replayable is cleared; with them, exactly the results proven unchanged are', async () => {
+    const store = await stores();
+    await store.events.append(TENANT, 'none', asInputs(replayableSession('none').events));
+    await store.events.append(TENANT, 'hooked', asInputs(replayableSession('hooked').events));
+    const unhooked = createCompactionEngine({ ...store, summarizer: createExtractiveSummarizer(), clock });
+    const without = await unhooked.check(TENANT, 'none');
+    expect(without.trigger.fire).toBe(true);
+    expect(without.planner!.added.filter((record) => record.kind === 'clear')).toEqual([]);
+    expect(without.determinism).toBeUndefined();
+
+    // Odd files changed on disk since they were read; file 4's hook fails.
+    const calls: string[] = [];
+    const hooked = createCompactionEngine({
+      ...store,
+      summarizer: createExtractiveSummarizer(),
+      clock,
+      determinismHooks: {
+        read_file: (envelope) => {
+          calls.push(envelope.toolCallId);
+          const turn = Number(envelope.toolCallId.slice('read'.length));
+          if (turn === 4) throw new Error('stat failed');
+          return { contentHash: turn % 2 === 0 ? `hash-${turn}` : `hash-${turn}-edited` };
+        },
+      },
+    });
+    const result = await hooked.check(TENANT, 'hooked');
+    expect(calls).toHaveLength(10);
+    expect(result.determinism).toEqual({ checked: 10, unchanged: 4, changed: 5, failed: 1 });
+    const cleared = result
+      .planner!.added.flatMap((record) => (record.kind === 'clear' ? record.preserved : []))
+      .map((preserved) => preserved.toolCallId)
+      .sort();
+    expect(cleared.length).toBeGreaterThan(0);
+    // Only even files other than 4, and never the protected last turn.
+    for (const toolCallId of cleared) expect(['read2', 'read6', 'read8']).toContain(toolCallId);
+    expect(result.commit.status).toBe('committed');
   });
 });

@@ -98,6 +98,7 @@ function render<P extends ProviderName>(
       availableForMessages: limit,
     },
     logger: input.logger,
+    currentDeterminism: input.currentDeterminism,
   });
 
   const assembled = assembleMessages(slots, maker, plan);
