@@ -5,7 +5,7 @@
  * POST /prompt for the worker's target.
  */
 import { plansFromLog, type StoredEvent } from '@compactor/core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   appendEvents,
   bearer,
@@ -17,6 +17,9 @@ import {
   type TestIngest,
   toolExchange,
 } from './support.js';
+
+// Real stores and the real tokenizer on two shared cores: allow for load, never assert on time.
+vi.setConfig({ testTimeout: 60_000 });
 
 let ingest: TestIngest;
 beforeEach(async () => {

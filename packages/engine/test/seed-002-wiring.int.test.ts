@@ -16,9 +16,12 @@ import {
 import { createCachedSummarizer, createExtractiveSummarizer } from '@compactor/summarizer';
 import { asInputs, codingSession } from '@compactor/testkit/sessions';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createCompactionEngine, threadBudget } from '../src/index.js';
 import { type EmbeddedStores, withEmbeddedStores } from './support.js';
+
+// Real stores and the real tokenizer on two shared cores: allow for load, never assert on time.
+vi.setConfig({ testTimeout: 60_000 });
 
 const TENANT = 'tenant-1';
 const clock = fixedClock('2025-06-01T00:00:00.000Z');
@@ -129,7 +132,7 @@ describe('plan commits are event-sourced (ADR-0190)', () => {
     const again = await engine.check(TENANT, 't1');
     expect(again.commit.status).toBe('not_needed');
     expect(await store.events.readAll(TENANT, 't1')).toHaveLength(log.length);
-  }, 60_000);
+  });
 
   it('a lost race appends nothing: one commit, one plan.committed event', async () => {
     const store = await stores();
@@ -214,6 +217,15 @@ describe("the summary cache is keyed by the thread's policy version (ADR-0014)",
     expect(inner.calls).toBeGreaterThan(callsAfterFirst);
     const plan = (await store.plans.getCurrent(TENANT, 'c')).plan;
     expect(plan?.policyVersion).toBe('2');
+    // Bumping a live thread's policy version (PATCH /policy appends policy.updated) re-summarizes:
+    // thread e starts as a and b did (a cache hit), then its version is bumped before its check.
+    const callsBeforeBump = inner.calls;
+    await store.events.append(TENANT, 'e', asInputs(build('e', '1').events));
+    await store.events.append(TENANT, 'e', [{ eventId: 'bump', type: 'policy.updated', patch: { version: '3' } }]);
+    const bumped = await engine.check(TENANT, 'e');
+    expect(bumped.planner?.summarizerCalls).toBeGreaterThan(0);
+    expect(inner.calls).toBeGreaterThan(callsBeforeBump);
+    expect((await store.plans.getCurrent(TENANT, 'e')).plan?.policyVersion).toBe('3');
   });
 });
 

@@ -48,6 +48,8 @@ export const planCommittedPayloadSchema = z.object({
  * defaults: an absent field keeps its current value. Fold applies patches in log order (ADR-0092).
  */
 export const policyPatchSchema = z.strictObject({
+  /** The policy version: part of every summary cache key, so bumping it re-summarizes (ADR-0194). */
+  version: z.string().min(1).max(100).optional(),
   autoCompact: z.boolean().optional(),
   softThresholdPercent: z.number().gt(0).max(1).optional(),
   keepRecentTurns: z.number().int().min(0).optional(),
