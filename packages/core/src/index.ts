@@ -29,6 +29,7 @@ export * from './ports/summarizer.js';
 export * from './ports/summary-cache.js';
 export * from './ports/tokenizer.js';
 export * from './provider.js';
+export * from './quality/compaction-quality.js';
 export * from './schemas/content.js';
 export * from './schemas/events.js';
 export * from './schemas/message.js';
