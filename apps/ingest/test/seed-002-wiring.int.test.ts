@@ -39,7 +39,9 @@ async function allEvents(threadId: string): Promise<StoredEvent[]> {
   return response.json().events;
 }
 
-async function lifecycle(threadId: string): Promise<Array<{ name: string; details: Record<string, unknown> }>> {
+async function lifecycle(
+  threadId: string,
+): Promise<Array<{ name: string; details: Record<string, unknown> }>> {
   const response = await get(`/v1/threads/${threadId}/lifecycle?limit=1000`);
   expect(response.statusCode).toBe(200);
   return response.json().events;
@@ -51,7 +53,12 @@ async function readingThread(threadId: string) {
     threadId,
     model: 'claude-sonnet-4-5',
     contextWindow: 40_000,
-    policy: { keepRecentTurns: 1, keepRecentTokens: 0, clearAtLeastTokens: 10, externalizeThresholdTokens: 200 },
+    policy: {
+      keepRecentTurns: 1,
+      keepRecentTokens: 0,
+      clearAtLeastTokens: 10,
+      externalizeThresholdTokens: 200,
+    },
   });
   expect(created.statusCode).toBe(201);
   const events = [];
@@ -107,7 +114,9 @@ describe('rehydration kept server-side (ADR-0191)', () => {
     // A second render of the same turn shows it again but records nothing new.
     const again = await post('/v1/threads/rehydrate/prompt', {});
     expect(again.json().report.rehydration.performed).toHaveLength(1);
-    const rehydrated = (await lifecycle('rehydrate')).filter((event) => event.name === 'compaction_rehydrated');
+    const rehydrated = (await lifecycle('rehydrate')).filter(
+      (event) => event.name === 'compaction_rehydrated',
+    );
     expect(rehydrated).toEqual([
       expect.objectContaining({ details: expect.objectContaining({ artifactId, turn, trigger: 'message' }) }),
     ]);
@@ -124,11 +133,11 @@ describe('rehydration kept server-side (ADR-0191)', () => {
         ...toolExchange(`call_more_${threadId}`, 'read_file', 'const more = 1;\n'.repeat(2500)),
       ]);
     }
-    const check = await ingest.dependencies.engine.check(TENANT_A, 'rehydrate', { manual: { force: true } });
+    const check = await ingest.dependencies.engine.compactThread(TENANT_A, 'rehydrate', { force: true });
     expect(check.planner).not.toBeNull();
     expect(check.planner!.rungsUsed).not.toContain('externalize');
     expect(check.planner!.rungsUsed).not.toContain('drop');
-    const twin = await ingest.dependencies.engine.check(TENANT_A, 'twin', { manual: { force: true } });
+    const twin = await ingest.dependencies.engine.compactThread(TENANT_A, 'twin', { force: true });
     expect(twin.planner!.rungsUsed).toContain('externalize');
 
     // Next turn, the agent names it again: still in its cooldown (2 turns), so blocked and recorded.
@@ -154,7 +163,9 @@ describe('rehydration kept server-side (ADR-0191)', () => {
       messageEvent('user', 'Show me file one.'),
       messageEvent('assistant', `Opening artifact:${artifactId}.`),
     ]);
-    expect((await post('/v1/threads/restart/prompt', {})).json().report.rehydration.performed).toHaveLength(1);
+    expect((await post('/v1/threads/restart/prompt', {})).json().report.rehydration.performed).toHaveLength(
+      1,
+    );
     await appendEvents(ingest.app, KEY_A, 'restart', [
       messageEvent('user', 'Once more.'),
       messageEvent('assistant', `Opening artifact:${artifactId} again.`),
@@ -177,10 +188,14 @@ describe('rehydration kept server-side (ADR-0191)', () => {
     expect(recalled.length).toBeGreaterThan(0);
     const events = (await lifecycle('recall')).filter((event) => event.name === 'compaction_retrieved');
     expect(events).toHaveLength(1);
-    expect(events[0]!.details['messageIds']).toEqual(recalled.map((hit: { messageId: string }) => hit.messageId));
+    expect(events[0]!.details['messageIds']).toEqual(
+      recalled.map((hit: { messageId: string }) => hit.messageId),
+    );
     // The same recall again in the same turn is not recorded twice.
     await post('/v1/threads/recall/prompt', { query: 'value1 const' });
-    expect((await lifecycle('recall')).filter((event) => event.name === 'compaction_retrieved')).toHaveLength(1);
+    expect((await lifecycle('recall')).filter((event) => event.name === 'compaction_retrieved')).toHaveLength(
+      1,
+    );
   });
 });
 
@@ -189,17 +204,21 @@ describe('system prompt and tools registered on the thread (ADR-0192)', () => {
     await readingThread('registered');
     const system = 'You are a careful reviewer. Quote the file before you judge it. '.repeat(300);
     const tools = [{ name: 'grep', description: 'Search files', inputSchema: { type: 'object' } }];
-    const before = await ingest.dependencies.engine.check(TENANT_A, 'registered', { manual: { force: true } });
+    const before = await ingest.dependencies.engine.compactThread(TENANT_A, 'registered', { force: true });
     for (let round = 0; round < 2; round += 1) {
-      expect((await post('/v1/threads/registered/prompt', { system, tools, register: true })).statusCode).toBe(200);
+      expect(
+        (await post('/v1/threads/registered/prompt', { system, tools, register: true })).statusCode,
+      ).toBe(200);
     }
     const registered = (await allEvents('registered')).filter((event) => event.type === 'context.registered');
     expect(registered).toHaveLength(1);
     expect(registered[0]).toMatchObject({ system, tools });
-    const after = await ingest.dependencies.engine.check(TENANT_A, 'registered', { manual: { force: true } });
+    const after = await ingest.dependencies.engine.compactThread(TENANT_A, 'registered', { force: true });
     expect(before.planner!.targetTokens - after.planner!.targetTokens).toBeGreaterThan(3000);
     // A changed registration is appended again.
     await post('/v1/threads/registered/prompt', { system: 'Be brief.', tools, register: true });
-    expect((await allEvents('registered')).filter((event) => event.type === 'context.registered')).toHaveLength(2);
+    expect(
+      (await allEvents('registered')).filter((event) => event.type === 'context.registered'),
+    ).toHaveLength(2);
   });
 });

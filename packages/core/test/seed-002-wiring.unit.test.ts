@@ -25,7 +25,14 @@ function stored(events: StoredEvent[], payload: Record<string, unknown>, eventId
   const seq = events.length + 1;
   return [
     ...events,
-    { ...(payload as object), eventId, tenantId: 't', threadId: 'th', seq, timestamp: '2025-01-01T00:00:00Z' } as StoredEvent,
+    {
+      ...(payload as object),
+      eventId,
+      tenantId: 't',
+      threadId: 'th',
+      seq,
+      timestamp: '2025-01-01T00:00:00Z',
+    } as StoredEvent,
   ];
 }
 
@@ -100,7 +107,9 @@ describe('quality metrics (ADR-0195)', () => {
       rehydrationRequests: 3,
       taskCompletionSuccess: undefined,
     });
-    expect(compactionQualityMetrics(thread, { compactedAtSeq: null, taskCompletionSuccess: true })).toMatchObject({
+    expect(
+      compactionQualityMetrics(thread, { compactedAtSeq: null, taskCompletionSuccess: true }),
+    ).toMatchObject({
       turnsSinceCompaction: null,
       agentAskedForContext: false,
       taskCompletionSuccess: true,

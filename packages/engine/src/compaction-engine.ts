@@ -4,14 +4,14 @@ import {
   availableForMessages,
   buildTrigger,
   type Clock,
-  type EventStore,
   type CompactionPlan,
   type DeterminismHooks,
   type DeterminismReport,
+  type EventStore,
   foldThread,
-  lastConversationSeq,
   type LifecycleEventLog,
   type Logger,
+  lastConversationSeq,
   messagesForTrigger,
   NotFoundError,
   noopLogger,
@@ -302,7 +302,10 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
         planCommittedEvent(plan, version, options.clock.now().toISOString()),
       ]);
     } catch (error) {
-      logger.warn({ err: error, tenantId, threadId, version }, 'could not log the plan commit; the next check will');
+      logger.warn(
+        { err: error, tenantId, threadId, version },
+        'could not log the plan commit; the next check will',
+      );
     }
   }
 
@@ -327,7 +330,10 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       const recent = await options.lifecycle.list(tenantId, threadId, { limit: REHYDRATION_LOOKBACK_EVENTS });
       return rehydrationHappenedInTurn(recent, turn);
     } catch (error) {
-      logger.warn({ err: error, tenantId, threadId }, 'could not read rehydrations; planning as if none happened');
+      logger.warn(
+        { err: error, tenantId, threadId },
+        'could not read rehydrations; planning as if none happened',
+      );
       return false;
     }
   }

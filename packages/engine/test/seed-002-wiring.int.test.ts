@@ -142,7 +142,9 @@ describe('plan commits are event-sourced (ADR-0190)', () => {
       createCompactionEngine({ events: store.events, plans: store.plans, summarizer, clock });
     const results = await Promise.all([make().check(TENANT, 't1'), make().check(TENANT, 't1')]);
     expect(results.map((result) => result.commit.status).sort()).toEqual(['committed', 'lost_race']);
-    const logged = (await store.events.readAll(TENANT, 't1')).filter((event) => event.type === 'plan.committed');
+    const logged = (await store.events.readAll(TENANT, 't1')).filter(
+      (event) => event.type === 'plan.committed',
+    );
     expect(logged.map((event) => event.type === 'plan.committed' && event.planVersion)).toEqual([1]);
   });
 
@@ -221,7 +223,9 @@ describe("the summary cache is keyed by the thread's policy version (ADR-0014)",
     // thread e starts as a and b did (a cache hit), then its version is bumped before its check.
     const callsBeforeBump = inner.calls;
     await store.events.append(TENANT, 'e', asInputs(build('e', '1').events));
-    await store.events.append(TENANT, 'e', [{ eventId: 'bump', type: 'policy.updated', patch: { version: '3' } }]);
+    await store.events.append(TENANT, 'e', [
+      { eventId: 'bump', type: 'policy.updated', patch: { version: '3' } },
+    ]);
     const bumped = await engine.check(TENANT, 'e');
     expect(bumped.planner?.summarizerCalls).toBeGreaterThan(0);
     expect(inner.calls).toBeGreaterThan(callsBeforeBump);

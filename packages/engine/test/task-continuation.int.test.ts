@@ -73,7 +73,12 @@ async function runTask(threadId: string, policy: Record<string, unknown>): Promi
   const { stores, cleanup } = await withEmbeddedStores();
   cleanups.push(cleanup);
   const compactor = createCompactor({
-    stores: { events: stores.events, plans: stores.plans, artifacts: stores.artifacts, lifecycle: stores.lifecycle },
+    stores: {
+      events: stores.events,
+      plans: stores.plans,
+      artifacts: stores.artifacts,
+      lifecycle: stores.lifecycle,
+    },
     summarizer: createResilientSummarizer(),
     tenantId: 'tenant-1',
   });
@@ -89,12 +94,22 @@ async function runTask(threadId: string, policy: Record<string, unknown>): Promi
     type: 'thread.created',
     model: 'claude-sonnet-4-5',
     contextWindow: 16_000,
-    policy: { outputReserveTokens: 2000, keepRecentTurns: 2, keepRecentTokens: 1500, clearAtLeastTokens: 500, ...policy },
+    policy: {
+      outputReserveTokens: 2000,
+      keepRecentTurns: 2,
+      keepRecentTokens: 1500,
+      clearAtLeastTokens: 500,
+      ...policy,
+    },
   };
   await compactor.append(threadId, [created]);
   let compactions = 0;
   const render = async () => {
-    const prepared = await compactor.prepare(threadId, { provider: 'anthropic', system: SYSTEM, tools: TOOLS });
+    const prepared = await compactor.prepare(threadId, {
+      provider: 'anthropic',
+      system: SYSTEM,
+      tools: TOOLS,
+    });
     if (prepared.compaction?.commit.status === 'committed') compactions += 1;
     return JSON.stringify(prepared.request);
   };
@@ -110,8 +125,9 @@ async function runTask(threadId: string, policy: Record<string, unknown>): Promi
     });
     return id;
   };
-  const result = (part: Omit<ToolResultPart, 'type'>) =>
-    append({ id: `m${next()}`, role: 'tool', content: [{ type: 'tool_result', ...part }] });
+  const result = (
+    part: Omit<ToolResultPart, 'type' | 'keyFields'> & { keyFields?: Record<string, unknown> },
+  ) => append({ id: `m${next()}`, role: 'tool', content: [{ type: 'tool_result', keyFields: {}, ...part }] });
   const say = (role: 'user' | 'assistant', text: string) =>
     append({ id: `m${next()}`, role, content: [{ type: 'text', text }] });
 
@@ -121,7 +137,11 @@ async function runTask(threadId: string, policy: Record<string, unknown>): Promi
     `Migrate these services to the new cluster, one per turn: ${SERVICES.join(', ')}. ${CONSTRAINT}: migrate it without a restart. Open a change ticket first and give me its number at the end.`,
   );
   await render();
-  const ticketCall = await call('create_ticket', { title: 'Cluster migration' }, 'Opening the change ticket.');
+  const ticketCall = await call(
+    'create_ticket',
+    { title: 'Cluster migration' },
+    'Opening the change ticket.',
+  );
   await result({
     toolName: 'create_ticket',
     toolCallId: ticketCall,
@@ -135,7 +155,12 @@ async function runTask(threadId: string, policy: Record<string, unknown>): Promi
     await say('user', `Continue with ${service}.`);
     await render();
     const readId = await call('read_config', { service }, `Reading the ${service} config.`);
-    await result({ toolName: 'read_config', toolCallId: readId, outcome: 'success', content: configOf(service) });
+    await result({
+      toolName: 'read_config',
+      toolCallId: readId,
+      outcome: 'success',
+      content: configOf(service),
+    });
     const seen = await render();
     // The agent takes the replica count from the config it just read, and restarts unless it can
     // still see the user's constraint for this service.
@@ -159,7 +184,9 @@ async function runTask(threadId: string, policy: Record<string, unknown>): Promi
   let ticket = /CHG-\d+/.exec(seen)?.[0];
   // Not in view: read back what the pointers offer (explicit rehydration), then look again.
   if (!ticket) {
-    const pointers = [...new Set([...seen.matchAll(/read_artifact\(\\"([^"\\]+)\\"\)/g)].map((match) => match[1]!))];
+    const pointers = [
+      ...new Set([...seen.matchAll(/read_artifact\(\\"([^"\\]+)\\"\)/g)].map((match) => match[1]!)),
+    ];
     for (const artifactId of pointers) {
       const id = await call('read_artifact', { artifact_id: artifactId }, 'Reading an artifact back.');
       const { plan } = await stores.plans.getCurrent('tenant-1', threadId);

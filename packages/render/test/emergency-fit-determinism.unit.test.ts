@@ -32,7 +32,12 @@ function render(currentDeterminism?: ReturnType<typeof currentDeterminismFrom>) 
     plan: null,
     system: '',
     tools: [],
-    budget: tokenBudget({ maxInputTokens: 2500, outputReserveTokens: 0, safetyBufferTokens: 0, rehydrationReserveTokens: 0 }),
+    budget: tokenBudget({
+      maxInputTokens: 2500,
+      outputReserveTokens: 0,
+      safetyBufferTokens: 0,
+      rehydrationReserveTokens: 0,
+    }),
     provider: 'anthropic',
     tokenizer: tokenizerFor('anthropic'),
     ...(currentDeterminism ? { currentDeterminism } : {}),

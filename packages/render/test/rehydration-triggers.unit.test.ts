@@ -2,7 +2,7 @@
  * The two implicit rehydration triggers of ADR-0008's safety net (ADR-0191): a pending call to a
  * tool whose schema needs another tool's output, and the agent's message matching a rehydrate hint.
  */
-import { tokenBudget, type ToolDefinition } from '@compactor/core';
+import { type ToolDefinition, tokenBudget } from '@compactor/core';
 import { describe, expect, it } from 'vitest';
 import {
   hintTerms,
@@ -22,14 +22,22 @@ const CONFIG = 'service:\n  port: 8080\nhealthcheck:\n  path: /health';
 function store(): MemoryArtifactStore {
   const artifacts = new MemoryArtifactStore();
   artifacts.add('art_cfg', CONFIG, { threadId: 'deploy', tenantId: TENANT, sensitivity: 'internal' });
-  artifacts.add('art_log', 'deploy log\n'.repeat(40), { threadId: 'deploy', tenantId: TENANT, sensitivity: 'internal' });
+  artifacts.add('art_log', 'deploy log\n'.repeat(40), {
+    threadId: 'deploy',
+    tenantId: TENANT,
+    sensitivity: 'internal',
+  });
   return artifacts;
 }
 
 const PATCH_TOOL: ToolDefinition = {
   name: 'apply_patch',
   description: 'Apply a patch to a file',
-  inputSchema: { type: 'object', properties: { patch: { type: 'string' } }, [TOOL_SCHEMA_REHYDRATE_KEYWORD]: ['read_file'] },
+  inputSchema: {
+    type: 'object',
+    properties: { patch: { type: 'string' } },
+    [TOOL_SCHEMA_REHYDRATE_KEYWORD]: ['read_file'],
+  },
 };
 
 /** The deploy session with the config read (m5, m6) and the log (m3, m4) externalized. */
@@ -91,7 +99,10 @@ describe('the rehydrate_hint trigger', () => {
   });
 
   it('a generated hint matches by its tool name, as a whole word only', async () => {
-    const terms = hintTerms('call read_artifact("art_log") for the full bash output (400 characters)', 'art_log');
+    const terms = hintTerms(
+      'call read_artifact("art_log") for the full bash output (400 characters)',
+      'art_log',
+    );
     expect(terms).toEqual(['bash']);
     expect(matchesHint('Let me look at the bash output from before.', terms)).toBe(true);
     expect(matchesHint('Let me look at the bashrc.', terms)).toBe(false);
@@ -127,7 +138,13 @@ describe('render lifecycle events', () => {
             { name: 'compaction_rehydrated', artifactId: 'b', turn: 4, trigger: 'same_turn', tokens: 10 },
           ],
           blocked: [
-            { name: 'compaction_rehydration_blocked', artifactId: 'c', turn: 4, trigger: 'message', reason: 'cooldown' },
+            {
+              name: 'compaction_rehydration_blocked',
+              artifactId: 'c',
+              turn: 4,
+              trigger: 'message',
+              reason: 'cooldown',
+            },
           ],
         },
         recall: {

@@ -159,7 +159,10 @@ describe('extractive summarizer', () => {
   it('stamps a decision with the time of the message it came from (Decision.timestamp)', () => {
     const dated = threadOf([
       user('u1', 'Fix the parser.'),
-      { ...assistant('a1', 'We decided to switch to a hand-written lexer.'), createdAt: '2026-03-04T05:06:07.000Z' },
+      {
+        ...assistant('a1', 'We decided to switch to a hand-written lexer.'),
+        createdAt: '2026-03-04T05:06:07.000Z',
+      },
       assistant('a2', 'I will rerun the tests because the lexer changed.'),
     ]);
     const summary = summarizer.extract({ ...request, messages: dated.messages });

@@ -66,6 +66,8 @@ export interface DeterminismReport {
  * @param current - Tool call id → the source's current metadata.
  * @returns The lookup; an id not in the map is unknown (changed).
  */
-export function currentDeterminismFrom(current: ReadonlyMap<string, DeterminismMetadata>): CurrentDeterminism {
+export function currentDeterminismFrom(
+  current: ReadonlyMap<string, DeterminismMetadata>,
+): CurrentDeterminism {
   return (envelope) => current.get(envelope.toolCallId);
 }

@@ -128,7 +128,12 @@ async function recursiveSummarization(
     countText: input.countText,
   });
   const plan = editPlan(
-    { ...start.base, basedOnSeq: input.thread.version, createdAt: input.now, policyVersion: start.policy.version },
+    {
+      ...start.base,
+      basedOnSeq: input.thread.version,
+      createdAt: input.now,
+      policyVersion: start.policy.version,
+    },
     [record],
     (candidate) => candidate.kind === 'summarize',
   );

@@ -177,7 +177,11 @@ export function createCompactor(options: CompactorOptions): Compactor {
       }
       const current = await options.stores.plans.getCurrent(tenantId, threadId);
       // Cooldowns and this turn's rehydrations live in the thread's lifecycle log (ADR-0191).
-      const records = await loadRenderRecords(options.stores.lifecycle, { tenantId, threadId }, options.logger);
+      const records = await loadRenderRecords(
+        options.stores.lifecycle,
+        { tenantId, threadId },
+        options.logger,
+      );
       const verified = options.determinismHooks
         ? await captureCurrentDeterminism(thread, options.determinismHooks, options.logger ?? noopLogger)
         : undefined;

@@ -5,7 +5,7 @@ import {
   noopLogger,
   rehydrationStateFromLifecycle,
 } from '@compactor/core';
-import { type RenderReport, type RehydrationState, renderLifecycleEvents } from '@compactor/render';
+import { type RehydrationState, type RenderReport, renderLifecycleEvents } from '@compactor/render';
 
 /**
  * How many recent lifecycle events a render reads for its rehydration state. Cooldowns look back a
@@ -62,7 +62,10 @@ export async function loadRenderRecords(
           await lifecycle.append(event);
           written += 1;
         } catch (error) {
-          logger.warn({ err: error, ...owner, name: event.name }, 'could not record a render lifecycle event');
+          logger.warn(
+            { err: error, ...owner, name: event.name },
+            'could not record a render lifecycle event',
+          );
         }
       }
       return written;

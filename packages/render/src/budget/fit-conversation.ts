@@ -1,4 +1,10 @@
-import { type CurrentDeterminism, type Logger, protectedTail, type Thread, unitTokensFrom } from '@compactor/core';
+import {
+  type CurrentDeterminism,
+  type Logger,
+  protectedTail,
+  type Thread,
+  unitTokensFrom,
+} from '@compactor/core';
 import type { PieceMaker } from '../plan/piece-maker.js';
 import type { Slot } from '../plan/slots.js';
 import { RenderBudgetExceededError, type RenderBudgetNumbers } from '../render-errors.js';

@@ -150,7 +150,9 @@ export function artifactFacts(plan: CompactionPlan | null): ArtifactFacts[] {
     }
     return found;
   };
-  const fromSummaryArtifacts = (artifacts: CompactionPlan['summarizations'][number]['summary']['artifacts']) => {
+  const fromSummaryArtifacts = (
+    artifacts: CompactionPlan['summarizations'][number]['summary']['artifacts'],
+  ) => {
     for (const artifact of artifacts) {
       const found = entry(artifact.artifactId);
       found.hints.add(`${artifact.description} ${artifact.rehydrateHint}`);
@@ -176,16 +178,62 @@ export function artifactFacts(plan: CompactionPlan | null): ArtifactFacts[] {
 
 /** Words every generated hint has, which say nothing about the content. */
 const HINT_BOILERPLATE = new Set([
-  'about', 'after', 'again', 'artifact', 'before', 'call', 'characters', 'content', 'contents', 'could',
-  'does', 'each', 'from', 'full', 'have', 'here', 'into', 'just', 'more', 'need', 'needs', 'only',
-  'other', 'output', 'read', 'read_artifact', 'should', 'some', 'than', 'that', 'their', 'them',
-  'then', 'there', 'these', 'they', 'this', 'those', 'very', 'want', 'were', 'what', 'when', 'where',
-  'which', 'will', 'with', 'would', 'your',
+  'about',
+  'after',
+  'again',
+  'artifact',
+  'before',
+  'call',
+  'characters',
+  'content',
+  'contents',
+  'could',
+  'does',
+  'each',
+  'from',
+  'full',
+  'have',
+  'here',
+  'into',
+  'just',
+  'more',
+  'need',
+  'needs',
+  'only',
+  'other',
+  'output',
+  'read',
+  'read_artifact',
+  'should',
+  'some',
+  'than',
+  'that',
+  'their',
+  'them',
+  'then',
+  'there',
+  'these',
+  'they',
+  'this',
+  'those',
+  'very',
+  'want',
+  'were',
+  'what',
+  'when',
+  'where',
+  'which',
+  'will',
+  'with',
+  'would',
+  'your',
 ]);
 
 /** Lowercase words of a text: letters, digits and `_ . / -` inside. */
 function wordsOf(text: string): string[] {
-  return (text.toLowerCase().match(/[a-z0-9][a-z0-9_./-]*[a-z0-9]/g) ?? []).map((word) => word.replace(/[./-]+$/, ''));
+  return (text.toLowerCase().match(/[a-z0-9][a-z0-9_./-]*[a-z0-9]/g) ?? []).map((word) =>
+    word.replace(/[./-]+$/, ''),
+  );
 }
 
 /**

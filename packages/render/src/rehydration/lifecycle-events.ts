@@ -54,7 +54,10 @@ export function renderLifecycleEvents(
   at: string,
 ): LifecycleEvent[] {
   const rehydration = rehydrationEventsToLifecycle(
-    [...report.rehydration.performed.filter((event) => event.trigger !== 'same_turn'), ...report.rehydration.blocked],
+    [
+      ...report.rehydration.performed.filter((event) => event.trigger !== 'same_turn'),
+      ...report.rehydration.blocked,
+    ],
     owner,
     at,
   );
