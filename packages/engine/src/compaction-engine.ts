@@ -180,8 +180,6 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
         }
       : options.overhead;
     const targetTokens = availableForMessages(threadBudget(thread, overhead));
-    const rehydrationHappened =
-      checkOptions.rehydrationHappened ?? (await rehydratedThisTurn(tenantId, threadId, thread));
     const automatic = buildTrigger(thread.policy.trigger).evaluate({
       messages: messagesForTrigger(thread.messages, current.plan),
       messageTokens,
@@ -214,6 +212,9 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       return { ...base, planner: null, commit: { status: 'not_needed' }, compressionRatio: 1 };
     }
     const failures: unknown[] = [];
+    // Read only when the planner will run: a check whose trigger does not fire costs no lifecycle read.
+    const rehydrationHappened =
+      checkOptions.rehydrationHappened ?? (await rehydratedThisTurn(tenantId, threadId, thread));
     const verified = options.determinismHooks
       ? await captureCurrentDeterminism(thread, options.determinismHooks, logger)
       : undefined;
