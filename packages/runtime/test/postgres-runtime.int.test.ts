@@ -1,4 +1,4 @@
-import { noopLogger } from '@compactor/core';
+import { noopLogger, plansFromLog } from '@compactor/core';
 import {
   describeWithPostgres,
   dropSchema,
@@ -29,6 +29,11 @@ describeWithPostgres(await postgresForTests(), 'createRuntime with PostgreSQL', 
       await runtime.stores.events.append('tenant-a', 'thread-postgres', asInputs(events));
       const result = await runtime.engine.check('tenant-a', 'thread-postgres');
       expect(result.commit).toEqual({ status: 'committed', version: 1 });
+      // The log in PostgreSQL alone rebuilds the committed plan.
+      const log = await runtime.stores.events.readAll('tenant-a', 'thread-postgres');
+      expect(plansFromLog(log).get(1)).toEqual(
+        await runtime.stores.plans.getVersion('tenant-a', 'thread-postgres', 1),
+      );
       expect(await runtime.ready()).toEqual({
         ok: true,
         checks: { store: 'ok', artifacts: 'ok', queue: 'ok' },
@@ -37,7 +42,8 @@ describeWithPostgres(await postgresForTests(), 'createRuntime with PostgreSQL', 
       await client.connect();
       try {
         const stored = await client.query(`SELECT count(*)::int AS n FROM "${schema}".events`);
-        expect(stored.rows[0].n).toBe(events.length);
+        // The conversation and the won commit's plan.committed event (ADR-0190).
+        expect(stored.rows[0].n).toBe(events.length + 1);
         const plans = await client.query(`SELECT version FROM "${schema}".plans`);
         expect(plans.rows).toEqual([{ version: 1 }]);
         const lifecycle = await client.query(`SELECT count(*)::int AS n FROM "${schema}".lifecycle_events`);
