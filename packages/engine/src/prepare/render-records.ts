@@ -18,8 +18,11 @@ export const RENDER_LIFECYCLE_LOOKBACK = 200;
 export interface RenderRecords {
   /** The rehydration state to render with (cooldowns, same-turn re-injection). */
   state: RehydrationState;
-  /** Append what the render did (rehydrated, blocked, retrieved), each outcome once per turn. */
-  record(report: RenderReport, at: string): Promise<number>;
+  /**
+   * Append what the render did (rehydrated, blocked, retrieved), each outcome once per turn.
+   * @returns How many events were appended.
+   */
+  record(report: Parameters<typeof renderLifecycleEvents>[0], at: string): Promise<number>;
 }
 
 /**
