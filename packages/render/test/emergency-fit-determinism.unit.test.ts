@@ -4,10 +4,13 @@
  */
 import { currentDeterminismFrom, tokenBudget } from '@compactor/core';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { renderPromptSync } from '../src/index.js';
 import { validateProviderRequest } from '../src/validate/index.js';
 import { tokenizerFor } from './support/tokenizers.js';
+
+// Real tokenizers on two shared cores: allow for load, never assert on time.
+vi.setConfig({ testTimeout: 60_000 });
 
 function replayableThread() {
   const builder = threadBuilder('replay', { policy: { keepRecentTurns: 1, keepRecentTokens: 0 } });

@@ -3,7 +3,7 @@
  * tool whose schema needs another tool's output, and the agent's message matching a rehydrate hint.
  */
 import { type ToolDefinition, tokenBudget } from '@compactor/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   hintTerms,
   matchesHint,
@@ -16,6 +16,9 @@ import { deploySession, SECURITY_CONTEXT, TENANT, TOOLS } from './support/fixtur
 import { MemoryArtifactStore } from './support/memory-artifact-store.js';
 import { externalize, ids, planOf } from './support/plans.js';
 import { renderInput, requestText } from './support/render-helpers.js';
+
+// Real tokenizers on two shared cores: allow for load, never assert on time.
+vi.setConfig({ testTimeout: 60_000 });
 
 const CONFIG = 'service:\n  port: 8080\nhealthcheck:\n  path: /health';
 
@@ -96,6 +99,9 @@ describe('the rehydrate_hint trigger', () => {
     expect(requestText(matched.request)).toContain('[Rehydrated Content - artifact:art_cfg]');
     const unrelated = await render({ latest: 'The ticket is open; anything else?' });
     expect(performed(unrelated)).toEqual([]);
+    // A statement naming the same terms is not a question: nothing.
+    const statement = await render({ latest: 'The service port of deploy.yml is next on my list.' });
+    expect(performed(statement)).toEqual([]);
   });
 
   it('a generated hint matches by its tool name, as a whole word only', async () => {

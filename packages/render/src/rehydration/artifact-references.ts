@@ -274,11 +274,20 @@ export function matchesHint(text: string, terms: readonly string[]): boolean {
   return false;
 }
 
+/** The sentences of a text that are questions (end in "?"), joined; empty when there is none. */
+export function questionsIn(text: string): string {
+  return text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .filter((sentence) => sentence.trim().endsWith('?'))
+    .join('\n');
+}
+
 /**
  * The two implicit triggers of ADR-0008's safety net (ADR-0191), after the explicit references:
  * a pending tool call whose tool's input schema declares it needs another tool's output
  * (`x-compactor-rehydrate`), which rehydrates the artifacts holding that output; and the agent's
- * latest message matching an artifact's rehydrate hint. Ids already found are skipped.
+ * latest message asking a question that matches an artifact's rehydrate hint. Ids already found are
+ * skipped.
  */
 export function findImplicitArtifactReferences(
   messages: readonly ThreadMessage[],
@@ -314,8 +323,11 @@ export function findImplicitArtifactReferences(
     const message = messages[index]!;
     if (message.role !== 'assistant' || message.subagentId !== agent) continue;
     const text = message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+    // Seed 002: the agent *asks a question* that matches the hint; statements do not trigger it.
+    const questions = questionsIn(text);
+    if (questions === '') break;
     for (const fact of facts) {
-      if (fact.hints.some((hint) => matchesHint(text, hintTerms(hint, fact.artifactId)))) {
+      if (fact.hints.some((hint) => matchesHint(questions, hintTerms(hint, fact.artifactId)))) {
         add(fact.artifactId, 'hint');
       }
     }
