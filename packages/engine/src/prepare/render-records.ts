@@ -5,7 +5,7 @@ import {
   noopLogger,
   rehydrationStateFromLifecycle,
 } from '@compactor/core';
-import { type RehydrationState, type RenderReport, renderLifecycleEvents } from '@compactor/render';
+import { type RehydrationState, renderLifecycleEvents } from '@compactor/render';
 
 /**
  * How many recent lifecycle events a render reads for its rehydration state. Cooldowns look back a
