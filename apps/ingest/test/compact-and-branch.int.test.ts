@@ -94,14 +94,17 @@ describe('POST /v1/threads/:id/compact and GET /v1/threads/:id/plan', () => {
 });
 
 describe('POST /v1/threads/:id/branch', () => {
-  /** Source thread: 5 turns, compaction v1 (basedOnSeq 11), 3 more turns, compaction v2 (basedOnSeq 17). */
+  /**
+   * Source thread: 5 turns, compaction v1 (basedOnSeq 11, logged as seq 12, ADR-0190), 3 more turns,
+   * compaction v2 (basedOnSeq 18, logged as seq 19).
+   */
   async function compactedTwice() {
     await createConversation(ingest.app, KEY_A, 'source', 5);
     expect((await post('/v1/threads/source/compact', { force: true })).json().planVersion).toBe(1);
     await appendTurns(ingest.app, KEY_A, 'source', 6, 8);
     expect((await post('/v1/threads/source/compact', { force: true })).json().planVersion).toBe(2);
     const versions = await ingest.stores.plans.listVersions(TENANT_A, 'source');
-    expect(versions.map((version) => version.basedOnSeq)).toEqual([11, 17]);
+    expect(versions.map((version) => version.basedOnSeq)).toEqual([11, 18]);
   }
 
   async function branchEvents(threadId: string): Promise<StoredEvent[]> {
@@ -118,7 +121,7 @@ describe('POST /v1/threads/:id/branch', () => {
       version: 7,
       sourceThreadId: 'source',
       fromMessageId: 'u3',
-      sourceVersion: 17,
+      sourceVersion: 19,
       created: true,
     });
     const source = await branchEvents('source');
@@ -133,7 +136,7 @@ describe('POST /v1/threads/:id/branch', () => {
       type: 'thread.branched',
       sourceThreadId: 'source',
       fromMessageId: 'u3',
-      sourceVersion: 17,
+      sourceVersion: 19,
     });
     const messages = copied.slice(2);
     expect(
@@ -150,7 +153,7 @@ describe('POST /v1/threads/:id/branch', () => {
       }
     }
     const thread = (await get('/v1/threads/early')).json();
-    expect(thread.branchedFrom).toEqual({ sourceThreadId: 'source', fromMessageId: 'u3', sourceVersion: 17 });
+    expect(thread.branchedFrom).toEqual({ sourceThreadId: 'source', fromMessageId: 'u3', sourceVersion: 19 });
   });
 
   it('branching before a compaction undoes it: no plan, every message rendered verbatim', async () => {
@@ -167,7 +170,7 @@ describe('POST /v1/threads/:id/branch', () => {
 
   it('branching after a compaction keeps it: the latest plan made from no later message', async () => {
     await compactedTwice();
-    // u6 is seq 12: after plan 1 (basedOnSeq 11), before plan 2 (basedOnSeq 17).
+    // u6 is seq 13: after plan 1 (basedOnSeq 11), before plan 2 (basedOnSeq 18).
     const response = await post('/v1/threads/source/branch', { fromMessageId: 'u6', newThreadId: 'after' });
     expect(response.json()).toMatchObject({ planVersion: 1, sourcePlanVersion: 1 });
     const sourcePlan = (await ingest.stores.plans.getVersion(TENANT_A, 'source', 1))!;

@@ -270,8 +270,12 @@ describe.skipIf(!available)(suiteName, () => {
     const reopened = await createEmbeddedStores({ dataDir: world.dataDir });
     try {
       const events = await reopened.events.readAll(TENANT, world.threadId);
-      expect(events).toHaveLength(world.eventCount + 1);
-      expect(events.at(-1)?.eventId).toBe('late-event');
+      // Every appended event, the late one included, and the one won commit logged once (ADR-0190).
+      expect(events).toHaveLength(world.eventCount + 2);
+      expect(events.map((event) => event.eventId)).toContain('late-event');
+      expect(events.filter((event) => event.type === 'plan.committed').map((event) => event.eventId)).toEqual(
+        ['plan.committed:1'],
+      );
     } finally {
       await reopened.close();
     }

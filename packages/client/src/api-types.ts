@@ -120,6 +120,11 @@ export interface PromptOptions<P extends ProviderName = ProviderName> {
   system?: string;
   /** The agent's tools, rendered into the request and counted toward the budget. */
   tools?: ToolDefinition[];
+  /**
+   * Register `system` and `tools` on the thread (appended only when they changed), so the worker plans
+   * for what render sends (ADR-0192).
+   */
+  register?: boolean;
 }
 
 /** The rendered request, its token counts, and the render report. */

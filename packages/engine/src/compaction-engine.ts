@@ -4,17 +4,26 @@ import {
   availableForMessages,
   buildTrigger,
   type Clock,
+  type CompactionPlan,
+  type DeterminismHooks,
+  type DeterminismReport,
   type EventStore,
   foldThread,
   type LifecycleEventLog,
   type Logger,
+  lastConversationSeq,
   messagesForTrigger,
   NotFoundError,
   noopLogger,
   type PlannerOutcome,
   type PlanStore,
   type ProviderName,
+  planCommittedEvent,
+  planVersionsMissingFromLog,
   planWithPolicy,
+  registeredContext,
+  rehydrationHappenedInTurn,
+  type StoredEvent,
   type Summarizer,
   type Thread,
   type TokenBudget,
@@ -24,6 +33,7 @@ import {
 } from '@compactor/core';
 import { createRenderCache } from '@compactor/render';
 import { createThreadTokenizers } from '@compactor/tokenizer';
+import { captureCurrentDeterminism } from './determinism.js';
 import { createRenderMeasurer } from './measure.js';
 
 /** The stores, summarizer and defaults a compaction engine works with. */
@@ -42,7 +52,10 @@ export interface CompactionEngineOptions {
   provider?: ProviderName;
   /** Tokenizer for a thread's model; default @compactor/tokenizer's `tokenizerForThread` (honours its tokenizer family). */
   tokenizerFor?: (thread: Thread) => Tokenizer;
-  /** What the runtime sends besides messages (system prompt, tool schemas), estimated. */
+  /**
+   * What the runtime sends besides messages (system prompt, tool schemas), estimated. A thread with a
+   * registered system prompt and tools (`context.registered`, ADR-0192) is measured by those instead.
+   */
   overhead?: { systemPromptTokens?: number; toolSchemaTokens?: number };
   /** Sensitivity, time to live and key id given to artifacts the planner writes. */
   artifactDefaults?: { sensitivity?: ArtifactSensitivity; ttlSeconds?: number; encryptionKeyId?: string };
@@ -51,6 +64,12 @@ export interface CompactionEngineOptions {
    * session service's failure callback); a `compaction_failed` lifecycle event records it as well.
    */
   onSummarizationFailure?: (failure: SummarizationFailure) => void;
+  /**
+   * Seed 002's `capture_determinism` (ADR-0193): per tool name, a hook that reads a replayable
+   * result's source metadata now. With it the clear rung may clear replayable results whose source
+   * is proven unchanged; without it (or when a hook fails) they are kept.
+   */
+  determinismHooks?: DeterminismHooks;
 }
 
 export interface SummarizationFailure {
@@ -63,7 +82,11 @@ export interface SummarizationFailure {
 export interface CheckOptions {
   /** A requested compaction: it fires the trigger; `force` compacts even under target. */
   manual?: { instructions?: string; force?: boolean };
-  /** Rehydration happened this turn: the planner skips externalize and drop (ADR-0008). */
+  /**
+   * Rehydration happened this turn: the planner skips externalize and drop (ADR-0008). Default: what
+   * the thread's lifecycle log says (a `compaction_rehydrated` event of the thread's current turn,
+   * recorded by the prompt route; ADR-0191).
+   */
   rehydrationHappened?: boolean;
   /** Aborts the summarizer call. */
   signal?: AbortSignal;
@@ -89,7 +112,12 @@ export interface CheckResult {
   commit: CommitOutcome;
   /** tokensBefore / tokensAfter of this compaction (1 when nothing changed). */
   compressionRatio: number;
+  /** What the `capture_determinism` hooks found, when hooks are registered and the planner ran. */
+  determinism?: DeterminismReport;
 }
+
+/** How many recent lifecycle events a check reads to learn whether this turn rehydrated. */
+export const REHYDRATION_LOOKBACK_EVENTS = 200;
 
 /**
  * The budget a thread's policy implies, for the worker's target (the runtime renders with its own).
@@ -139,10 +167,19 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     if (events.length === 0) throw new NotFoundError('thread', threadId);
     const thread = foldThread(events);
     const current = await options.plans.getCurrent(tenantId, threadId);
-    const measurer = createRenderMeasurer(thread, tokenizerFor(thread), provider, renderCache);
+    await recordMissingPlanVersions(tenantId, threadId, events, current.version);
+    const tokenizer = tokenizerFor(thread);
+    const measurer = createRenderMeasurer(thread, tokenizer, provider, renderCache);
     const messageTokens = measurer.measure(current.plan);
     const manual = checkOptions.manual;
-    const targetTokens = availableForMessages(threadBudget(thread, options.overhead));
+    const registered = registeredContext(events);
+    const overhead = registered
+      ? {
+          systemPromptTokens: registered.system === '' ? 0 : tokenizer.count(registered.system),
+          toolSchemaTokens: tokenizer.countTools(registered.tools, provider),
+        }
+      : options.overhead;
+    const targetTokens = availableForMessages(threadBudget(thread, overhead));
     const automatic = buildTrigger(thread.policy.trigger).evaluate({
       messages: messagesForTrigger(thread.messages, current.plan),
       messageTokens,
@@ -166,10 +203,21 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     }
     // A trigger that fires within the target compacts once per thread version (ADR-0105): with
     // nothing appended since the last plan, compacting again would erode the prompt check by check.
-    if (!manual && messageTokens <= targetTokens && (current.plan?.basedOnSeq ?? -1) >= thread.version) {
+    // Service records (a logged plan commit, a registration) are not news to the conversation.
+    if (
+      !manual &&
+      messageTokens <= targetTokens &&
+      (current.plan?.basedOnSeq ?? -1) >= lastConversationSeq(events)
+    ) {
       return { ...base, planner: null, commit: { status: 'not_needed' }, compressionRatio: 1 };
     }
     const failures: unknown[] = [];
+    // Read only when the planner will run: a check whose trigger does not fire costs no lifecycle read.
+    const rehydrationHappened =
+      checkOptions.rehydrationHappened ?? (await rehydratedThisTurn(tenantId, threadId, thread));
+    const verified = options.determinismHooks
+      ? await captureCurrentDeterminism(thread, options.determinismHooks, logger)
+      : undefined;
     const planner = await planWithPolicy({
       onSummarizationFailure: ({ error }) => failures.push(error),
       thread,
@@ -186,21 +234,23 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       ...(manual ? { manual } : {}),
       ...(automatic.fire ? { triggerFired: true } : {}),
       triggerReason: trigger.reason,
-      ...(checkOptions.rehydrationHappened ? { rehydrationHappened: true } : {}),
+      ...(rehydrationHappened ? { rehydrationHappened: true } : {}),
       ...(checkOptions.signal ? { signal: checkOptions.signal } : {}),
+      ...(verified ? { currentDeterminism: verified.currentDeterminism } : {}),
       ...(options.artifactDefaults ? { artifactDefaults: options.artifactDefaults } : {}),
     });
     for (const error of failures) await reportSummarizationFailure(tenantId, threadId, planner, error);
     const compressionRatio = planner.tokensAfter > 0 ? planner.tokensBefore / planner.tokensAfter : 1;
     const freed = planner.tokensBefore - planner.tokensAfter;
+    const withReport = verified ? { determinism: verified.report } : {};
     // A plan that frees nothing is never committed automatically, whatever fired: no compaction loops.
     if (planner.added.length === 0 || (freed <= 0 && !manual))
-      return { ...base, planner, commit: { status: 'not_needed' }, compressionRatio };
+      return { ...base, ...withReport, planner, commit: { status: 'not_needed' }, compressionRatio };
     // A plan that misses its target and frees little is not worth a new prompt prefix: every commit
     // invalidates the runtime's prompt cache. The renderer's emergency fit covers the gap meanwhile.
     if (planner.status === 'target_unreachable' && freed < thread.policy.clearAtLeastTokens && !manual) {
       logger.info({ tenantId, threadId, freed }, 'compaction freed too little to commit');
-      return { ...base, planner, commit: { status: 'not_needed' }, compressionRatio };
+      return { ...base, ...withReport, planner, commit: { status: 'not_needed' }, compressionRatio };
     }
     const commit = await options.plans.commit(tenantId, threadId, planner.plan, current.version);
     if (!commit.committed) {
@@ -210,11 +260,13 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       );
       return {
         ...base,
+        ...withReport,
         planner,
         commit: { status: 'lost_race', currentVersion: commit.currentVersion },
         compressionRatio,
       };
     }
+    await recordPlanCommitted(tenantId, threadId, planner.plan, commit.version);
     logger.info(
       {
         tenantId,
@@ -226,7 +278,65 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       },
       'compaction plan committed',
     );
-    return { ...base, planner, commit: { status: 'committed', version: commit.version }, compressionRatio };
+    return {
+      ...base,
+      ...withReport,
+      planner,
+      commit: { status: 'committed', version: commit.version },
+      compressionRatio,
+    };
+  }
+
+  /**
+   * Append the won commit to the thread's log (ADR-0190). Only after the compare-and-set won, so a
+   * lost race appends nothing; the event id is the plan version's, so a retry stores it once. A
+   * failed append loses nothing: the next check finds the version missing and appends it then.
+   */
+  async function recordPlanCommitted(
+    tenantId: string,
+    threadId: string,
+    plan: CompactionPlan,
+    version: number,
+  ): Promise<void> {
+    try {
+      await options.events.append(tenantId, threadId, [
+        planCommittedEvent(plan, version, options.clock.now().toISOString()),
+      ]);
+    } catch (error) {
+      logger.warn(
+        { err: error, tenantId, threadId, version },
+        'could not log the plan commit; the next check will',
+      );
+    }
+  }
+
+  /** Plan versions committed but not in the log yet (a failed append, or a thread older than ADR-0190). */
+  async function recordMissingPlanVersions(
+    tenantId: string,
+    threadId: string,
+    events: readonly StoredEvent[],
+    currentVersion: number,
+  ): Promise<void> {
+    for (const version of planVersionsMissingFromLog(events, currentVersion)) {
+      const plan = await options.plans.getVersion(tenantId, threadId, version);
+      if (plan) await recordPlanCommitted(tenantId, threadId, plan, version);
+    }
+  }
+
+  /** Whether the prompt route recorded a rehydration in the thread's current turn (ADR-0191). */
+  async function rehydratedThisTurn(tenantId: string, threadId: string, thread: Thread): Promise<boolean> {
+    const turn = thread.messages.at(-1)?.turn;
+    if (!options.lifecycle || turn === undefined) return false;
+    try {
+      const recent = await options.lifecycle.list(tenantId, threadId, { limit: REHYDRATION_LOOKBACK_EVENTS });
+      return rehydrationHappenedInTurn(recent, turn);
+    } catch (error) {
+      logger.warn(
+        { err: error, tenantId, threadId },
+        'could not read rehydrations; planning as if none happened',
+      );
+      return false;
+    }
   }
 
   async function reportSummarizationFailure(

@@ -11,9 +11,11 @@ export {
   type CompactionEngine,
   type CompactionEngineOptions,
   createCompactionEngine,
+  REHYDRATION_LOOKBACK_EVENTS,
   type SummarizationFailure,
   threadBudget,
 } from './compaction-engine.js';
+export { captureCurrentDeterminism } from './determinism.js';
 export { createRenderMeasurer, type ThreadMeasurer } from './measure.js';
 export {
   type Compactor,
@@ -23,3 +25,8 @@ export {
   type PreparedRequest,
   type PrepareOptions,
 } from './prepare/create-compactor.js';
+export {
+  loadRenderRecords,
+  RENDER_LIFECYCLE_LOOKBACK,
+  type RenderRecords,
+} from './prepare/render-records.js';

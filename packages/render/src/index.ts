@@ -20,8 +20,14 @@ export type {
 export { providerToolCallId } from './providers/tool-call-ids.js';
 export type * from './providers/wire-types.js';
 export type { RecalledMessage, RecallReport } from './recall/render-recall.js';
-export { findArtifactId, knownArtifactIds } from './rehydration/artifact-references.js';
-export { rehydrationEventsToLifecycle } from './rehydration/lifecycle-events.js';
+export {
+  findArtifactId,
+  hintTerms,
+  knownArtifactIds,
+  matchesHint,
+  TOOL_SCHEMA_REHYDRATE_KEYWORD,
+} from './rehydration/artifact-references.js';
+export { rehydrationEventsToLifecycle, renderLifecycleEvents } from './rehydration/lifecycle-events.js';
 export {
   handleReadArtifact,
   READ_ARTIFACT_TOOL_NAME,

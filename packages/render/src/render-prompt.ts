@@ -40,6 +40,7 @@ export async function renderPrompt<P extends ProviderName>(input: RenderInput<P>
     turn: context.turn,
     artifactStore: input.artifactStore,
     securityContext: input.securityContext,
+    tools: input.tools,
   });
   return render(input, context, gathered);
 }
@@ -97,6 +98,7 @@ function render<P extends ProviderName>(
       availableForMessages: limit,
     },
     logger: input.logger,
+    currentDeterminism: input.currentDeterminism,
   });
 
   const assembled = assembleMessages(slots, maker, plan);

@@ -1,6 +1,7 @@
 import type {
   ArtifactStore,
   CompactionPlan,
+  CurrentDeterminism,
   Logger,
   ProviderName,
   SecurityContext,
@@ -35,6 +36,12 @@ export interface RenderInput<P extends ProviderName = ProviderName> {
   artifactStore?: ArtifactStore;
   securityContext?: SecurityContext;
   rehydration?: RehydrationOptions;
+  /**
+   * Replayable tool results' sources as the runtime's `capture_determinism` hooks read them
+   * (ADR-0193): the emergency fit clears a replayable result only when this proves it unchanged.
+   * @defaultValue none: replayable results are never cleared by the emergency fit
+   */
+  currentDeterminism?: CurrentDeterminism;
   /**
    * Current turn number.
    * @defaultValue the thread's last turn

@@ -1,4 +1,11 @@
-import { type Clock, type JobQueue, type Logger, type Summarizer, systemClock } from '@compactor/core';
+import {
+  type Clock,
+  type DeterminismHooks,
+  type JobQueue,
+  type Logger,
+  type Summarizer,
+  systemClock,
+} from '@compactor/core';
 import { type CompactionEngine, createCompactionEngine } from '@compactor/engine';
 import type { CompactionWorker } from '@compactor/queue';
 import type { RuntimeConfig } from './config/runtime-config.js';
@@ -25,6 +32,11 @@ export interface CreateRuntimeOptions {
   summaryPolicyVersion?: string;
   /** How long each readiness probe may take. @defaultValue 2,000 */
   readinessTimeoutMs?: number;
+  /**
+   * `capture_determinism` per tool name (ADR-0193), registered by the app that knows its tools:
+   * the worker may then clear replayable results whose source is proven unchanged.
+   */
+  determinismHooks?: DeterminismHooks;
 }
 
 /** The wired adapters, engine and queue an app runs on. */
@@ -89,6 +101,7 @@ export async function createRuntime(config: RuntimeConfig, options: CreateRuntim
     clock,
     logger,
     artifactDefaults: config.artifactDefaults,
+    ...(options.determinismHooks ? { determinismHooks: options.determinismHooks } : {}),
   });
 
   const consumers: CompactionWorker[] = [];

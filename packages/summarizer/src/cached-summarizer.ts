@@ -13,7 +13,10 @@ import {
 /** Where {@link createCachedSummarizer} keeps summaries, and what else goes in their keys. */
 export interface CachedSummarizerOptions {
   cache: SummaryCache;
-  /** The policy version: bump it to re-summarize under a changed policy. */
+  /**
+   * The policy version used when a request carries none (the planner always sends the thread's own,
+   * `SummarizeRequest.policyVersion`, so bumping one thread's policy re-summarizes that thread).
+   */
   policyVersion: string;
   /**
    * Tokens of rendered summary text, for the cache entry.
@@ -61,7 +64,7 @@ export function createCachedSummarizer(inner: Summarizer, options: CachedSummari
       const key: SummaryCacheKey = {
         contentHash: summaryContentHash(request),
         schemaVersion: STRUCTURED_SUMMARY_SCHEMA_VERSION,
-        policyVersion: options.policyVersion,
+        policyVersion: request.policyVersion ?? options.policyVersion,
         modelId: inner.modelId,
         promptVersion: inner.promptVersion,
       };

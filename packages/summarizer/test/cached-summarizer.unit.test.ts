@@ -69,6 +69,20 @@ describe('cached summarizer', () => {
     expect(new Set(cache.keys).size).toBe(5);
   });
 
+  it("keys by the request's policy version (the thread's) over the configured default", async () => {
+    const cache = mapCache();
+    const inner = counting(createExtractiveSummarizer());
+    const cached = createCachedSummarizer(inner, { cache, policyVersion: 'default' });
+    await cached.summarize({ ...request, policyVersion: '1' });
+    await cached.summarize({ ...request, policyVersion: '1' });
+    expect(inner.calls).toBe(1);
+    await cached.summarize({ ...request, policyVersion: '2' });
+    expect(inner.calls).toBe(2);
+    await cached.summarize(request);
+    expect(inner.calls).toBe(3);
+    expect(cache.keys.map((key) => key.split(':')[2])).toEqual(['1', '2', 'default']);
+  });
+
   it('does not cache a fallback result', async () => {
     const cache = mapCache();
     const truncating: Summarizer = {

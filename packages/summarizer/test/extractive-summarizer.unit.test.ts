@@ -156,6 +156,24 @@ describe('extractive summarizer', () => {
     ]);
   });
 
+  it('stamps a decision with the time of the message it came from (Decision.timestamp)', () => {
+    const dated = threadOf([
+      user('u1', 'Fix the parser.'),
+      {
+        ...assistant('a1', 'We decided to switch to a hand-written lexer.'),
+        createdAt: '2026-03-04T05:06:07.000Z',
+      },
+      assistant('a2', 'I will rerun the tests because the lexer changed.'),
+    ]);
+    const summary = summarizer.extract({ ...request, messages: dated.messages });
+    expect(summary.decisions.map((decision) => [decision.decision, decision.timestamp])).toEqual([
+      ['We decided to switch to a hand-written lexer.', '2026-03-04T05:06:07.000Z'],
+      ['I will rerun the tests because the lexer changed.', undefined],
+    ]);
+    // Not rendered: the prompt bytes do not depend on it.
+    expect(renderSummary(summary)).not.toContain('2026-03-04');
+  });
+
   it('keeps every pinned fact of the previous summary when chaining', () => {
     const first = summarizer.extract({ ...request, messages: thread.messages.slice(0, 3) });
     const second = summarizer.extract({

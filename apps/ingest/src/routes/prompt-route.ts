@@ -1,12 +1,18 @@
+import { randomUUID } from 'node:crypto';
 import {
   type CompactionPolicy,
+  type EventStore,
   foldThread,
   type ProviderName,
+  registeredContext,
+  type StoredEvent,
+  stableStringify,
   type TokenBudget,
   type ToolDefinition,
   tokenBudget,
   ValidationError,
 } from '@compactor/core';
+import { loadRenderRecords } from '@compactor/engine';
 import { renderPrompt } from '@compactor/render';
 import type { FastifyRequest } from 'fastify';
 import type { IngestApp } from '../app/ingest-app.js';
@@ -24,6 +30,8 @@ interface PromptRequest {
   tools: readonly ToolDefinition[];
   /** The recall query (POST only); default the newest user turn. */
   query?: string | undefined;
+  /** Register system and tools on the thread (POST only, ADR-0192). */
+  register?: boolean | undefined;
 }
 
 const promptDescription =
@@ -83,13 +91,18 @@ async function render(
   prompt: PromptRequest,
 ) {
   const caller = callerOf(request);
-  const { events, plans, artifacts } = context.dependencies.stores;
+  const { events, plans, artifacts, lifecycle } = context.dependencies.stores;
   const { created } = await context.origins.get(caller.tenantId, threadId);
-  const [log, current] = await Promise.all([
+  const owner = { tenantId: caller.tenantId, threadId };
+  // Rehydration's cooldowns and this turn's injections are kept in the thread's lifecycle log, so
+  // they hold across requests, processes and restarts, and the worker reads the same (ADR-0191).
+  const [log, current, records] = await Promise.all([
     events.readAll(caller.tenantId, threadId),
     plans.getCurrent(caller.tenantId, threadId),
+    loadRenderRecords(lifecycle, owner, context.logger),
   ]);
   const folded = foldThread(log);
+  if (prompt.register) await registerContext(events, owner, log, prompt);
   // Tool output this key may not read is rendered as a stand-in (ADR-0059). Such a render is not
   // cached: the cache holds what keys with every permission see.
   const visible = visibleMessages(folded.messages, toolOutputAccess(created, caller, context.dependencies));
@@ -109,10 +122,30 @@ async function render(
       permissions: caller.permissions,
     },
     ...(visible.withheld ? {} : { cache: context.renderCache }),
+    rehydration: { state: records.state },
     ...(prompt.query !== undefined ? { query: prompt.query } : {}),
     logger: context.logger,
   });
+  await records.record(result.report, context.dependencies.clock.now().toISOString());
   return { request: result.request, tokens: result.tokens, report: result.report };
+}
+
+/**
+ * Append `context.registered` when the system prompt or tools differ from the thread's last
+ * registration (an unchanged registration appends nothing, so a runtime may send it every turn).
+ */
+async function registerContext(
+  events: EventStore,
+  owner: { tenantId: string; threadId: string },
+  log: readonly StoredEvent[],
+  prompt: PromptRequest,
+): Promise<void> {
+  const last = registeredContext(log);
+  const next = { system: prompt.system, tools: [...prompt.tools] };
+  if (last && stableStringify({ system: last.system, tools: last.tools }) === stableStringify(next)) return;
+  await events.append(owner.tenantId, owner.threadId, [
+    { eventId: `context.registered:${randomUUID()}`, type: 'context.registered', ...next },
+  ]);
 }
 
 /**

@@ -85,6 +85,11 @@ export const promptBodySchema = z
      * user turn plus a pending tool call.
      */
     query: z.string().min(1).max(SYSTEM_PROMPT_MAX_LENGTH).optional(),
+    /**
+     * Register `system` and `tools` on the thread (a `context.registered` event, appended only when
+     * they differ from the last registration), so the worker plans for what render sends (ADR-0192).
+     */
+    register: z.boolean().optional(),
   })
   .default({ provider: 'anthropic', system: '', tools: [] });
 

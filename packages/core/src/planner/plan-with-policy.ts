@@ -107,6 +107,7 @@ async function recursiveSummarization(
       ...(previousSummary ? { previousSummary } : {}),
       ...(input.manual?.instructions ? { instructions: input.manual.instructions } : {}),
       toolDurability: start.policy.toolDurability,
+      policyVersion: start.policy.version,
     });
     if (renderSummary(result.summary).split('\n').length <= 1)
       throw new Error('the summarizer returned a blank summary');
@@ -127,7 +128,12 @@ async function recursiveSummarization(
     countText: input.countText,
   });
   const plan = editPlan(
-    { ...start.base, basedOnSeq: input.thread.version, createdAt: input.now },
+    {
+      ...start.base,
+      basedOnSeq: input.thread.version,
+      createdAt: input.now,
+      policyVersion: start.policy.version,
+    },
     [record],
     (candidate) => candidate.kind === 'summarize',
   );

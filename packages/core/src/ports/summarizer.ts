@@ -15,6 +15,11 @@ export interface SummarizeRequest {
   instructions?: string;
   /** The thread's durability policy: which tool results carry key fields that must be copied. */
   toolDurability?: ToolDurabilityPolicy;
+  /**
+   * The thread's policy `version` (ADR-0014): part of the summary cache key, so bumping a thread's
+   * policy re-summarizes. The planner always sets it; a cache without it uses its configured default.
+   */
+  policyVersion?: string;
   signal?: AbortSignal;
 }
 

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { compactionPlanSchema } from '../plan/plan.js';
+import { toolDefinitionSchema } from '../provider.js';
 import { messageSchema } from './message.js';
 import { partialPolicySchema } from './policy.js';
 
@@ -26,12 +28,19 @@ export const threadBranchedPayloadSchema = z.object({
   sourceVersion: z.number().int().min(0),
 });
 
+/**
+ * A plan version committed to the thread's PlanStore, written by the service after the
+ * compare-and-set won (ADR-0190). With `plan` the log alone rebuilds every plan version; fold
+ * ignores it for the conversation (it changes no message).
+ */
 export const planCommittedPayloadSchema = z.object({
   type: z.literal('plan.committed'),
   planVersion: z.number().int().positive(),
   basedOnSeq: z.number().int().min(0),
   tokensBefore: z.number().int().min(0),
   tokensAfter: z.number().int().min(0),
+  /** The committed plan (its `version` is `planVersion`). Older events carry only the figures. */
+  plan: compactionPlanSchema.optional(),
 });
 
 /**
@@ -39,6 +48,8 @@ export const planCommittedPayloadSchema = z.object({
  * defaults: an absent field keeps its current value. Fold applies patches in log order (ADR-0092).
  */
 export const policyPatchSchema = z.strictObject({
+  /** The policy version: part of every summary cache key, so bumping it re-summarizes (ADR-0194). */
+  version: z.string().min(1).max(100).optional(),
   autoCompact: z.boolean().optional(),
   softThresholdPercent: z.number().gt(0).max(1).optional(),
   keepRecentTurns: z.number().int().min(0).optional(),
@@ -59,12 +70,24 @@ export const policyUpdatedPayloadSchema = z.object({
   requesterId: z.string().min(1).optional(),
 });
 
+/**
+ * The system prompt and tool schemas the agent runtime sends with this thread's requests,
+ * registered so the worker's target measures what render will send (ADR-0192). The latest
+ * registration wins; fold ignores it for the conversation.
+ */
+export const contextRegisteredPayloadSchema = z.object({
+  type: z.literal('context.registered'),
+  system: z.string().default(''),
+  tools: z.array(toolDefinitionSchema).default([]),
+});
+
 export const lifecycleEventNameSchema = z.enum([
   'compaction_check_started',
   'compaction_proposal_generated',
   'compaction_externalized',
   'compaction_summarized',
   'compaction_cleared',
+  'compaction_retrieved',
   'compaction_dropped',
   'compaction_rehydrated',
   'compaction_rehydration_blocked',
@@ -87,6 +110,7 @@ export const eventPayloadSchema = z.discriminatedUnion('type', [
   planCommittedPayloadSchema,
   lifecyclePayloadSchema,
   policyUpdatedPayloadSchema,
+  contextRegisteredPayloadSchema,
 ]);
 /** What an event says: thread created, message appended, thread branched, plan committed, lifecycle. */
 export type EventPayload = z.infer<typeof eventPayloadSchema>;

@@ -16,6 +16,11 @@ export const summaryDecisionSchema = z.object({
   decision: z.string().min(1),
   rationale: z.string().optional(),
   turn: z.number().int().min(0).optional(),
+  /**
+   * When the decision was made (ISO), from the message it was taken from (ADR-0194). Kept for audits,
+   * not rendered, so prompts stay byte-stable; optional, so summaries cached before it still parse.
+   */
+  timestamp: z.string().optional(),
 });
 
 export const summaryOpenItemSchema = z.object({

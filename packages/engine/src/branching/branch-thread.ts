@@ -6,6 +6,7 @@ import {
   type EventStore,
   foldThread,
   type PlanStore,
+  planCommittedEvent,
   restrictPlanToMessages,
   type StoredEvent,
   type StoredEventOf,
@@ -61,6 +62,9 @@ function copyForBranch(event: StoredEvent): EventInput[] {
         ...(event.tokens !== undefined ? { tokens: event.tokens } : {}),
       },
     ];
+  }
+  if (event.type === 'context.registered') {
+    return [{ ...copied, type: 'context.registered', system: event.system, tools: event.tools }];
   }
   if (event.type === 'policy.updated') {
     return [
@@ -128,10 +132,16 @@ export async function branchThread(
     const same =
       branched?.sourceThreadId === sourceThreadId && branched.fromMessageId === request.fromMessageId;
     if (!same) throw alreadyExists(threadId);
-    const plan = await ensureBranchPlan(dependencies, tenantId, sourceThreadId, from.seq, branchEvents);
+    const { logVersion, ...plan } = await ensureBranchPlan(
+      dependencies,
+      tenantId,
+      sourceThreadId,
+      from.seq,
+      branchEvents,
+    );
     return {
       threadId,
-      version: existing.version,
+      version: logVersion ?? existing.version,
       sourceThreadId,
       fromMessageId: request.fromMessageId,
       sourceVersion: branched.sourceVersion,
@@ -168,10 +178,16 @@ export async function branchThread(
     if (CompactorError.hasCode(error, 'concurrency')) throw alreadyExists(threadId);
     throw error;
   }
-  const plan = await ensureBranchPlan(dependencies, tenantId, sourceThreadId, from.seq, appended.events);
+  const { logVersion, ...plan } = await ensureBranchPlan(
+    dependencies,
+    tenantId,
+    sourceThreadId,
+    from.seq,
+    appended.events,
+  );
   return {
     threadId,
-    version: appended.version,
+    version: logVersion ?? appended.version,
     sourceThreadId,
     fromMessageId: request.fromMessageId,
     sourceVersion,
@@ -187,7 +203,7 @@ async function ensureBranchPlan(
   sourceThreadId: string,
   fromSeq: number,
   branchEvents: readonly StoredEvent[],
-): Promise<{ planVersion: number; sourcePlanVersion: number | null }> {
+): Promise<{ planVersion: number; sourcePlanVersion: number | null; logVersion?: number }> {
   const { plans } = dependencies;
   const branchId = branchEvents[0]!.threadId;
   const versions = await plans.listVersions(tenantId, sourceThreadId);
@@ -214,9 +230,17 @@ async function ensureBranchPlan(
   });
   if (!restricted) return { planVersion: 0, sourcePlanVersion: null };
   const commit = await plans.commit(tenantId, branchId, restricted, 0);
+  // The branch's log records its plan as every thread's does (ADR-0190); a failed append is
+  // repaired by the branch's next check.
+  const logged = commit.committed
+    ? await dependencies.events
+        .append(tenantId, branchId, [planCommittedEvent(restricted, commit.version)])
+        .catch(() => undefined)
+    : undefined;
   return {
     planVersion: commit.committed ? commit.version : commit.currentVersion,
     sourcePlanVersion: applicable,
+    ...(logged ? { logVersion: logged.version } : {}),
   };
 }
 

@@ -1,12 +1,14 @@
 import {
   type ArtifactStore,
   type Clock,
+  type DeterminismHooks,
   type EventInput,
   type EventStore,
   foldThread,
   type LifecycleEventLog,
   type Logger,
   NotFoundError,
+  noopLogger,
   type PlanStore,
   type ProviderName,
   type SecurityContext,
@@ -32,6 +34,8 @@ import {
   createCompactionEngine,
   threadBudget,
 } from '../compaction-engine.js';
+import { captureCurrentDeterminism } from '../determinism.js';
+import { loadRenderRecords } from './render-records.js';
 
 /** Where the stores of a runtime (in-memory, embedded or production) plug in. */
 export interface CompactorStores {
@@ -56,6 +60,11 @@ export interface CompactorOptions {
   tokenizerFor?: (thread: Thread) => Tokenizer;
   /** Who reads rehydrated artifacts; default the tenant itself with no extra permissions. */
   securityContext?: SecurityContext;
+  /**
+   * `capture_determinism` per tool name (ADR-0193): replayable results whose source is proven
+   * unchanged may be cleared, by the planner and by the renderer's emergency fit.
+   */
+  determinismHooks?: DeterminismHooks;
 }
 
 export interface PrepareOptions<P extends ProviderName> {
@@ -127,6 +136,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
         provider,
         tokenizerFor,
         overhead: { systemPromptTokens, toolSchemaTokens },
+        ...(options.determinismHooks ? { determinismHooks: options.determinismHooks } : {}),
         ...(options.logger ? { logger: options.logger } : {}),
       });
       engines.set(key, engine);
@@ -166,6 +176,15 @@ export function createCompactor(options: CompactorOptions): Compactor {
         if (compaction.commit.status !== 'not_needed') thread = await loadThread(threadId);
       }
       const current = await options.stores.plans.getCurrent(tenantId, threadId);
+      // Cooldowns and this turn's rehydrations live in the thread's lifecycle log (ADR-0191).
+      const records = await loadRenderRecords(
+        options.stores.lifecycle,
+        { tenantId, threadId },
+        options.logger,
+      );
+      const verified = options.determinismHooks
+        ? await captureCurrentDeterminism(thread, options.determinismHooks, options.logger ?? noopLogger)
+        : undefined;
       const rendered = await renderPrompt({
         thread,
         plan: current.plan,
@@ -175,6 +194,8 @@ export function createCompactor(options: CompactorOptions): Compactor {
         provider,
         tokenizer: tokenizerFor(thread),
         cache: renderCache,
+        rehydration: { state: records.state },
+        ...(verified ? { currentDeterminism: verified.currentDeterminism } : {}),
         ...(options.stores.artifacts
           ? {
               artifactStore: options.stores.artifacts,
@@ -187,6 +208,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
           : {}),
         ...(options.logger ? { logger: options.logger } : {}),
       });
+      await records.record(rendered.report, clock.now().toISOString());
       return { request: rendered.request, tokens: rendered.tokens, report: rendered.report, compaction };
     },
   };

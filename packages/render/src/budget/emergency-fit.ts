@@ -1,4 +1,4 @@
-import { type CompactionPolicy, clearability } from '@compactor/core';
+import { type CompactionPolicy, type CurrentDeterminism, clearability } from '@compactor/core';
 import type { PieceMaker } from '../plan/piece-maker.js';
 import { envelopePlaceholder, type Slot } from '../plan/slots.js';
 import { openingFor } from './conversation-opening.js';
@@ -45,6 +45,8 @@ export interface EmergencyFitInput {
   tailStart: number;
   maker: PieceMaker;
   policy: CompactionPolicy;
+  /** Replayable sources verified by the runtime's hooks (ADR-0193); absent, none is verified. */
+  currentDeterminism?: CurrentDeterminism | undefined;
 }
 
 /**
@@ -68,7 +70,7 @@ export function conversationTokens(slots: readonly Slot[], maker: PieceMaker): n
 /**
  * Deterministic last resort when the conversation is over its limit (a stale plan, a burst of
  * events): outside the protected tail, clear the tool results core's `clearability` allows oldest
- * first (a replayable result counts as changed: the renderer cannot verify its source),
+ * first (a replayable result only when `currentDeterminism` proves its source unchanged),
  * then drop the oldest whole turns (pinned and system messages, the user's own messages and plan summaries are kept until
  * every other slot is gone, then go oldest first). Calls and results live in one slot, so nothing
  * is ever orphaned. O(slots) with cached counts. The caller has checked that the tail fits.
@@ -79,6 +81,7 @@ export function emergencyFit({
   tailStart,
   maker,
   policy,
+  currentDeterminism,
 }: EmergencyFitInput): EmergencyFitReport | undefined {
   let total = 0;
   for (const slot of slots) if (!slot.dropped) total += slot.tokens;
@@ -105,7 +108,11 @@ export function emergencyFit({
   for (let index = 0; index < tailStart; index += 1) {
     const slot = slots[index]!;
     for (const result of slot.results) {
-      if (result.state !== 'raw' || !result.part || !clearability(result.part, policy.toolDurability))
+      if (
+        result.state !== 'raw' ||
+        !result.part ||
+        !clearability(result.part, policy.toolDurability, currentDeterminism)
+      )
         continue;
       const placeholder = envelopePlaceholder(maker, result.part, result.exchange, policy);
       const saving = result.piece.tokens - placeholder.tokens;

@@ -1,4 +1,10 @@
-import { type Logger, protectedTail, type Thread, unitTokensFrom } from '@compactor/core';
+import {
+  type CurrentDeterminism,
+  type Logger,
+  protectedTail,
+  type Thread,
+  unitTokensFrom,
+} from '@compactor/core';
 import type { PieceMaker } from '../plan/piece-maker.js';
 import type { Slot } from '../plan/slots.js';
 import { RenderBudgetExceededError, type RenderBudgetNumbers } from '../render-errors.js';
@@ -13,6 +19,8 @@ export interface FitConversationInput {
   /** Everything but the protected tail, which this function measures. */
   numbers: Omit<RenderBudgetNumbers, 'protectedTail'>;
   logger: Logger | undefined;
+  /** Replayable sources the runtime verified (ADR-0193). */
+  currentDeterminism?: CurrentDeterminism | undefined;
 }
 
 /**
@@ -20,7 +28,14 @@ export interface FitConversationInput {
  * emergency fit when it does not, or a typed error with the numbers when even the protected tail
  * (core's `protectedTail`, the same the planner protects) cannot fit.
  */
-export function fitConversation({ thread, slots, maker, numbers, logger }: FitConversationInput): {
+export function fitConversation({
+  thread,
+  slots,
+  maker,
+  numbers,
+  logger,
+  currentDeterminism,
+}: FitConversationInput): {
   messageTokens: number;
   emergency: EmergencyFitReport | null;
 } {
@@ -42,7 +57,7 @@ export function fitConversation({ thread, slots, maker, numbers, logger }: FitCo
   const truncatedResults =
     tailTokenCount > limit ? truncateTailResults(slots, tailStart, tailTokenCount - limit, maker) : [];
   if (tailTokens() > limit) throw new RenderBudgetExceededError({ ...numbers, protectedTail: tailTokens() });
-  const fitted = emergencyFit({ slots, limit, tailStart, maker, policy });
+  const fitted = emergencyFit({ slots, limit, tailStart, maker, policy, currentDeterminism });
   const fittedTokens = conversationTokens(slots, maker);
   const emergency: EmergencyFitReport | null =
     fitted || truncatedResults.length > 0

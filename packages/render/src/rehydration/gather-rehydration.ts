@@ -6,9 +6,14 @@ import {
   type RehydrationPolicy,
   type SecurityContext,
   type ThreadMessage,
+  type ToolDefinition,
 } from '@compactor/core';
 import type { ToolExchangeIndex } from '../plan/tool-exchanges.js';
-import { findArtifactReferences, knownArtifactIds } from './artifact-references.js';
+import {
+  findArtifactReferences,
+  findImplicitArtifactReferences,
+  knownArtifactIds,
+} from './artifact-references.js';
 import type { RehydrationEvent, RehydrationState } from './rehydration-types.js';
 
 /** Artifact content fetched for this render, not yet fitted into the budget. */
@@ -34,12 +39,15 @@ export interface GatherInput {
   turn: number;
   artifactStore: ArtifactStore | undefined;
   securityContext: SecurityContext | undefined;
+  /** The tools offered with this render (their schemas may declare what output they need). */
+  tools?: readonly ToolDefinition[];
 }
 
 /**
  * The automatic half of rehydration (ADR-0008). Artifacts already injected earlier in this
  * turn are shown again (the content is for the whole turn), then those named by the agent's latest
- * message or a pending tool call. Each must be out of its cooldown, within the per-turn maximum, of a
+ * message or a pending tool call, then (ADR-0191) those a pending call's tool schema needs and those
+ * whose rehydrate hint the agent's latest message matches. Each must be out of its cooldown, within the per-turn maximum, of a
  * sensitivity that may rehydrate automatically (confidential and restricted need an explicit
  * read_artifact), and readable by the security context (tenant and permissions). Every refusal
  * becomes a blocked event.
@@ -60,7 +68,17 @@ export async function gatherRehydration(input: GatherInput): Promise<GatheredReh
   const listed = new Set(candidates.map((candidate) => candidate.artifactId));
   for (const reference of findArtifactReferences(input.messages, input.exchanges, input.agent, known)) {
     if (!listed.has(reference.artifactId)) candidates.push(reference);
+    listed.add(reference.artifactId);
   }
+  const implicit = findImplicitArtifactReferences(
+    input.messages,
+    input.exchanges,
+    input.agent,
+    input.plan,
+    input.tools ?? [],
+    listed,
+  );
+  candidates.push(...implicit.filter((reference) => knownSet.has(reference.artifactId)));
   const block = (
     candidate: (typeof candidates)[number],
     reason: NonNullable<RehydrationEvent['reason']>,

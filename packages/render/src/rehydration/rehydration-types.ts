@@ -37,8 +37,12 @@ export interface RehydrationEvent {
   name: 'compaction_rehydrated' | 'compaction_rehydration_blocked';
   artifactId: string;
   turn: number;
-  /** What asked for it: the agent's latest message, a pending tool call, an explicit read_artifact, or an earlier render of the same turn. */
-  trigger: 'message' | 'tool_call' | 'explicit' | 'same_turn';
+  /**
+   * What asked for it: the agent's latest message naming it, a pending tool call naming it, a pending
+   * call to a tool whose schema needs its output (`tool_schema`), the agent's latest message matching
+   * its rehydrate hint (`hint`), an explicit read_artifact, or an earlier render of the same turn.
+   */
+  trigger: 'message' | 'tool_call' | 'tool_schema' | 'hint' | 'explicit' | 'same_turn';
   reason?: RehydrationBlockReason;
   detail?: string;
   sensitivity?: ArtifactSensitivity;

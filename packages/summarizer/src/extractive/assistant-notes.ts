@@ -20,7 +20,11 @@ export function extractDecisions(
       const decision = clip(sentence, 220);
       if (seen.has(decision)) continue;
       seen.add(decision);
-      decisions.push({ decision, turn: message.turn });
+      decisions.push({
+        decision,
+        turn: message.turn,
+        ...(message.createdAt !== undefined ? { timestamp: message.createdAt } : {}),
+      });
     }
   }
   return decisions.slice(-maxDecisions);

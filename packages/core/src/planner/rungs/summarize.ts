@@ -165,6 +165,7 @@ export const summarizeRung: Rung = {
       ...(previousSummary ? { previousSummary } : {}),
       ...(context.input.manual?.instructions ? { instructions: context.input.manual.instructions } : {}),
       toolDurability: context.policy.toolDurability,
+      policyVersion: context.policy.version,
       ...(context.input.signal ? { signal: context.input.signal } : {}),
     });
     // Whatever the summarizer returned, earlier summaries' guarantees hold and externalized artifacts stay reachable.
