@@ -105,6 +105,18 @@ export const compactionPolicyFieldsSchema = z.object({
    * and key fields never go). Default: 15% of the planner's target, between 500 and 8000.
    */
   summaryBudgetTokens: z.number().int().positive().optional(),
+  /**
+   * Without `summaryBudgetTokens`, the rolling summary's share of the planner's target by the kind of
+   * thread (ADR-0160): a dialogue's summary carries both speakers' informative turns and needs room;
+   * a coding session's carries state.
+   */
+  summaryShare: z
+    .object({
+      dialogue: z.number().gt(0).max(1).default(0.4),
+      coding: z.number().gt(0).max(1).default(0.15),
+      other: z.number().gt(0).max(1).default(0.15),
+    })
+    .default({ dialogue: 0.4, coding: 0.15, other: 0.15 }),
   /** Cap on summarization rounds per thread (ADR-0017); past it the ladder degrades to clear and drop. */
   maxSummarizationRounds: z.number().int().positive().default(50),
   toolDurability: toolDurabilityPolicySchema.default({ defaultDurability: 'anchoring', overrides: {} }),

@@ -116,6 +116,23 @@ function isNarrative(sentence: string): boolean {
   return /\bI(?:'m|’m|'ll|’ll|'ve|’ve|'d|’d)?\b/.test(sentence) && !/\b(?:you|your|yours)\b/i.test(sentence);
 }
 
+/**
+ * Whether a sentence is conversation rather than direction (ADR-0160): a social formula
+ * ("Keep it up!", "No worries"), first-person narration with no "you", or a guess shaped like a rule
+ * ("That must have been awesome", "You must love it"). A marker-word extractor uses it to avoid
+ * pinning small talk.
+ *
+ * @param sentence - One sentence.
+ * @returns True when it reads as conversation.
+ */
+export function isConversationalSentence(sentence: string): boolean {
+  const text = sentence.trim();
+  if (PREFERENCE.test(text) || BINDING.test(text)) return false;
+  return isSmallTalk(text) || isNarrative(text) || EPISTEMIC.test(text);
+}
+
+const EPISTEMIC = /\bmust(?:n't)? (?:have|be|feel|love|really|know|think|enjoy|get|miss|'ve)\b/i;
+
 function isQuestion(sentence: string): boolean {
   return /\?\s*$/.test(sentence) && !/\b(could|can|would|will) you\b/i.test(sentence);
 }

@@ -6,9 +6,12 @@ import {
   type Summarizer,
   structuredSummarySchema,
   type ToolDurabilityPolicy,
+  threadKindOf,
   toolDurabilityPolicySchema,
 } from '@compactor/core';
+import { textOf } from '../text.js';
 import { extractCurrentTask, extractDecisions, extractNextSteps } from './assistant-notes.js';
+import { extractDialogueTurns } from './dialogue.js';
 import { extractFiles } from './files.js';
 import { extractToolOutcomes } from './tool-outcomes.js';
 import { extractUserIntent } from './user-intent.js';
@@ -37,10 +40,25 @@ export interface ExtractiveSummarizerOptions {
    * @defaultValue 10
    */
   maxCommands?: number;
+  /**
+   * Tool-outcome lines kept after repeated calls on one file or command are grouped (ADR-0160).
+   * @defaultValue 40
+   */
+  maxToolOutcomes?: number;
   /** @defaultValue 8 */
   maxNextSteps?: number;
   /** @defaultValue 600 */
   currentTaskChars?: number;
+  /**
+   * A dialogue turn's text is clipped to this many characters (ADR-0160).
+   * @defaultValue 320
+   */
+  maxDialogueTurnChars?: number;
+  /**
+   * Dialogue turns less informative than this are left out as small talk (ADR-0160).
+   * @defaultValue 1
+   */
+  minDialogueTurnScore?: number;
   /**
    * Used when a request carries no durability policy of its own.
    * @defaultValue the policy schema's default
@@ -49,7 +67,13 @@ export interface ExtractiveSummarizerOptions {
 }
 
 /** The extractive summarizer's id and prompt version (part of its cache keys). */
-export const EXTRACTIVE_SUMMARIZER_VERSION = 'extractive-v1';
+export const EXTRACTIVE_SUMMARIZER_VERSION = 'extractive-v2';
+
+function instructionFacts(request: SummarizeRequest): { text: string; pinned: boolean }[] {
+  return request.instructions
+    ? [{ text: `Compaction instructions: ${request.instructions}`, pinned: false }]
+    : [];
+}
 
 /**
  * Builds the structured summary from the events themselves: offline, deterministic, free.
@@ -68,12 +92,35 @@ export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions 
     maxDecisions: options.maxDecisions ?? 12,
     maxFailures: options.maxFailures ?? 8,
     maxCommands: options.maxCommands ?? 10,
+    maxOutcomes: options.maxToolOutcomes ?? 40,
     maxNextSteps: options.maxNextSteps ?? 8,
     currentTaskChars: options.currentTaskChars ?? 600,
+    maxTurnChars: options.maxDialogueTurnChars ?? 320,
+    minScore: options.minDialogueTurnScore ?? 1,
   };
   const defaultDurability = options.defaultToolDurability ?? toolDurabilityPolicySchema.parse({});
 
   function extract(request: SummarizeRequest): StructuredSummary {
+    const summary =
+      threadKindOf(request.messages) === 'dialogue' ? extractDialogue(request) : extractSession(request);
+    return request.previousSummary ? mergeSummaries(request.previousSummary, summary) : summary;
+  }
+
+  /** A dialogue (no tools, both sides speak): both speakers' informative turns, dated and scored. */
+  function extractDialogue(request: SummarizeRequest): StructuredSummary {
+    const messages = request.messages;
+    const pinned = messages
+      .filter((message) => message.pinned && message.role !== 'tool')
+      .map((message) => ({ text: textOf(message.content), pinned: true, sourceMessageId: message.id }))
+      .filter((fact) => fact.text.length > 0);
+    const dialogue = extractDialogueTurns(messages, settings);
+    return structuredSummarySchema.parse({
+      facts: [...pinned, ...dialogue.instructions, ...dialogue.turns, ...instructionFacts(request)],
+    });
+  }
+
+  /** A working session (coding, or one-sided): requests, decisions, files, tool outcomes, the task. */
+  function extractSession(request: SummarizeRequest): StructuredSummary {
     const messages = request.messages;
     const intent = extractUserIntent(messages, settings);
     const files = extractFiles(messages);
@@ -81,12 +128,10 @@ export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions 
       durability: request.toolDurability ?? defaultDurability,
       maxFailures: settings.maxFailures,
       maxCommands: settings.maxCommands,
+      maxOutcomes: settings.maxOutcomes,
     });
-    const instructionFacts = request.instructions
-      ? [{ text: `Compaction instructions: ${request.instructions}`, pinned: false }]
-      : [];
-    const summary = structuredSummarySchema.parse({
-      facts: [...intent.constraints, ...intent.requests, ...instructionFacts],
+    return structuredSummarySchema.parse({
+      facts: [...intent.constraints, ...intent.requests, ...instructionFacts(request)],
       decisions: extractDecisions(messages, settings.maxDecisions),
       openItems: tools.openItems,
       toolOutcomes: tools.outcomes,
@@ -95,7 +140,6 @@ export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions 
       filesRead: files.filesRead,
       filesModified: files.filesModified,
     });
-    return request.previousSummary ? mergeSummaries(request.previousSummary, summary) : summary;
   }
 
   return {

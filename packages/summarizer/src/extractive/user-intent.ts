@@ -1,4 +1,4 @@
-import { isTurnStart, type SummaryFact, type ThreadMessage } from '@compactor/core';
+import { isConversationalSentence, isTurnStart, type SummaryFact, type ThreadMessage } from '@compactor/core';
 import { clip, sentencesOf, textOf } from '../text.js';
 
 /**
@@ -88,7 +88,14 @@ export function extractUserIntent(
     }
     if (!isTurnStart(message)) continue;
     for (const sentence of sentencesOf(text)) {
-      if (sentence.length > options.maxConstraintChars || !isConstraintSentence(sentence)) continue;
+      // A marker word alone is not enough: conversation ("That must have been awesome", "I always
+      // loved it", "Keep it up!") is not pinned (core's `isConversationalSentence`, ADR-0160).
+      if (
+        sentence.length > options.maxConstraintChars ||
+        !isConstraintSentence(sentence) ||
+        isConversationalSentence(sentence)
+      )
+        continue;
       const constraint = `User constraint (turn ${message.turn}): ${sentence}`;
       if (seen.has(constraint)) continue;
       seen.add(constraint);
