@@ -266,7 +266,7 @@ describe('policy and trigger schemas', () => {
         cooldownTurns: 2,
         autoRehydrateSensitivities: ['public', 'internal'],
       },
-      recall: { enabled: true, reserveShare: 1, topK: 4, minScore: 1 },
+      recall: { enabled: true, reserveShare: 1, topK: 4, minScore: 1, fillFreeRoom: true, freeRoomTopK: 12 },
     });
     expect(parsePolicy()).toEqual(policy);
     expect(parsePolicy(null)).toEqual(policy);

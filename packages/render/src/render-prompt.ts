@@ -117,19 +117,26 @@ function render<P extends ProviderName>(
     context.turn,
     maker,
   );
-  // Recall shares the rehydration reserve: what rehydration left of its share, and of the room.
+  // Recall shares the rehydration reserve: what rehydration left of its share, and of the room; with
+  // `fillFreeRoom` (ADR-0162) it may use all the room the request leaves under the ceiling.
   const recallPolicy = thread.policy.recall;
+  const freeRoom = limit - messageTokens - fitted.tokens;
+  const reserveAllowance = Math.min(
+    Math.floor(input.budget.rehydrationReserveTokens * recallPolicy.reserveShare),
+    input.budget.rehydrationReserveTokens - fitted.tokens,
+    freeRoom,
+  );
+  const fillsRoom = recallPolicy.fillFreeRoom === true && freeRoom > reserveAllowance;
   const recall = fitRecall({
     thread,
     plan,
     normalized,
-    policy: recallPolicy,
+    policy: fillsRoom
+      ? { ...recallPolicy, topK: Math.max(recallPolicy.topK, recallPolicy.freeRoomTopK ?? recallPolicy.topK) }
+      : recallPolicy,
     rehydration: context.rehydrationPolicy,
-    allowance: Math.min(
-      Math.floor(input.budget.rehydrationReserveTokens * recallPolicy.reserveShare),
-      input.budget.rehydrationReserveTokens - fitted.tokens,
-      limit - messageTokens - fitted.tokens,
-    ),
+    allowance: fillsRoom ? freeRoom : reserveAllowance,
+    reserveAllowance: Math.max(0, reserveAllowance),
     memo: context.memo,
     maker,
     countText: (text) => tokenizer.count(text),

@@ -27,6 +27,14 @@ export const recallPolicySchema = z.object({
   topK: z.number().int().min(0).default(4),
   /** BM25 score below which a hit is left out. */
   minScore: z.number().min(0).default(1),
+  /**
+   * Use the budget (ADR-0162): recall may also fill the room the rendered request leaves under the
+   * ceiling (the output reserve and safety buffer stay untouched), beyond the rehydration reserve.
+   * The plan keeps its compaction target; recall is ephemeral, so the room is given back next turn.
+   */
+  fillFreeRoom: z.boolean().default(true),
+  /** Hits recall may bring when it fills free room beyond the reserve (`topK` otherwise). */
+  freeRoomTopK: z.number().int().min(0).default(12),
 });
 export type RecallPolicy = z.infer<typeof recallPolicySchema>;
 
@@ -128,7 +136,14 @@ export const compactionPolicyFieldsSchema = z.object({
     cooldownTurns: 2,
     autoRehydrateSensitivities: ['public', 'internal'],
   }),
-  recall: recallPolicySchema.default({ enabled: true, reserveShare: 1, topK: 4, minScore: 1 }),
+  recall: recallPolicySchema.default({
+    enabled: true,
+    reserveShare: 1,
+    topK: 4,
+    minScore: 1,
+    fillFreeRoom: true,
+    freeRoomTopK: 12,
+  }),
 });
 
 /**

@@ -30,6 +30,13 @@ export interface RecallReport {
   query: string;
   /** Tokens recall could use. */
   allowance: number;
+  /**
+   * Of `allowance`, what the rehydration reserve gave; the rest is free room under the ceiling the
+   * request left (ADR-0162).
+   */
+  reserveAllowance: number;
+  /** Tokens of the block beyond the reserve's allowance: the free room recall filled (0 when none). */
+  freeRoomTokens: number;
   /** Tokens of the recall block, exactly as sent (0 when none). */
   tokens: number;
   /** Compacted messages indexed for this plan. */
@@ -132,6 +139,8 @@ export function fitRecall(parts: {
   policy: RecallPolicy;
   rehydration: RehydrationPolicy;
   allowance: number;
+  /** Of `allowance`, the rehydration reserve's part (the rest is free room); `allowance` when absent. */
+  reserveAllowance?: number;
   memo: ThreadRenderMemo;
   maker: PieceMaker;
   /** Counts a hit's text (the block itself is counted exactly as sent, by `maker`). */
@@ -145,6 +154,8 @@ export function fitRecall(parts: {
     attempted: false,
     query: query.slice(0, 200),
     allowance: Math.max(0, parts.allowance),
+    reserveAllowance: Math.max(0, Math.min(parts.allowance, parts.reserveAllowance ?? parts.allowance)),
+    freeRoomTokens: 0,
     tokens: 0,
     indexed: 0,
     recalled: [],
@@ -164,7 +175,7 @@ export function fitRecall(parts: {
   const { index, kinds } = planIndex;
   report.indexed = index.size;
   if (index.size === 0) return { piece: undefined, report };
-  const key = `${index.size}\u0000${report.allowance}\u0000${policy.topK}\u0000${policy.minScore}\u0000${query}`;
+  const key = `${index.size}\u0000${report.allowance}\u0000${report.reserveAllowance}\u0000${policy.topK}\u0000${policy.minScore}\u0000${query}`;
   if (planIndex.last?.key === key) return planIndex.last.fitted;
   const counted = planIndex.counted;
   const countText = (text: string) => {
@@ -203,6 +214,7 @@ function search(
     const piece = maker.text(recallBlockText(ordered), 'user');
     if (piece.tokens <= report.allowance) {
       report.tokens = piece.tokens;
+      report.freeRoomTokens = Math.max(0, piece.tokens - report.reserveAllowance);
       report.recalled = ordered.map((hit) => ({
         messageId: hit.id,
         turn: hit.turn,
