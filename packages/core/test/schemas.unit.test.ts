@@ -257,6 +257,7 @@ describe('policy and trigger schemas', () => {
       clearAtLeastTokens: 2000,
       maxSummarizationRounds: 50,
       summaryShare: { dialogue: 0.4, coding: 0.15, other: 0.15 },
+      keepUserWordsInDialogue: 'instructions',
       toolDurability: { defaultDurability: 'anchoring', overrides: {} },
       rehydration: {
         enabled: true,

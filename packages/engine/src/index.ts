@@ -22,4 +22,5 @@ export {
   createCompactor,
   type PreparedRequest,
   type PrepareOptions,
+  type SearchHistoryCall,
 } from './prepare/create-compactor.js';

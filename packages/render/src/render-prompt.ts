@@ -7,6 +7,7 @@ import { normalizedPlanFor, resolutionWarnings, resolvePlan } from './plan/resol
 import { buildSlots, type Slot } from './plan/slots.js';
 import type { RequestByProvider } from './providers/request-types.js';
 import { fitRecall } from './recall/render-recall.js';
+import { SEARCH_HISTORY_TOOL_NAME, searchHistoryTool } from './recall/search-history-tool.js';
 import { fitRehydration } from './rehydration/fit-rehydration.js';
 import { type GatheredRehydration, gatherRehydration } from './rehydration/gather-rehydration.js';
 import { nextRehydrationState } from './rehydration/rehydration-state.js';
@@ -77,8 +78,14 @@ function render<P extends ProviderName>(
   const needsReadArtifact =
     input.addReadArtifactTool !== false &&
     (normalized?.records.some((record) => record.kind === 'externalize') ?? false);
-  const tools = effectiveTools(context, input.tools, needsReadArtifact);
-  const toolsAdded = tools === input.tools ? [] : [tools.at(-1)!.name];
+  const withArtifacts = effectiveTools(context, input.tools, needsReadArtifact);
+  const tools =
+    input.addSearchHistoryTool === true &&
+    (normalized?.records.length ?? 0) > 0 &&
+    !withArtifacts.some((tool) => tool.name === SEARCH_HISTORY_TOOL_NAME)
+      ? context.cache.toolsWithSearchHistory(withArtifacts, (original) => [...original, searchHistoryTool])
+      : withArtifacts;
+  const toolsAdded = tools.slice(input.tools.length).map((tool) => tool.name);
   const toolPart = toolsPart(context, tools, tokenizer, provider);
   const systemTokens = maker.systemPrompt(input.system);
   const formatting = requestOverhead(context, tokenizer, provider);

@@ -62,6 +62,12 @@ export interface RenderInput<P extends ProviderName = ProviderName> {
    * @defaultValue true
    */
   addReadArtifactTool?: boolean;
+  /**
+   * Add the `search_history` tool (ADR-0163) when the plan compacts something and `tools` lacks it;
+   * answer its calls with `handleSearchHistory`.
+   * @defaultValue false
+   */
+  addSearchHistoryTool?: boolean;
   logger?: Logger;
 }
 

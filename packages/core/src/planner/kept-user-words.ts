@@ -1,6 +1,7 @@
 import type { NormalizedPlan } from '../plan/normalize.js';
 import type { CompactionPolicy } from '../schemas/policy.js';
 import { isTurnStart, type Thread, type ThreadMessage } from '../thread/thread.js';
+import { threadKindOf } from '../thread/thread-kind.js';
 import { userInstructionSentences } from '../thread/user-instructions.js';
 
 /**
@@ -26,11 +27,14 @@ export function keptUserMessageIds(
     (message) => isTurnStart(message) && !normalized.actions.has(message.id),
   );
   const instructions: ThreadMessage[] = [];
-  let share = policy.keepUserTokens;
+  // In a dialogue the summary carries both speakers' informative turns, dated (ADR-0160): the user's
+  // words are kept verbatim only where they instruct, unless the policy asks for all of them.
+  const dialogue = policy.keepUserWordsInDialogue !== 'all' && threadKindOf(thread.messages) === 'dialogue';
+  let share = dialogue ? 0 : policy.keepUserTokens;
   for (let index = candidates.length - 1; index >= 0; index -= 1) {
     const message = candidates[index]!;
     const tokens = countMessage(message);
-    if (tokens <= share) {
+    if (tokens <= share && !dialogue) {
       kept.add(message.id);
       share -= tokens;
     } else if (carriesInstruction(message)) {

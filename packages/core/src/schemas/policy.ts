@@ -92,6 +92,12 @@ export const compactionPolicyFieldsSchema = z.object({
   keepUserMessages: z.boolean().default(true),
   keepUserTokens: z.number().int().min(0).default(20000),
   keepUserInstructionTokens: z.number().int().min(0).default(8000),
+  /**
+   * In a dialogue (`threadKindOf`, ADR-0160) the rolling summary keeps both speakers' informative
+   * turns: by default only the user's instruction-carrying messages are kept verbatim there
+   * (`instructions`); `all` applies `keepUserTokens` as in any other thread.
+   */
+  keepUserWordsInDialogue: z.enum(['instructions', 'all']).default('instructions'),
   strategies: z
     .object({
       externalize: z.boolean().default(true),

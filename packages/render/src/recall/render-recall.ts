@@ -96,21 +96,57 @@ function planRecallIndex(
     (built, fromMessage) => {
       // Extended in log order from where it stopped: the same documents in the same order as a cold build.
       let bytes = 0;
-      const documents = [];
-      for (let position = fromMessage; position < thread.messages.length; position += 1) {
-        const message = thread.messages[position]!;
-        const record = normalized.actions.get(message.id)?.record;
-        if (!record || !readable(message, record, thread, allowed)) continue;
-        const text = messageRecallText(message).slice(0, MAX_CHARS_PER_DOCUMENT);
-        if (text.trim().length === 0) continue;
-        documents.push({ id: message.id, text: `${message.role}: ${text}`, turn: message.turn });
-        built.kinds.set(message.id, record.kind);
-        bytes += 2 * text.length + 64;
+      const documents = compactedRecallDocuments(thread, normalized, allowed, fromMessage);
+      for (const document of documents) {
+        built.kinds.set(document.id, document.compactedBy);
+        bytes += 2 * document.text.length + 64;
       }
       if (documents.length > 0) built.index.add(documents);
       return { bytes, toMessage: thread.messages.length };
     },
   );
+}
+
+/** One compacted message as a recall document. */
+export interface CompactedRecallDocument {
+  id: string;
+  text: string;
+  turn: number;
+  compactedBy: RecalledMessage['compactedBy'];
+}
+
+/**
+ * The documents recall may search, in log order from `fromMessage`: every message a plan record
+ * covers, except tool output whose sensitivity (the tool's, or the externalized span's) is not in
+ * `allowed` (ADR-0111). One rule for render-time recall and the `search_history` tool.
+ *
+ * @param thread - The thread.
+ * @param normalized - Its plan, normalized.
+ * @param allowed - The auto-rehydratable sensitivities.
+ * @param fromMessage - The first message position to look at.
+ * @returns The documents, clipped to 4,000 characters each, labelled by role.
+ */
+export function compactedRecallDocuments(
+  thread: Thread,
+  normalized: NormalizedPlan,
+  allowed: ReadonlySet<string>,
+  fromMessage = 0,
+): CompactedRecallDocument[] {
+  const documents: CompactedRecallDocument[] = [];
+  for (let position = fromMessage; position < thread.messages.length; position += 1) {
+    const message = thread.messages[position]!;
+    const record = normalized.actions.get(message.id)?.record;
+    if (!record || !readable(message, record, thread, allowed)) continue;
+    const text = messageRecallText(message).slice(0, MAX_CHARS_PER_DOCUMENT);
+    if (text.trim().length === 0) continue;
+    documents.push({
+      id: message.id,
+      text: `${message.role}: ${text}`,
+      turn: message.turn,
+      compactedBy: record.kind,
+    });
+  }
+  return documents;
 }
 
 function readable(
