@@ -85,8 +85,21 @@ export const promptBodySchema = z
      * user turn plus a pending tool call.
      */
     query: z.string().min(1).max(SYSTEM_PROMPT_MAX_LENGTH).optional(),
+    /**
+     * Offer the `search_history` tool once the plan has compacted something (ADR-0163); answer its
+     * calls with `POST /v1/threads/:id/search-history`.
+     */
+    searchHistoryTool: z.boolean().optional(),
   })
   .default({ provider: 'anthropic', system: '', tools: [] });
+
+/** A model's `search_history` call, answered from the thread's compacted messages (ADR-0163). */
+export const searchHistoryBodySchema = z.strictObject({
+  /** The call's id: the returned tool result answers it. */
+  toolCallId: z.string().min(1).max(CLIENT_ID_MAX_LENGTH),
+  /** The call's input as the model wrote it, `{ query, top_k? }`; a bad one is answered, not refused. */
+  input: z.unknown(),
+});
 
 export const compactBodySchema = z
   .strictObject({
