@@ -1,2 +1,3 @@
 export { messageParamsToMessages, messagesToEvents, stableMessageId } from './message-conversion.js';
+export { answerSearchHistory, SEARCH_HISTORY_TOOL_NAME } from './search-history.js';
 export { type MessagesClient, type WithCompactionOptions, withCompaction } from './with-compaction.js';

@@ -23,6 +23,12 @@ export interface WithCompactionOptions {
   /** The thread's context window; default the model registry's for `params.model`. */
   contextWindow?: number;
   onPrepared?: (prepared: PreparedRequest<'anthropic'>, threadId: string) => void;
+  /**
+   * Offer the `search_history` tool once something is compacted (ADR-0163); answer its tool_use
+   * blocks with `answerSearchHistory`. Only when every tool of the call is a custom tool.
+   * @defaultValue false
+   */
+  searchHistory?: boolean;
 }
 
 /**
@@ -47,6 +53,7 @@ export function withCompaction(client: MessagesClient, options: WithCompactionOp
           system: systemText(params.system),
           tools: allCustom ? customTools(params.tools) : [],
           ...(options.budget !== undefined ? { budget: options.budget } : {}),
+          ...(options.searchHistory && allCustom ? { searchHistoryTool: true } : {}),
         });
         options.onPrepared?.(prepared, threadId);
         const { system, messages: compacted, tools } = prepared.request;
