@@ -94,9 +94,9 @@ describe('search_history with the Anthropic SDK adapter (ADR-0163)', () => {
         ],
       });
     }
-    expect(sent[0]!.tools?.map((tool) => tool.name)).toEqual(['read_log']);
+    expect(sent[0]!.tools?.map((tool) => ('name' in tool ? tool.name : ''))).toEqual(['read_log']);
     const offered = sent.find((params) =>
-      params.tools?.some((tool) => tool.name === SEARCH_HISTORY_TOOL_NAME),
+      params.tools?.some((tool) => 'name' in tool && tool.name === SEARCH_HISTORY_TOOL_NAME),
     );
     expect(offered).toBeDefined();
     expect(JSON.stringify(sent.at(-1)!.messages)).not.toContain('heron.example');

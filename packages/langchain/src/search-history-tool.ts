@@ -1,5 +1,6 @@
 import type { Compactor } from '@compactor/engine';
 import { searchHistoryTool as definition, SEARCH_HISTORY_TOOL_NAME } from '@compactor/render';
+import type { DynamicStructuredTool } from '@langchain/core/tools';
 import { tool } from 'langchain';
 
 export interface SearchHistoryToolOptions {
@@ -14,7 +15,8 @@ export interface SearchHistoryToolOptions {
  * @param options - The compactor and the agent's thread.
  * @returns A LangChain tool named `search_history`.
  */
-export function searchHistoryTool(options: SearchHistoryToolOptions) {
+export function searchHistoryTool(options: SearchHistoryToolOptions): DynamicStructuredTool {
+  // A JSON Schema (not zod) leaves `tool`'s return type a union; it is a structured tool.
   return tool(
     async (input: { query: string; top_k?: number }, config?: { toolCall?: { id?: string } }) => {
       const toolCallId = config?.toolCall?.id ?? 'search_history';
@@ -26,7 +28,7 @@ export function searchHistoryTool(options: SearchHistoryToolOptions) {
       description: definition.description ?? '',
       schema: definition.inputSchema as Record<string, unknown>,
     },
-  );
+  ) as unknown as DynamicStructuredTool;
 }
 
 export { SEARCH_HISTORY_TOOL_NAME };

@@ -41,6 +41,7 @@ function step(index: number): EventInput[] {
             toolName: 'read_log',
             toolCallId: `c${index}`,
             outcome: 'success',
+            keyFields: {},
             content: `s${index}: ${index === 1 ? 'disk quota warning on volume pelican. ' : ''}${'0 errors, p99 41 ms. '.repeat(40)}`,
           },
         ],
