@@ -134,6 +134,7 @@ function render<P extends ProviderName>(
     freeRoom,
   );
   const fillsRoom = recallPolicy.fillFreeRoom === true && freeRoom > reserveAllowance;
+  const recallOn = input.recall !== false;
   const recall = fitRecall({
     thread,
     plan,
@@ -142,7 +143,7 @@ function render<P extends ProviderName>(
       ? { ...recallPolicy, topK: Math.max(recallPolicy.topK, recallPolicy.freeRoomTopK ?? recallPolicy.topK) }
       : recallPolicy,
     rehydration: context.rehydrationPolicy,
-    allowance: fillsRoom ? freeRoom : reserveAllowance,
+    allowance: recallOn ? (fillsRoom ? freeRoom : reserveAllowance) : 0,
     reserveAllowance: Math.max(0, reserveAllowance),
     memo: context.memo,
     maker,

@@ -68,6 +68,13 @@ export interface RenderInput<P extends ProviderName = ProviderName> {
    * @defaultValue false
    */
   addSearchHistoryTool?: boolean;
+  /**
+   * `false` renders without recall whatever the policy says: for measurement renders (the planner's,
+   * a baseline's) under an unbounded budget, where filling free room (ADR-0162) would search for
+   * nothing anyone reads.
+   * @defaultValue true
+   */
+  recall?: boolean;
   logger?: Logger;
 }
 

@@ -132,6 +132,11 @@ describe('recall fills the free room under the ceiling (ADR-0162)', () => {
     // The plan's part of the request is the same: only the ephemeral block grew.
     expect(filled.tokens.messages).toBe(reserveOnly.tokens.messages);
     expect(filled.report.stablePrefixTokens).toBe(reserveOnly.report.stablePrefixTokens);
+    // A measurement render asks for none, whatever the room.
+    const measured = renderPromptSync(renderInput('anthropic', base, plan, { budget, recall: false }));
+    expect(measured.tokens.recall).toBe(0);
+    expect(measured.report.recall.attempted).toBe(false);
+    expect(measured.tokens.messages).toBe(filled.tokens.messages);
   });
 });
 
