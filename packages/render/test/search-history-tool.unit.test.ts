@@ -70,7 +70,7 @@ describe('search_history (ADR-0163)', () => {
       tenantId: 'tenant-1',
       policy: {
         toolDurability: {
-          overrides: { vault: { durability: 'anchoring', artifactSensitivity: 'confidential' } },
+          overrides: { vault: { durability: 'anchoring', mustPreserveFields: [], artifactSensitivity: 'confidential' } },
         },
       },
     });

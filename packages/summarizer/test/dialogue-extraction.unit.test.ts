@@ -135,6 +135,7 @@ describe('extractive summarizer on a dialogue (ADR-0160)', () => {
             toolCallId: 'c1',
             toolName: 'bash',
             outcome: 'failure',
+            keyFields: {},
             content: 'Error: boom',
           },
         ],
