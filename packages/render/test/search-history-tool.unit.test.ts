@@ -70,7 +70,9 @@ describe('search_history (ADR-0163)', () => {
       tenantId: 'tenant-1',
       policy: {
         toolDurability: {
-          overrides: { vault: { durability: 'anchoring', mustPreserveFields: [], artifactSensitivity: 'confidential' } },
+          overrides: {
+            vault: { durability: 'anchoring', mustPreserveFields: [], artifactSensitivity: 'confidential' },
+          },
         },
       },
     });
