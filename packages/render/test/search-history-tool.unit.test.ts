@@ -70,6 +70,7 @@ describe('search_history (ADR-0163)', () => {
       tenantId: 'tenant-1',
       policy: {
         toolDurability: {
+          defaultDurability: 'anchoring',
           overrides: {
             vault: { durability: 'anchoring', mustPreserveFields: [], artifactSensitivity: 'confidential' },
           },
