@@ -32,6 +32,8 @@ describe('isUserInstruction', () => {
     'No emoji in commit messages.',
     'Whenever you mention a date, write it as DD/MM/YYYY.',
     'I want you to answer in the second person.',
+    'When you list options, number them instead of using bullets.',
+    'If a test fails, show me the whole error.',
   ])('recognises %j', (sentence) => {
     expect(isUserInstruction(sentence)).toBe(true);
   });
@@ -63,6 +65,8 @@ describe('isUserInstruction', () => {
     'I see them at least once a week.',
     'Every time I go back, I feel so much peace and gratitude.',
     "I'll make sure to spread the word about it.",
+    'When we got there, it was raining.',
+    'If you need anything, let me know!',
   ])('leaves %j alone', (sentence) => {
     expect(isUserInstruction(sentence)).toBe(false);
   });

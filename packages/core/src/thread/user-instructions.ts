@@ -100,6 +100,9 @@ function opensImperative(sentence: string): boolean {
   return next !== 'of' && next !== 'in';
 }
 
+/** A leading condition clause ("When you list options, …") and what follows its comma. */
+const CONDITION_FIRST = /^(?:when|whenever|if|before|after|once|unless|while|every time)\b[^,]{1,100},\s*(.+)$/i;
+
 function isSmallTalk(sentence: string): boolean {
   const words = sentence.replace(/^[^\p{L}]+/u, '').split(/\s+/);
   let index = 0;
@@ -149,6 +152,9 @@ export function isUserInstruction(sentence: string): boolean {
   if (PERSISTENCE.test(text)) return true;
   if (MARKERS.test(text)) return true;
   if (opensImperative(text)) return true;
+  // "When you list options, number them …": a condition, then the imperative.
+  const conditioned = CONDITION_FIRST.exec(text);
+  if (conditioned && opensImperative(conditioned[1]!) && !isSmallTalk(conditioned[1]!)) return true;
   return POSSESSIVE_IS.test(text) && (IDENTIFIER.test(text) || MID_SENTENCE_NAME.test(text));
 }
 
