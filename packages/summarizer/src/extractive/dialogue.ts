@@ -7,6 +7,8 @@ export interface DialogueOptions {
   maxTurnChars: number;
   /** Turns scoring below this are left out (small talk). */
   minScore: number;
+  /** The kept turns' texts together take at most this share of the span's spoken text. */
+  maxShare: number;
 }
 
 const MONTHS =
@@ -149,6 +151,7 @@ export function extractDialogueTurns(
     })
     .filter((entry) => entry.text.length > 0);
   const rare = rareWordsOf(speaking.map((entry) => entry.text));
+  const spokenChars = speaking.reduce((sum, entry) => sum + entry.text.length, 0);
   const speakers = new Set(
     speaking.map((entry) => speakerOf(entry.message).toLowerCase()).filter((name) => name.length >= 3),
   );
@@ -174,5 +177,23 @@ export function extractDialogueTurns(
       score: Math.round(score * 100) / 100,
     });
   }
-  return { turns, instructions };
+  return { turns: mostInformative(turns, Math.max(600, options.maxShare * spokenChars)), instructions };
+}
+
+/**
+ * The highest-scored turns whose texts together stay within `maxChars` (at least one), in log order:
+ * a summary of a span is always much smaller than the span, whatever the budget it is later trimmed to.
+ */
+function mostInformative(turns: readonly SummaryFact[], maxChars: number): SummaryFact[] {
+  const ranked = turns
+    .map((turn, index) => ({ turn, index }))
+    .sort((a, b) => (b.turn.score ?? 0) - (a.turn.score ?? 0) || a.index - b.index);
+  const kept = new Set<number>();
+  let chars = 0;
+  for (const { turn, index } of ranked) {
+    if (kept.size > 0 && chars + turn.text.length > maxChars) continue;
+    kept.add(index);
+    chars += turn.text.length;
+  }
+  return turns.filter((_, index) => kept.has(index));
 }

@@ -60,6 +60,12 @@ export interface ExtractiveSummarizerOptions {
    */
   minDialogueTurnScore?: number;
   /**
+   * A dialogue's kept turns take at most this share of the span's spoken text (at least 600 characters), the most informative
+   * first (ADR-0160), so summarizing a dialogue always compresses it.
+   * @defaultValue 0.25
+   */
+  maxDialogueShare?: number;
+  /**
    * Used when a request carries no durability policy of its own.
    * @defaultValue the policy schema's default
    */
@@ -97,6 +103,7 @@ export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions 
     currentTaskChars: options.currentTaskChars ?? 600,
     maxTurnChars: options.maxDialogueTurnChars ?? 320,
     minScore: options.minDialogueTurnScore ?? 1,
+    maxShare: options.maxDialogueShare ?? 0.25,
   };
   const defaultDurability = options.defaultToolDurability ?? toolDurabilityPolicySchema.parse({});
 
