@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePolicy, summaryBudgetFor, threadKindOf } from '../src/index.js';
+import { hasNamedSpeakers, parsePolicy, summaryBudgetFor, threadKindOf } from '../src/index.js';
 
 const text = (role: 'user' | 'assistant', words: string, synthetic = false) => ({
   role,
@@ -54,6 +54,18 @@ describe('summaryBudgetFor by kind (ADR-0160)', () => {
     expect(summaryBudgetFor(parsePolicy({ summaryBudgetTokens: 900 }), 10_000, 'dialogue')).toBe(900);
     expect(summaryBudgetFor(parsePolicy({ summaryShare: { dialogue: 0.25 } }), 10_000, 'dialogue')).toBe(
       2500,
+    );
+  });
+});
+
+describe('hasNamedSpeakers', () => {
+  it('is true only when two people are named', () => {
+    const named = (speaker: string) => ({ metadata: { speaker } });
+    expect(hasNamedSpeakers([named('Caroline'), named('Melanie')])).toBe(true);
+    expect(hasNamedSpeakers([named('Caroline'), named('Caroline')])).toBe(false);
+    expect(hasNamedSpeakers([{}, {}])).toBe(false);
+    expect(hasNamedSpeakers([named('Caroline'), { synthetic: true, metadata: { speaker: 'harness' } }])).toBe(
+      false,
     );
   });
 });

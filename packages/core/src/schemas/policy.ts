@@ -93,9 +93,11 @@ export const compactionPolicyFieldsSchema = z.object({
   keepUserTokens: z.number().int().min(0).default(20000),
   keepUserInstructionTokens: z.number().int().min(0).default(8000),
   /**
-   * In a dialogue (`threadKindOf`, ADR-0160) the rolling summary keeps both speakers' informative
-   * turns: by default only the user's instruction-carrying messages are kept verbatim there
-   * (`instructions`); `all` applies `keepUserTokens` as in any other thread.
+   * In a dialogue between named people (`threadKindOf` and `hasNamedSpeakers`, ADR-0160: imported
+   * transcripts whose messages name their speakers) the rolling summary keeps both speakers'
+   * informative turns: by default only the user's instruction-carrying messages are kept verbatim there
+   * (`instructions`); `all` applies `keepUserTokens` as in any other thread. A chat with an assistant
+   * always keeps the user's words (ADR-0110).
    */
   keepUserWordsInDialogue: z.enum(['instructions', 'all']).default('instructions'),
   strategies: z

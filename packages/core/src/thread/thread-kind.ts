@@ -39,3 +39,22 @@ export function threadKindOf(
     ? 'dialogue'
     : 'other';
 }
+
+/**
+ * Whether a span is a conversation between named people: at least two distinct speaker names
+ * (`metadata.speaker`) on its non-synthetic messages, as imported dialogue transcripts carry. There
+ * the "user" is one of the people, not someone instructing an assistant (ADR-0160).
+ *
+ * @param messages - The span.
+ * @returns True when two or more speakers are named.
+ */
+export function hasNamedSpeakers(messages: readonly Pick<Message, 'synthetic' | 'metadata'>[]): boolean {
+  const names = new Set<string>();
+  for (const message of messages) {
+    if (message.synthetic) continue;
+    const speaker = message.metadata?.speaker;
+    if (typeof speaker === 'string' && speaker.trim() !== '') names.add(speaker.trim());
+    if (names.size >= 2) return true;
+  }
+  return false;
+}

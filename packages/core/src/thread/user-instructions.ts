@@ -101,7 +101,8 @@ function opensImperative(sentence: string): boolean {
 }
 
 /** A leading condition clause ("When you list options, …") and what follows its comma. */
-const CONDITION_FIRST = /^(?:when|whenever|if|before|after|once|unless|while|every time)\b[^,]{1,100},\s*(.+)$/i;
+const CONDITION_FIRST =
+  /^(?:when|whenever|if|before|after|once|unless|while|every time)\b[^,]{1,100},\s*(.+)$/i;
 
 function isSmallTalk(sentence: string): boolean {
   const words = sentence.replace(/^[^\p{L}]+/u, '').split(/\s+/);
