@@ -77,6 +77,18 @@ describe('the ingest over a real socket, through @compactor/client', () => {
     expect(rendered.tokens.system).toBeGreaterThan(1_000);
     expect(rendered.tokens.tools).toBeGreaterThan(0);
 
+    const searched = await client.searchHistory('socket', {
+      toolCallId: 'sh_1',
+      input: { query: 'bees dance' },
+    });
+    expect(searched.result).toMatchObject({
+      toolName: 'search_history',
+      toolCallId: 'sh_1',
+      outcome: 'success',
+    });
+    expect(searched.hits.length).toBeGreaterThan(0);
+    expect(searched.result.content).toContain('bees dance to point at flowers');
+
     const branch = await client.branch('socket', { fromMessageId: 'u2' });
     expect(branch).toMatchObject({ sourceThreadId: 'socket', fromMessageId: 'u2', created: true });
     expect((await client.getThread(branch.threadId)).messageCount).toBe(3);

@@ -83,6 +83,36 @@ describe('POST /v1/threads/:id/compact and GET /v1/threads/:id/plan', () => {
     expect(refused.statusCode).toBe(400);
   });
 
+  it('offers search_history on POST /prompt and answers its calls from the compacted turns (ADR-0163)', async () => {
+    await createConversation(ingest.app, KEY_A, 'searched', 5);
+    expect((await post('/v1/threads/searched/compact', { force: true })).json().status).toBe('committed');
+    const offered = await post('/v1/threads/searched/prompt', { searchHistoryTool: true });
+    expect(offered.statusCode).toBe(200);
+    expect(offered.json().report.toolsAdded).toEqual(['search_history']);
+    expect(offered.json().request.tools.map((tool: { name: string }) => tool.name)).toEqual([
+      'search_history',
+    ]);
+    const answered = await post('/v1/threads/searched/search-history', {
+      toolCallId: 'toolu_1',
+      input: { query: 'Answer 1 roses drained', top_k: 2 },
+    });
+    expect(answered.statusCode).toBe(200);
+    const { result, hits } = answered.json();
+    expect(result).toMatchObject({ type: 'tool_result', toolName: 'search_history', toolCallId: 'toolu_1' });
+    expect(result.outcome).toBe('success');
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.length).toBeLessThanOrEqual(2);
+    expect(result.content).toContain('roses like sun');
+    const malformed = await post('/v1/threads/searched/search-history', { toolCallId: 'toolu_2', input: {} });
+    expect(malformed.statusCode).toBe(200);
+    expect(malformed.json().result.outcome).toBe('failure');
+    expect((await post('/v1/threads/searched/search-history', { input: {} })).statusCode).toBe(400);
+    expect(
+      (await post('/v1/threads/nowhere/search-history', { toolCallId: 'x', input: { query: 'a' } }))
+        .statusCode,
+    ).toBe(404);
+  });
+
   it('refuses a bad compaction request with field issues', async () => {
     await createConversation(ingest.app, KEY_A, 'garden', 1);
     const response = await post('/v1/threads/garden/compact', { force: 'yes', extra: 1 });

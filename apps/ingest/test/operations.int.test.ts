@@ -91,6 +91,7 @@ describe('operations', () => {
         'POST /v1/threads',
         'POST /v1/threads/{id}/events',
         'POST /v1/threads/{id}/prompt',
+        'POST /v1/threads/{id}/search-history',
         'GET /v1/threads/{id}',
         'GET /v1/threads/{id}/events',
         'GET /v1/threads/{id}/plan',

@@ -15,5 +15,10 @@ export {
   promptToMessages,
   requestToPrompt,
 } from './prompt-conversion.js';
+export {
+  SEARCH_HISTORY_TOOL_NAME,
+  type SearchHistoryToolOptions,
+  searchHistoryTool,
+} from './search-history-tool.js';
 export { stableMessageId } from './stable-ids.js';
 export type { ThreadOptions } from './thread-setup.js';

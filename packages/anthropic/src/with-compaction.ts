@@ -33,6 +33,12 @@ export interface WithCompactionOptions {
   budget?: number;
   /** The thread's context window; default the model registry's for `params.model`. */
   contextWindow?: number;
+  /**
+   * Offer the `search_history` tool once something is compacted (ADR-0163); answer its tool_use
+   * blocks with `answerSearchHistory`. Only when every tool of the call is a custom tool.
+   * @defaultValue false
+   */
+  searchHistory?: boolean;
   onPrepared?: (prepared: PreparedRequest<'anthropic'>, threadId: string) => void;
 }
 
@@ -74,6 +80,7 @@ export function withCompaction(
       system: systemText(params.system),
       tools: allCustom ? customTools(params.tools) : [],
       ...(options.budget !== undefined ? { budget: options.budget } : {}),
+      ...(options.searchHistory && allCustom ? { searchHistoryTool: true } : {}),
     });
     options.onPrepared?.(prepared, threadId);
     const { system, messages: compacted, tools } = prepared.request;

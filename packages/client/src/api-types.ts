@@ -125,6 +125,26 @@ export interface PromptOptions<P extends ProviderName = ProviderName> {
    * for what render sends (ADR-0192).
    */
   register?: boolean;
+  /** What render-time recall searches for (ADR-0111); default the newest user turn. */
+  query?: string;
+  /** Offer the `search_history` tool once something is compacted (ADR-0163). */
+  searchHistoryTool?: boolean;
+}
+
+/** The answer to a model's `search_history` call (ADR-0163). */
+export interface SearchHistoryAnswer {
+  /** A tool result for the call: append it to the thread in a tool message. */
+  result: {
+    type: 'tool_result';
+    toolName: 'search_history';
+    toolCallId: string;
+    outcome: 'success' | 'failure' | 'partial';
+    content: string;
+    keyFields: Record<string, unknown>;
+    durability: 'ephemeral';
+  };
+  /** The compacted messages found, in log order. */
+  hits: { messageId: string; turn?: number; score: number; compactedBy: string }[];
 }
 
 /** The rendered request, its token counts, and the render report. */

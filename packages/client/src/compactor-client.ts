@@ -15,6 +15,7 @@ import type {
   PromptOptions,
   ReadinessView,
   RenderedPrompt,
+  SearchHistoryAnswer,
   ThreadView,
 } from './api-types.js';
 import { createTransport, type RetryEvent } from './http-transport.js';
@@ -212,6 +213,30 @@ export function createCompactorClient(options: CompactorClientOptions) {
       return (
         await send<RenderedPrompt<P>>('POST', `/v1/threads/${segment(threadId)}/prompt`, {
           body,
+          retry: true,
+          signal: call?.signal,
+        })
+      ).body;
+    },
+
+    /**
+     * Answer a model's `search_history` call (`POST .../search-history`, ADR-0163) from what the
+     * thread's current plan compacted. Writes nothing, so it is retried.
+     *
+     * @param threadId - The thread.
+     * @param searchCall - The call's id and input (`{ query, top_k? }`, as the model wrote it).
+     * @param call - Abort signal of this call.
+     * @returns The tool result to append, and the messages found.
+     * @throws CompactorApiError on an error status; CompactorNetworkError when no answer came.
+     */
+    async searchHistory(
+      threadId: string,
+      searchCall: { toolCallId: string; input: unknown },
+      call?: CallOptions,
+    ): Promise<SearchHistoryAnswer> {
+      return (
+        await send<SearchHistoryAnswer>('POST', `/v1/threads/${segment(threadId)}/search-history`, {
+          body: searchCall,
           retry: true,
           signal: call?.signal,
         })

@@ -51,6 +51,7 @@ export * from './summary/trim.js';
 export * from './thread/fold.js';
 export * from './thread/registered-context.js';
 export * from './thread/thread.js';
+export * from './thread/thread-kind.js';
 export * from './thread/tool-pairs.js';
 export * from './thread/turns.js';
 export * from './thread/user-instructions.js';

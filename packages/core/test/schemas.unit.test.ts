@@ -256,6 +256,8 @@ describe('policy and trigger schemas', () => {
       externalizeThresholdTokens: 1000,
       clearAtLeastTokens: 2000,
       maxSummarizationRounds: 50,
+      summaryShare: { dialogue: 0.4, coding: 0.15, other: 0.15 },
+      keepUserWordsInDialogue: 'instructions',
       toolDurability: { defaultDurability: 'anchoring', overrides: {} },
       rehydration: {
         enabled: true,
@@ -265,7 +267,7 @@ describe('policy and trigger schemas', () => {
         cooldownTurns: 2,
         autoRehydrateSensitivities: ['public', 'internal'],
       },
-      recall: { enabled: true, reserveShare: 1, topK: 4, minScore: 1 },
+      recall: { enabled: true, reserveShare: 1, topK: 4, minScore: 1, fillFreeRoom: true, freeRoomTopK: 12 },
     });
     expect(parsePolicy()).toEqual(policy);
     expect(parsePolicy(null)).toEqual(policy);

@@ -44,19 +44,104 @@ describe('trimSummaryToBudget', () => {
     expect(loose.at(-1)).toBe('turn 40: planted row 40 with beans');
   });
 
-  it('never drops a pinned fact or a key field, whatever the budget', () => {
+  it('never loses a pinned fact: each is rendered or held behind the pointer, whatever the budget', () => {
     fc.assert(
       fc.property(arbitraryStructuredSummary(), fc.integer({ min: 1, max: 400 }), (random, budget) => {
         const trimmed = trimSummaryToBudget(random, budget, countText);
+        const held = [...trimmed.facts, ...(trimmed.externalizedFacts ?? [])];
         for (const fact of random.facts.filter((candidate) => candidate.pinned))
-          expect(trimmed.facts).toContainEqual(fact);
-        for (const outcome of random.toolOutcomes.filter(
-          (candidate) => Object.keys(candidate.keyFields).length > 0,
-        )) {
-          expect(trimmed.toolOutcomes).toContainEqual(outcome);
-        }
+          expect(held).toContainEqual(fact);
+        if ((trimmed.externalizedFacts ?? []).length > 0)
+          expect(renderSummary(trimmed)).toContain('held outside this summary');
       }),
       { numRuns: 100 },
     );
+  });
+
+  it('keeps key fields while anything looser can go instead', () => {
+    fc.assert(
+      fc.property(arbitraryStructuredSummary(), fc.integer({ min: 1, max: 400 }), (random, budget) => {
+        const trimmed = trimSummaryToBudget(random, budget, countText);
+        const anchored = random.toolOutcomes.filter(
+          (candidate) => Object.keys(candidate.keyFields).length > 0,
+        );
+        const looseLeft = trimmed.facts.some((fact) => !fact.pinned) || trimmed.decisions.length > 0;
+        if (looseLeft) for (const outcome of anchored) expect(trimmed.toolOutcomes).toContainEqual(outcome);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('always fits when the budget holds the pointer and the newest pinned fact (ADR-0161)', () => {
+    fc.assert(
+      fc.property(arbitraryStructuredSummary(), fc.integer({ min: 1, max: 400 }), (random, budget) => {
+        const trimmed = trimSummaryToBudget(random, budget, countText);
+        const floor = trimSummaryToBudget(random, 0, countText);
+        if (countText(renderSummary(floor)) <= budget)
+          expect(countText(renderSummary(trimmed))).toBeLessThanOrEqual(budget);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('a coding summary whose guarantees outgrow the budget is trimmed, never left whole or dropped', () => {
+    const heavy = structuredSummarySchema.parse({
+      currentTask: `Port the renderer ${'and its tests '.repeat(40)}`,
+      facts: [{ text: 'Never push to main', pinned: true }],
+      toolOutcomes: Array.from({ length: 200 }, (_, index) => ({
+        toolName: 'edit',
+        toolCallId: `e${index}`,
+        outcome: 'success' as const,
+        keyFields: { path: `src/file-${index}.ts` },
+      })),
+      filesModified: Array.from({ length: 120 }, (_, index) => `src/file-${index}.ts`),
+      currentPlan: Array.from({ length: 30 }, (_, index) => `step ${index}`),
+    });
+    expect(countText(renderSummary(heavy))).toBeGreaterThan(2500);
+    const trimmed = trimSummaryToBudget(heavy, 600, countText);
+    expect(countText(renderSummary(trimmed))).toBeLessThanOrEqual(600);
+    expect(trimmed.facts).toContainEqual({ text: 'Never push to main', pinned: true });
+    expect(trimmed.toolOutcomes.length).toBeGreaterThan(0);
+    expect(trimmed.currentTask?.startsWith('Port the renderer')).toBe(true);
+  });
+
+  it('externalizes the oldest pinned facts, as few as make it fit, behind one pointer line', () => {
+    const pinned = structuredSummarySchema.parse({
+      facts: Array.from({ length: 30 }, (_, index) => ({
+        text: `instruction ${index}: ${'keep this wording exactly '.repeat(3)}`,
+        pinned: true,
+        sourceMessageId: `m${index}`,
+      })),
+    });
+    const trimmed = trimSummaryToBudget(pinned, 400, countText);
+    const moved = trimmed.externalizedFacts ?? [];
+    expect(moved.length).toBeGreaterThan(0);
+    expect(moved[0]!.text.startsWith('instruction 0:')).toBe(true);
+    expect(trimmed.facts.at(-1)!.text.startsWith('instruction 29:')).toBe(true);
+    expect(moved.length + trimmed.facts.length).toBe(30);
+    expect(countText(renderSummary(trimmed))).toBeLessThanOrEqual(400);
+    const lessMoved = {
+      ...pinned,
+      facts: pinned.facts.slice(moved.length - 1),
+      externalizedFacts: moved.slice(0, -1),
+    };
+    expect(countText(renderSummary(lessMoved))).toBeGreaterThan(400);
+    expect(renderSummary(trimmed).match(/held outside this summary/g)).toHaveLength(1);
+  });
+
+  it('trims scored facts by score, not position', () => {
+    const scored = structuredSummarySchema.parse({
+      facts: Array.from({ length: 40 }, (_, index) => ({
+        text: `turn ${index}: ${'words '.repeat(8)}`,
+        score: index % 10 === 3 ? 9 : 1,
+      })),
+    });
+    const trimmed = trimSummaryToBudget(scored, 120, countText);
+    const kept = trimmed.facts.map((fact) => fact.text.split(':')[0]);
+    expect(countText(renderSummary(trimmed))).toBeLessThanOrEqual(120);
+    expect(kept.length).toBeLessThan(10);
+    // The four informative turns, from every part of the span, survive; the newest plain ones do not.
+    for (const turn of ['turn 3', 'turn 13', 'turn 23', 'turn 33']) expect(kept).toContain(turn);
+    expect(kept).not.toContain('turn 39');
   });
 });

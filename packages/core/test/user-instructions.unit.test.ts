@@ -23,6 +23,17 @@ describe('isUserInstruction', () => {
     'Leave the migrations folder alone whatever happens.',
     'Never push to main without a review.',
     'Write dates as YYYY-MM-DD in the changelog.',
+    // Coding and dialogue instructions without keyword markers.
+    'Keep your answers under 60 words.',
+    'Stay within the public API of the render package.',
+    'Always run the linter before you commit.',
+    'Skip the pleasantries and get straight to the point.',
+    'Let the tests run one file at a time.',
+    'No emoji in commit messages.',
+    'Whenever you mention a date, write it as DD/MM/YYYY.',
+    'I want you to answer in the second person.',
+    'When you list options, number them instead of using bullets.',
+    'If a test fails, show me the whole error.',
   ])('recognises %j', (sentence) => {
     expect(isUserInstruction(sentence)).toBe(true);
   });
@@ -37,6 +48,25 @@ describe('isUserInstruction', () => {
     'It was raining when we got to the station.',
     'Sounds good to me.',
     'Why did the test fail again?',
+    // Dialogue small talk (ADR-0160): shaped like imperatives or rules, binding nothing.
+    'Keep it up!',
+    'Keep up the great work, Maria!',
+    'Stay safe and talk to you soon!',
+    'Let me know if you need any suggestions!',
+    'No worries, Jolene!',
+    'No problem, John.',
+    "Don't give up on your dreams.",
+    'Check out this pic of my best buds having a blast in the park.',
+    'You must have been elated up there with that trophy.',
+    'That must have been awesome.',
+    'Always a joy to see him so happy and carefree.',
+    'Never heard of it, but it sounds interesting.',
+    'Take care and make sure to give yourself some time to relax.',
+    'I see them at least once a week.',
+    'Every time I go back, I feel so much peace and gratitude.',
+    "I'll make sure to spread the word about it.",
+    'When we got there, it was raining.',
+    'If you need anything, let me know!',
   ])('leaves %j alone', (sentence) => {
     expect(isUserInstruction(sentence)).toBe(false);
   });

@@ -24,6 +24,7 @@ export {
   createCompactor,
   type PreparedRequest,
   type PrepareOptions,
+  type SearchHistoryCall,
 } from './prepare/create-compactor.js';
 export {
   loadRenderRecords,

@@ -54,6 +54,7 @@ export function createRenderMeasurer(
         tokenizer,
         cache,
         promptCaching: false,
+        recall: false,
         addReadArtifactTool: false,
       }).tokens.messages;
     },

@@ -129,6 +129,40 @@ describe('compactor.prepare', () => {
     expect(afterWorker.tokens.total).toBeLessThan(viaWorker.tokens.total);
   }, 120_000);
 
+  it('offers search_history once something is compacted and answers its calls from the compacted messages (ADR-0163)', async () => {
+    const compactor = createCompactor({ stores, summarizer: createExtractiveSummarizer() });
+    await compactor.append('agent', [
+      { eventId: 'created', type: 'thread.created', model: 'claude-sonnet-4-5', contextWindow: 12_000 },
+    ]);
+    let prepared = await compactor.prepare('agent', {
+      provider: 'anthropic',
+      tools: TOOLS,
+      searchHistoryTool: true,
+    });
+    for (let index = 1; index <= 30 && prepared.report.planVersion === null; index += 1) {
+      await compactor.append('agent', step(index));
+      prepared = await compactor.prepare('agent', {
+        provider: 'anthropic',
+        tools: TOOLS,
+        budget: 6_000,
+        searchHistoryTool: true,
+      });
+    }
+    expect(prepared.report.planVersion).not.toBeNull();
+    expect(prepared.report.toolsAdded).toContain('search_history');
+    expect(prepared.request.tools?.map((tool) => tool.name)).toContain('search_history');
+    const answer = await compactor.searchHistory('agent', {
+      toolCallId: 'sh1',
+      input: { query: 'm1 passed' },
+    });
+    expect(answer.result.toolCallId).toBe('sh1');
+    expect(answer.result.outcome).toBe('success');
+    expect(answer.hits.length).toBeGreaterThan(0);
+    expect(answer.result.content).toContain('module m1: 31 passed');
+    const without = await compactor.prepare('agent', { provider: 'anthropic', tools: TOOLS, budget: 6_000 });
+    expect(without.report.toolsAdded).not.toContain('search_history');
+  }, 120_000);
+
   it('says which thread it cannot find', async () => {
     const compactor = createCompactor({ stores, summarizer: createExtractiveSummarizer() });
     await expect(compactor.prepare('missing', { provider: 'ai-sdk' })).rejects.toThrow(/missing/);

@@ -5,3 +5,8 @@ export {
   requestToBaseMessages,
   stableMessageId,
 } from './message-conversion.js';
+export {
+  SEARCH_HISTORY_TOOL_NAME,
+  type SearchHistoryToolOptions,
+  searchHistoryTool,
+} from './search-history-tool.js';

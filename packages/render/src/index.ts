@@ -19,7 +19,19 @@ export type {
 } from './providers/request-types.js';
 export { providerToolCallId } from './providers/tool-call-ids.js';
 export type * from './providers/wire-types.js';
-export type { RecalledMessage, RecallReport } from './recall/render-recall.js';
+export {
+  type CompactedRecallDocument,
+  compactedRecallDocuments,
+  type RecalledMessage,
+  type RecallReport,
+} from './recall/render-recall.js';
+export {
+  handleSearchHistory,
+  SEARCH_HISTORY_TOOL_NAME,
+  type SearchHistoryContext,
+  type SearchHistoryOutcome,
+  searchHistoryTool,
+} from './recall/search-history-tool.js';
 export {
   findArtifactId,
   hintTerms,

@@ -7,6 +7,7 @@ import { normalizedPlanFor, resolutionWarnings, resolvePlan } from './plan/resol
 import { buildSlots, type Slot } from './plan/slots.js';
 import type { RequestByProvider } from './providers/request-types.js';
 import { fitRecall } from './recall/render-recall.js';
+import { SEARCH_HISTORY_TOOL_NAME, searchHistoryTool } from './recall/search-history-tool.js';
 import { fitRehydration } from './rehydration/fit-rehydration.js';
 import { type GatheredRehydration, gatherRehydration } from './rehydration/gather-rehydration.js';
 import { nextRehydrationState } from './rehydration/rehydration-state.js';
@@ -78,8 +79,14 @@ function render<P extends ProviderName>(
   const needsReadArtifact =
     input.addReadArtifactTool !== false &&
     (normalized?.records.some((record) => record.kind === 'externalize') ?? false);
-  const tools = effectiveTools(context, input.tools, needsReadArtifact);
-  const toolsAdded = tools === input.tools ? [] : [tools.at(-1)!.name];
+  const withArtifacts = effectiveTools(context, input.tools, needsReadArtifact);
+  const tools =
+    input.addSearchHistoryTool === true &&
+    (normalized?.records.length ?? 0) > 0 &&
+    !withArtifacts.some((tool) => tool.name === SEARCH_HISTORY_TOOL_NAME)
+      ? context.cache.toolsWithSearchHistory(withArtifacts, (original) => [...original, searchHistoryTool])
+      : withArtifacts;
+  const toolsAdded = tools.slice(input.tools.length).map((tool) => tool.name);
   const toolPart = toolsPart(context, tools, tokenizer, provider);
   const systemTokens = maker.systemPrompt(input.system);
   const formatting = requestOverhead(context, tokenizer, provider);
@@ -119,19 +126,27 @@ function render<P extends ProviderName>(
     context.turn,
     maker,
   );
-  // Recall shares the rehydration reserve: what rehydration left of its share, and of the room.
+  // Recall shares the rehydration reserve: what rehydration left of its share, and of the room; with
+  // `fillFreeRoom` (ADR-0162) it may use all the room the request leaves under the ceiling.
   const recallPolicy = thread.policy.recall;
+  const freeRoom = limit - messageTokens - fitted.tokens;
+  const reserveAllowance = Math.min(
+    Math.floor(input.budget.rehydrationReserveTokens * recallPolicy.reserveShare),
+    input.budget.rehydrationReserveTokens - fitted.tokens,
+    freeRoom,
+  );
+  const fillsRoom = recallPolicy.fillFreeRoom === true && freeRoom > reserveAllowance;
+  const recallOn = input.recall !== false;
   const recall = fitRecall({
     thread,
     plan,
     normalized,
-    policy: recallPolicy,
+    policy: fillsRoom
+      ? { ...recallPolicy, topK: Math.max(recallPolicy.topK, recallPolicy.freeRoomTopK ?? recallPolicy.topK) }
+      : recallPolicy,
     rehydration: context.rehydrationPolicy,
-    allowance: Math.min(
-      Math.floor(input.budget.rehydrationReserveTokens * recallPolicy.reserveShare),
-      input.budget.rehydrationReserveTokens - fitted.tokens,
-      limit - messageTokens - fitted.tokens,
-    ),
+    allowance: recallOn ? (fillsRoom ? freeRoom : reserveAllowance) : 0,
+    reserveAllowance: Math.max(0, reserveAllowance),
     memo: context.memo,
     maker,
     countText: (text) => tokenizer.count(text),

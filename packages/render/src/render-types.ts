@@ -69,6 +69,19 @@ export interface RenderInput<P extends ProviderName = ProviderName> {
    * @defaultValue true
    */
   addReadArtifactTool?: boolean;
+  /**
+   * Add the `search_history` tool (ADR-0163) when the plan compacts something and `tools` lacks it;
+   * answer its calls with `handleSearchHistory`.
+   * @defaultValue false
+   */
+  addSearchHistoryTool?: boolean;
+  /**
+   * `false` renders without recall whatever the policy says: for measurement renders (the planner's,
+   * a baseline's) under an unbounded budget, where filling free room (ADR-0162) would search for
+   * nothing anyone reads.
+   * @defaultValue true
+   */
+  recall?: boolean;
   logger?: Logger;
 }
 

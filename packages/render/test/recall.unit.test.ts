@@ -93,6 +93,53 @@ describe('render-time recall (ADR-0111)', () => {
   });
 });
 
+describe('recall fills the free room under the ceiling (ADR-0162)', () => {
+  /** Many compacted turns that each match the query, so the reserve alone cannot hold them all. */
+  function many(policy: Record<string, unknown> = {}) {
+    const builder = threadBuilder('room', { tenantId: 'tenant-1', policy });
+    for (let index = 0; index < 16; index += 1)
+      builder
+        .user(`Locker note ${index}: locker ${index} is on floor ${index % 4}, code ${4000 + index}.`)
+        .assistant('Noted.');
+    builder.user('Which locker codes did I give you?');
+    return builder.build().thread;
+  }
+  const budget = tokenBudget({
+    maxInputTokens: 3000,
+    outputReserveTokens: 0,
+    safetyBufferTokens: 0,
+    rehydrationReserveTokens: 60,
+  });
+
+  it('brings more back than the reserve holds when the request leaves room, and reports it', () => {
+    const base = many();
+    const plan = planOf(base, [summarize(base, ids(1, 32), { facts: [{ text: 'lockers' }] })]);
+    const filled = renderPromptSync(renderInput('anthropic', base, plan, { budget }));
+    const off = {
+      ...base,
+      policy: { ...base.policy, recall: { ...base.policy.recall, fillFreeRoom: false } },
+    };
+    const reserveOnly = renderPromptSync(renderInput('anthropic', off, plan, { budget }));
+    expect(reserveOnly.tokens.recall).toBeLessThanOrEqual(60);
+    expect(reserveOnly.report.recall.freeRoomTokens).toBe(0);
+    expect(filled.tokens.recall).toBeGreaterThan(reserveOnly.tokens.recall);
+    expect(filled.report.recall.recalled.length).toBeGreaterThan(reserveOnly.report.recall.recalled.length);
+    expect(filled.report.recall.recalled.length).toBeLessThanOrEqual(12);
+    expect(filled.report.recall.freeRoomTokens).toBe(
+      filled.tokens.recall - filled.report.recall.reserveAllowance,
+    );
+    expect(filled.tokens.total).toBeLessThanOrEqual(3000);
+    // The plan's part of the request is the same: only the ephemeral block grew.
+    expect(filled.tokens.messages).toBe(reserveOnly.tokens.messages);
+    expect(filled.report.stablePrefixTokens).toBe(reserveOnly.report.stablePrefixTokens);
+    // A measurement render asks for none, whatever the room.
+    const measured = renderPromptSync(renderInput('anthropic', base, plan, { budget, recall: false }));
+    expect(measured.tokens.recall).toBe(0);
+    expect(measured.report.recall.attempted).toBe(false);
+    expect(measured.tokens.messages).toBe(filled.tokens.messages);
+  });
+});
+
 /* Random threads and plans, recall on with a query drawn from the thread's own words. */
 const scenario = arbitraryThread({ maxTurns: 5 }).chain(({ events }) =>
   fc.integer({ min: 1, max: events.length }).chain((cut) => {
@@ -149,7 +196,11 @@ describe('render properties with recall on (fast-check)', () => {
         }
         expect(validateProviderRequest(provider, result.request).errors).toEqual([]);
         expect(result.tokens.total).toBeLessThanOrEqual(maxInputTokens);
-        expect(result.tokens.recall).toBeLessThanOrEqual(budget.rehydrationReserveTokens);
+        // Beyond the reserve only into free room under the ceiling, and reported as such (ADR-0162).
+        expect(result.tokens.recall - result.report.recall.freeRoomTokens).toBeLessThanOrEqual(
+          budget.rehydrationReserveTokens,
+        );
+        expect(result.report.recall.freeRoomTokens).toBeGreaterThanOrEqual(0);
         expect(independentCount(provider, result.request)).toBeLessThanOrEqual(result.tokens.total);
         const wire = wireMessages(result.request);
         const at = wire.findIndex((message) => JSON.stringify(message).includes(MARKER));

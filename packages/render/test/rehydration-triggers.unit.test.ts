@@ -157,6 +157,8 @@ describe('render lifecycle events', () => {
           attempted: true,
           query: 'q',
           allowance: 100,
+          reserveAllowance: 100,
+          freeRoomTokens: 0,
           tokens: 42,
           indexed: 9,
           recalled: [{ messageId: 'm3', turn: 1, score: 2, compactedBy: 'summarize' }],

@@ -89,7 +89,16 @@ describeWithPostgres(await postgresForTests(), 'createRuntime with PostgreSQL', 
           ],
           blocked: [],
         },
-        recall: { attempted: false, query: '', allowance: 0, tokens: 0, indexed: 0, recalled: [] },
+        recall: {
+          attempted: false,
+          query: '',
+          allowance: 0,
+          reserveAllowance: 0,
+          freeRoomTokens: 0,
+          tokens: 0,
+          indexed: 0,
+          recalled: [],
+        },
       };
       expect(await records.record(report, '2025-06-01T00:00:00.000Z')).toBe(1);
       const elsewhere = await loadRenderRecords(second.stores.lifecycle, owner);

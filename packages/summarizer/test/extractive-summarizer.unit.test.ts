@@ -144,7 +144,7 @@ describe('extractive summarizer', () => {
   it('turns a failure no later call fixed into an open item', () => {
     const summary = summarizer.extract(request);
     expect(summary.openItems.map((item) => item.description)).toEqual([
-      'Unresolved bash failure: Error: cannot find module parser',
+      'Unresolved bash failure (npm test): Error: cannot find module parser',
     ]);
   });
 

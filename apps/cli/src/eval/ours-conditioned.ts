@@ -8,6 +8,7 @@ import {
   summaryBudgetFor,
   type Thread,
   type TokenBudget,
+  threadKindOf,
   tokenBudget,
 } from '@compactor/core';
 import { threadBudget } from '@compactor/engine';
@@ -112,7 +113,11 @@ export function oursPrepared({ thread, plan, tokenizer, provider }: CompactedSta
   const budget = renderBudgetFor(thread);
   const summaries = plan?.summarizations ?? [];
   const summaryTokens = summaries.reduce((sum, record) => sum + tokenizer.count(summaryText(record)), 0);
-  const summaryBudget = summaryBudgetFor(thread.policy, availableForMessages(threadBudget(thread)));
+  const summaryBudget = summaryBudgetFor(
+    thread.policy,
+    availableForMessages(threadBudget(thread)),
+    threadKindOf(thread.messages),
+  );
   const artifacts = new Map<string, Set<string>>(
     (plan?.externalizations ?? []).map((record) => [record.artifactId, new Set(record.span.messageIds)]),
   );

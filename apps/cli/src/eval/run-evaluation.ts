@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { availableForMessages, type CompactionPolicy, summaryBudgetFor } from '@compactor/core';
+import { availableForMessages, type CompactionPolicy, summaryBudgetFor, threadKindOf } from '@compactor/core';
 import { threadBudget } from '@compactor/engine';
 import { summaryText } from '@compactor/render';
 import { readPolicyOption } from '../commands/policy-option.js';
@@ -198,7 +198,11 @@ async function evaluateInWindow(
       summaryTokens: summaries.reduce((sum, record) => sum + tokenizer.count(summaryText(record)), 0),
       summaryBudget:
         summaries.length > 0
-          ? summaryBudgetFor(thread.policy, availableForMessages(threadBudget(thread)))
+          ? summaryBudgetFor(
+              thread.policy,
+              availableForMessages(threadBudget(thread)),
+              threadKindOf(thread.messages),
+            )
           : null,
       rehydrationTokens: replay.renderReport?.rehydration.tokens ?? 0,
       elapsedMs: report.elapsedMs,

@@ -22,5 +22,14 @@ export function unboundedRender(
   tokenizer: Tokenizer,
   system = '',
 ) {
-  return renderPromptSync({ thread, plan, system, tools: [], budget: UNBOUNDED, provider, tokenizer });
+  return renderPromptSync({
+    thread,
+    plan,
+    system,
+    tools: [],
+    budget: UNBOUNDED,
+    provider,
+    tokenizer,
+    recall: false,
+  });
 }

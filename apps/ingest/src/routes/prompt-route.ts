@@ -13,13 +13,18 @@ import {
   ValidationError,
 } from '@compactor/core';
 import { loadRenderRecords } from '@compactor/engine';
-import { renderPrompt } from '@compactor/render';
+import { handleSearchHistory, renderPrompt } from '@compactor/render';
 import type { FastifyRequest } from 'fastify';
 import type { IngestApp } from '../app/ingest-app.js';
 import type { IngestContext } from '../app/ingest-context.js';
 import { callerOf } from '../auth/authenticate.js';
 import { objectResponse, securedByApiKey, withErrors } from '../schemas/openapi-schemas.js';
-import { promptBodySchema, promptQuerySchema, threadParamsSchema } from '../schemas/request-schemas.js';
+import {
+  promptBodySchema,
+  promptQuerySchema,
+  searchHistoryBodySchema,
+  threadParamsSchema,
+} from '../schemas/request-schemas.js';
 import { toolOutputAccess, visibleMessages } from '../threads/tool-output-access.js';
 
 /** What a prompt is rendered from, whichever way it was asked for. */
@@ -32,6 +37,8 @@ interface PromptRequest {
   query?: string | undefined;
   /** Register system and tools on the thread (POST only, ADR-0192). */
   register?: boolean | undefined;
+  /** Offer `search_history` (POST only, ADR-0163). */
+  searchHistoryTool?: boolean | undefined;
 }
 
 const promptDescription =
@@ -82,6 +89,58 @@ export function registerPromptRoute(app: IngestApp, context: IngestContext): voi
     },
     async (request) => render(context, request, request.params.id, request.body),
   );
+
+  app.post(
+    '/v1/threads/:id/search-history',
+    {
+      schema: {
+        summary: "Answer a model's search_history call from what the thread's current plan compacted",
+        description:
+          'BM25 over the messages the current plan summarized, dropped, cleared or externalized, under the ' +
+          'same rule as render-time recall: tool output this key may not read, or whose sensitivity is not ' +
+          'auto-rehydratable, never comes back. The answer is a tool result for the call: append it to the ' +
+          'thread in a tool message. A malformed call input is answered with a failure result, not a 400.',
+        tags: ['prompt'],
+        security: securedByApiKey,
+        params: threadParamsSchema,
+        body: searchHistoryBodySchema,
+        response: withErrors(
+          {
+            200: objectResponse('The tool result answering the call, and the messages found', {
+              result: { type: 'object', additionalProperties: true },
+              hits: { type: 'array', items: { type: 'object', additionalProperties: true } },
+            }),
+          },
+          [400, 401, 404, 413],
+        ),
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const { events, plans } = context.dependencies.stores;
+      const threadId = request.params.id;
+      const { created } = await context.origins.get(caller.tenantId, threadId);
+      const [log, current] = await Promise.all([
+        events.readAll(caller.tenantId, threadId),
+        plans.getCurrent(caller.tenantId, threadId),
+      ]);
+      const folded = foldThread(log);
+      const visible = visibleMessages(
+        folded.messages,
+        toolOutputAccess(created, caller, context.dependencies),
+      );
+      const thread = visible.withheld ? { ...folded, messages: visible.messages } : folded;
+      const tokenizer = context.tokenizers.forThread(created);
+      const outcome = handleSearchHistory(request.body.input, {
+        toolCallId: request.body.toolCallId,
+        thread,
+        plan: current.plan,
+        countText: (text) => tokenizer.count(text),
+        maxTokens: Math.max(200, thread.policy.rehydrationReserveTokens),
+      });
+      return { result: outcome.result, hits: outcome.hits };
+    },
+  );
 }
 
 async function render(
@@ -124,6 +183,7 @@ async function render(
     ...(visible.withheld ? {} : { cache: context.renderCache }),
     rehydration: { state: records.state },
     ...(prompt.query !== undefined ? { query: prompt.query } : {}),
+    ...(prompt.searchHistoryTool ? { addSearchHistoryTool: true } : {}),
     logger: context.logger,
   });
   await records.record(result.report, context.dependencies.clock.now().toISOString());

@@ -90,8 +90,21 @@ export const promptBodySchema = z
      * they differ from the last registration), so the worker plans for what render sends (ADR-0192).
      */
     register: z.boolean().optional(),
+    /**
+     * Offer the `search_history` tool once the plan has compacted something (ADR-0163); answer its
+     * calls with `POST /v1/threads/:id/search-history`.
+     */
+    searchHistoryTool: z.boolean().optional(),
   })
   .default({ provider: 'anthropic', system: '', tools: [] });
+
+/** A model's `search_history` call, answered from the thread's compacted messages (ADR-0163). */
+export const searchHistoryBodySchema = z.strictObject({
+  /** The call's id: the returned tool result answers it. */
+  toolCallId: z.string().min(1).max(CLIENT_ID_MAX_LENGTH),
+  /** The call's input as the model wrote it, `{ query, top_k? }`; a bad one is answered, not refused. */
+  input: z.unknown(),
+});
 
 export const compactBodySchema = z
   .strictObject({

@@ -1,6 +1,7 @@
 import type { NormalizedPlan } from '../plan/normalize.js';
 import type { CompactionPolicy } from '../schemas/policy.js';
 import { isTurnStart, type Thread, type ThreadMessage } from '../thread/thread.js';
+import { hasNamedSpeakers, threadKindOf } from '../thread/thread-kind.js';
 import { userInstructionSentences } from '../thread/user-instructions.js';
 
 /**
@@ -26,11 +27,18 @@ export function keptUserMessageIds(
     (message) => isTurnStart(message) && !normalized.actions.has(message.id),
   );
   const instructions: ThreadMessage[] = [];
-  let share = policy.keepUserTokens;
+  // In a dialogue between named people the summary carries both speakers' informative turns, dated
+  // (ADR-0160): the "user" is one of them, and their words are kept verbatim only where they instruct,
+  // unless the policy asks for all of them. A chat with an assistant keeps the user's words (ADR-0110).
+  const dialogue =
+    policy.keepUserWordsInDialogue !== 'all' &&
+    threadKindOf(thread.messages) === 'dialogue' &&
+    hasNamedSpeakers(thread.messages);
+  let share = dialogue ? 0 : policy.keepUserTokens;
   for (let index = candidates.length - 1; index >= 0; index -= 1) {
     const message = candidates[index]!;
     const tokens = countMessage(message);
-    if (tokens <= share) {
+    if (tokens <= share && !dialogue) {
       kept.add(message.id);
       share -= tokens;
     } else if (carriesInstruction(message)) {

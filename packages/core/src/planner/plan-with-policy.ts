@@ -9,6 +9,7 @@ import { tokenBudgetSuffix } from '../strategies/token-budget-suffix.js';
 import { turnWindow } from '../strategies/turn-window.js';
 import type { DeterministicStrategyResult } from '../strategies/window-result.js';
 import { renderSummary } from '../summary/render.js';
+import { threadKindOf } from '../thread/thread-kind.js';
 import { climbLadder } from './ladder.js';
 import { editPlan } from './plan-edit.js';
 import type { PlannerInput, PlannerOutcome } from './planner-types.js';
@@ -124,7 +125,7 @@ async function recursiveSummarization(
     covered: coveredWith(input.thread.messages, previous, archived),
     result,
     round: Math.max(0, ...previous.map((candidate) => candidate.round)) + 1,
-    budget: summaryBudgetFor(start.policy, input.targetTokens),
+    budget: summaryBudgetFor(start.policy, input.targetTokens, threadKindOf(input.thread.messages)),
     countText: input.countText,
   });
   const plan = editPlan(

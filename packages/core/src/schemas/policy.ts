@@ -27,6 +27,14 @@ export const recallPolicySchema = z.object({
   topK: z.number().int().min(0).default(4),
   /** BM25 score below which a hit is left out. */
   minScore: z.number().min(0).default(1),
+  /**
+   * Use the budget (ADR-0162): recall may also fill the room the rendered request leaves under the
+   * ceiling (the output reserve and safety buffer stay untouched), beyond the rehydration reserve.
+   * The plan keeps its compaction target; recall is ephemeral, so the room is given back next turn.
+   */
+  fillFreeRoom: z.boolean().default(true),
+  /** Hits recall may bring when it fills free room beyond the reserve (`topK` otherwise). */
+  freeRoomTopK: z.number().int().min(0).default(12),
 });
 export type RecallPolicy = z.infer<typeof recallPolicySchema>;
 
@@ -84,6 +92,14 @@ export const compactionPolicyFieldsSchema = z.object({
   keepUserMessages: z.boolean().default(true),
   keepUserTokens: z.number().int().min(0).default(20000),
   keepUserInstructionTokens: z.number().int().min(0).default(8000),
+  /**
+   * In a dialogue between named people (`threadKindOf` and `hasNamedSpeakers`, ADR-0160: imported
+   * transcripts whose messages name their speakers) the rolling summary keeps both speakers'
+   * informative turns: by default only the user's instruction-carrying messages are kept verbatim there
+   * (`instructions`); `all` applies `keepUserTokens` as in any other thread. A chat with an assistant
+   * always keeps the user's words (ADR-0110).
+   */
+  keepUserWordsInDialogue: z.enum(['instructions', 'all']).default('instructions'),
   strategies: z
     .object({
       externalize: z.boolean().default(true),
@@ -105,6 +121,18 @@ export const compactionPolicyFieldsSchema = z.object({
    * and key fields never go). Default: 15% of the planner's target, between 500 and 8000.
    */
   summaryBudgetTokens: z.number().int().positive().optional(),
+  /**
+   * Without `summaryBudgetTokens`, the rolling summary's share of the planner's target by the kind of
+   * thread (ADR-0160): a dialogue's summary carries both speakers' informative turns and needs room;
+   * a coding session's carries state.
+   */
+  summaryShare: z
+    .object({
+      dialogue: z.number().gt(0).max(1).default(0.4),
+      coding: z.number().gt(0).max(1).default(0.15),
+      other: z.number().gt(0).max(1).default(0.15),
+    })
+    .default({ dialogue: 0.4, coding: 0.15, other: 0.15 }),
   /** Cap on summarization rounds per thread (ADR-0017); past it the ladder degrades to clear and drop. */
   maxSummarizationRounds: z.number().int().positive().default(50),
   toolDurability: toolDurabilityPolicySchema.default({ defaultDurability: 'anchoring', overrides: {} }),
@@ -116,7 +144,14 @@ export const compactionPolicyFieldsSchema = z.object({
     cooldownTurns: 2,
     autoRehydrateSensitivities: ['public', 'internal'],
   }),
-  recall: recallPolicySchema.default({ enabled: true, reserveShare: 1, topK: 4, minScore: 1 }),
+  recall: recallPolicySchema.default({
+    enabled: true,
+    reserveShare: 1,
+    topK: 4,
+    minScore: 1,
+    fillFreeRoom: true,
+    freeRoomTopK: 12,
+  }),
 });
 
 /**

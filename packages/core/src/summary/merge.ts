@@ -14,9 +14,16 @@ import type { StructuredSummary, SummaryFact, SummaryToolOutcome } from './struc
  * @returns The merged summary.
  */
 export function mergeSummaries(older: StructuredSummary, newer: StructuredSummary): StructuredSummary {
+  // A pinned fact externalized on either side (ADR-0161) stays externalized: one pointer, not twice.
+  const externalized = unionBy(
+    [...(older.externalizedFacts ?? []), ...(newer.externalizedFacts ?? [])],
+    (fact) => fact.text,
+  );
+  const outside = new Set(externalized.map((fact) => fact.text));
+  const facts = mergeFacts(older.facts, newer.facts).filter((fact) => !outside.has(fact.text));
   return {
     schemaVersion: newer.schemaVersion,
-    facts: mergeFacts(older.facts, newer.facts),
+    facts,
     decisions: unionBy([...older.decisions, ...newer.decisions], (decision) => decision.decision),
     openItems: unionBy([...older.openItems, ...newer.openItems], (item) => item.description, 'last'),
     artifacts: unionBy([...older.artifacts, ...newer.artifacts], (artifact) => artifact.artifactId, 'last'),
@@ -25,6 +32,7 @@ export function mergeSummaries(older: StructuredSummary, newer: StructuredSummar
     currentPlan: newer.currentPlan ?? older.currentPlan,
     filesRead: unionBy([...older.filesRead, ...newer.filesRead], (path) => path),
     filesModified: unionBy([...older.filesModified, ...newer.filesModified], (path) => path),
+    ...(externalized.length > 0 ? { externalizedFacts: externalized } : {}),
   };
 }
 
@@ -34,7 +42,10 @@ function mergeFacts(older: SummaryFact[], newer: SummaryFact[]): SummaryFact[] {
   for (const fact of [...older, ...newer]) {
     const existing = byText.get(fact.text);
     if (!existing) byText.set(fact.text, { ...fact });
-    else if (fact.pinned && !existing.pinned) existing.pinned = true;
+    else {
+      if (fact.pinned && !existing.pinned) existing.pinned = true;
+      if (fact.score !== undefined && (existing.score ?? -1) < fact.score) existing.score = fact.score;
+    }
   }
   const all = [...byText.values()];
   return [...all.filter((fact) => fact.pinned), ...all.filter((fact) => !fact.pinned)];

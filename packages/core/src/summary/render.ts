@@ -18,10 +18,10 @@ export function renderSummary(summary: StructuredSummary): string {
     lines.push(`## ${title}`, ...body);
   };
   if (summary.currentTask) section('Current task', [summary.currentTask]);
-  section(
-    'Facts and constraints',
-    summary.facts.map((fact) => `- ${fact.pinned ? '[pinned] ' : ''}${fact.text}`),
-  );
+  section('Facts and constraints', [
+    ...externalizedPointer(summary),
+    ...summary.facts.map((fact) => `- ${fact.pinned ? '[pinned] ' : ''}${fact.text}`),
+  ]);
   section(
     'Decisions',
     summary.decisions.map(
@@ -55,7 +55,8 @@ export function renderSummary(summary: StructuredSummary): string {
       const keyFields =
         Object.keys(outcome.keyFields).length > 0 ? ` ${stableStringify(outcome.keyFields)}` : '';
       const error = outcome.errorMessage ? ` error: ${outcome.errorMessage}` : '';
-      return `- ${outcome.toolName} (${outcome.outcome})${keyFields}${error}`;
+      const count = outcome.count ? ` ×${outcome.count}` : '';
+      return `- ${outcome.toolName} (${outcome.outcome}${count})${keyFields}${error}`;
     }),
   );
   section(
@@ -65,4 +66,21 @@ export function renderSummary(summary: StructuredSummary): string {
     ),
   );
   return lines.join('\n');
+}
+
+/**
+ * The one line that stands for pinned facts moved out of the text (ADR-0161): how many, from which
+ * turns' messages, and how to get them back. Empty when none were moved.
+ */
+function externalizedPointer(summary: StructuredSummary): string[] {
+  const moved = summary.externalizedFacts ?? [];
+  if (moved.length === 0) return [];
+  const sources = moved.flatMap((fact) => (fact.sourceMessageId ? [fact.sourceMessageId] : []));
+  const from =
+    sources.length > 0
+      ? ` (from messages ${sources.slice(0, 3).join(', ')}${sources.length > 3 ? ', …' : ''})`
+      : '';
+  return [
+    `- [pinned] ${moved.length} earlier pinned instruction${moved.length === 1 ? '' : 's'}${from} held outside this summary; they still apply: search the history for them (search_history) when a turn needs their words.`,
+  ];
 }

@@ -10,6 +10,11 @@ export const summaryFactSchema = z.object({
   pinned: z.boolean().default(false),
   /** The message the fact was taken from, when known. */
   sourceMessageId: z.string().optional(),
+  /**
+   * How informative the fact is (names, time expressions, numbers, rare terms; ADR-0160). Trimming
+   * keeps the highest-scored unpinned facts first; facts without a score are thinned evenly.
+   */
+  score: z.number().min(0).optional(),
 });
 
 export const summaryDecisionSchema = z.object({
@@ -41,6 +46,11 @@ export const summaryToolOutcomeSchema = z.object({
   outcome: toolOutcomeSchema,
   keyFields: z.record(z.string(), z.unknown()).default({}),
   errorMessage: z.string().optional(),
+  /**
+   * How many calls this line stands for when repeated calls on one file or command were grouped
+   * (ADR-0160); the line shows the last of them. Absent for a single call.
+   */
+  count: z.number().int().min(2).optional(),
 });
 
 export const structuredSummarySchema = z.object({
@@ -54,6 +64,12 @@ export const structuredSummarySchema = z.object({
   currentPlan: z.array(z.string()).nullable().default(null),
   filesRead: z.array(z.string()).default([]),
   filesModified: z.array(z.string()).default([]),
+  /**
+   * Pinned facts moved out of the rendered text because pinned facts alone exceeded the summary's
+   * budget (ADR-0161), oldest first. They are never lost: merges carry them, the rendered summary
+   * shows one pointer line for them, and their source messages stay in the recall index.
+   */
+  externalizedFacts: z.array(summaryFactSchema).optional(),
 });
 
 /** A fact to keep; pinned facts survive every round verbatim. */

@@ -1,5 +1,5 @@
 import { renderSummary } from './render.js';
-import type { StructuredSummary } from './structured-summary.js';
+import type { StructuredSummary, SummaryFact } from './structured-summary.js';
 
 /** Keep `count` of `items`, evenly spread, always the first and the last: coverage over recency. */
 function thin<T>(items: readonly T[], count: number): T[] {
@@ -13,43 +13,115 @@ function thin<T>(items: readonly T[], count: number): T[] {
 }
 
 /**
- * Bring a summary within `maxTokens` without losing a guarantee: pinned facts, tool outcomes with
- * key fields, artifacts, files modified, the current task and plan are never removed. What can go
- * is thinned evenly across the conversation (so early turns stay represented, unlike a window):
- * unpinned facts first, then plain tool outcomes, decisions, files read and low-priority items.
+ * Keep `count` unpinned facts: the highest-scored of those with a score (ties: the earlier one),
+ * and of those without one an even spread; in their original order either way (ADR-0160).
+ */
+function keepFacts(facts: readonly SummaryFact[], share: number): SummaryFact[] {
+  const scored = facts.filter((fact) => fact.score !== undefined);
+  const plain = facts.filter((fact) => fact.score === undefined);
+  const keepScored = Math.floor(scored.length * share);
+  const chosen = new Set(
+    scored
+      .map((fact, index) => ({ fact, index }))
+      .sort((a, b) => b.fact.score! - a.fact.score! || a.index - b.index)
+      .slice(0, keepScored)
+      .map((entry) => entry.fact),
+  );
+  const thinned = new Set(thin(plain, Math.floor(plain.length * share)));
+  return facts.filter((fact) => chosen.has(fact) || thinned.has(fact));
+}
+
+/** Clip a line to about `share` of its length (never below 80 characters), marking the cut. */
+function clipTo(text: string, share: number): string {
+  const keep = Math.max(80, Math.floor(text.length * share));
+  return text.length <= keep ? text : `${text.slice(0, keep - 1)}…`;
+}
+
+/** The largest share in [0, 1] whose build fits, by bisection (builds are monotone in the share). */
+function largestFitting(
+  build: (share: number) => StructuredSummary,
+  fits: (summary: StructuredSummary) => boolean,
+): StructuredSummary {
+  let low = 0;
+  let high = 1;
+  for (let step = 0; step < 12; step += 1) {
+    const middle = (low + high) / 2;
+    if (fits(build(middle))) low = middle;
+    else high = middle;
+  }
+  return build(low);
+}
+
+/**
+ * Bring a summary within `maxTokens`; a summary is never dropped whole and no pinned fact is lost
+ * (ADR-0161). Three stages, each only when the one before cannot fit:
+ * 1. the loose parts: unpinned facts (the highest-scored first, unscored ones thinned evenly so
+ *    early turns stay represented, unlike a window), plain tool outcomes, decisions, files read and
+ *    low-priority items;
+ * 2. what is otherwise kept: tool outcomes with key fields, files modified, artifacts, open items
+ *    and the current plan are thinned evenly, and the current task is clipped;
+ * 3. the oldest pinned facts move to `externalizedFacts`, rendered as one pointer line, as few as
+ *    make it fit.
  * Deterministic.
  *
  * @param summary - The summary.
  * @param maxTokens - The budget for its rendered text.
  * @param countText - Counts rendered text.
- * @returns The summary unchanged when it fits, else thinned (possibly still over, if the guaranteed
- *   parts alone exceed the budget).
+ * @returns The summary unchanged when it fits, else trimmed; over the budget only when the pointer
+ *   line and the newest pinned fact alone exceed it.
  */
 export function trimSummaryToBudget(
   summary: StructuredSummary,
   maxTokens: number,
   countText: (text: string) => number,
 ): StructuredSummary {
-  if (countText(renderSummary(summary)) <= maxTokens) return summary;
+  const fits = (candidate: StructuredSummary) => countText(renderSummary(candidate)) <= maxTokens;
+  if (fits(summary)) return summary;
   const pinnedFacts = summary.facts.filter((fact) => fact.pinned);
   const looseFacts = summary.facts.filter((fact) => !fact.pinned);
   const anchored = summary.toolOutcomes.filter((outcome) => Object.keys(outcome.keyFields).length > 0);
   const plain = summary.toolOutcomes.filter((outcome) => Object.keys(outcome.keyFields).length === 0);
-  const build = (share: number): StructuredSummary => ({
+
+  // Stage 1: the loose parts.
+  const loose = (share: number): StructuredSummary => ({
     ...summary,
-    facts: [...pinnedFacts, ...thin(looseFacts, Math.floor(looseFacts.length * share))],
+    facts: [...pinnedFacts, ...keepFacts(looseFacts, share)],
     toolOutcomes: [...anchored, ...thin(plain, Math.floor(plain.length * share * share))],
     decisions: thin(summary.decisions, Math.floor(summary.decisions.length * Math.sqrt(share))),
     filesRead: thin(summary.filesRead, Math.floor(summary.filesRead.length * Math.sqrt(share))),
     openItems: summary.openItems.filter((item) => item.priority !== 'low' || share >= 0.5),
   });
-  // The largest share that fits, by bisection over [0, 1].
-  let low = 0;
-  let high = 1;
-  for (let step = 0; step < 12; step += 1) {
-    const middle = (low + high) / 2;
-    if (countText(renderSummary(build(middle))) <= maxTokens) low = middle;
-    else high = middle;
+  const bare = loose(0);
+  if (fits(bare)) return largestFitting(loose, fits);
+
+  // Stage 2: everything but the pinned facts.
+  const plan = summary.currentPlan;
+  const kept = (share: number): StructuredSummary => ({
+    ...bare,
+    toolOutcomes: thin(anchored, Math.floor(anchored.length * share)),
+    filesModified: thin(summary.filesModified, Math.floor(summary.filesModified.length * share)),
+    artifacts: thin(summary.artifacts, Math.floor(summary.artifacts.length * share)),
+    openItems: thin(bare.openItems, Math.floor(bare.openItems.length * share)),
+    currentPlan: plan === null ? null : plan.slice(0, Math.floor(plan.length * share)),
+    currentTask: summary.currentTask === null ? null : clipTo(summary.currentTask, share),
+  });
+  const minimal = kept(0);
+  if (fits(minimal)) return largestFitting(kept, fits);
+
+  // Stage 3: the oldest pinned facts behind one pointer, as few as fit.
+  const already = summary.externalizedFacts ?? [];
+  const externalize = (count: number): StructuredSummary => ({
+    ...minimal,
+    facts: pinnedFacts.slice(count),
+    externalizedFacts: [...already, ...pinnedFacts.slice(0, count)],
+  });
+  let low = 1;
+  let high = pinnedFacts.length;
+  if (high === 0) return minimal;
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    if (fits(externalize(middle))) high = middle;
+    else low = middle + 1;
   }
-  return build(low);
+  return externalize(low);
 }

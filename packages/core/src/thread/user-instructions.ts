@@ -51,7 +51,16 @@ const PREFERENCE =
  * enough: in dialogue they are small talk ("That must have been fun", "I always loved it").
  */
 const MARKERS =
-  /\b(you (?:must|should|need to|have to|always|never|can't|cannot|may not|are not to)|do not|must not|mustn't|should not|shouldn't|not allowed|forbidden|no more than|at most|at least|make sure|remember that)\b/i;
+  /\b(you (?:must(?! (?:have|be|feel|love|really|know|think|enjoy|get|miss|'ve))|should|need to|have to|can't|cannot|may not|are not to)|(?:could|can|would|will) you (?:always|never)|do not|must not|mustn't|should not|shouldn't|not allowed|forbidden|no more than|at most|at least|make sure|remember that)\b/i;
+
+/**
+ * Social formulae of conversation (ADR-0160): encouragement, sign-offs and reassurance are shaped like
+ * imperatives or rules ("Keep it up!", "Stay safe!", "Let me know!", "No worries", "Don't give up",
+ * "Check out this pic") but bind nothing for the rest of a session. Matched at the sentence's start,
+ * after lead-ins; a persistence phrase or a preference elsewhere in the sentence still wins.
+ */
+const SMALL_TALK =
+  /^(?:keep (?:it up|up|going|pushing|shining|believing|rockin'?g?|chasing|being|doing|staying|focusing|on|that|those|me (?:posted|updated|in the loop)|you posted|at it|the faith|smiling|trying|fighting|working hard)|stay (?:safe|motivated|positive|upbeat|focused|strong|cool|tuned|in touch|consistent|healthy|awesome|calm|warm|dry|true|happy|well)|talk (?:soon|later|to you)|take care|let me know|let's|let us|check (?:out|it out|this out|this pic|my|these|that out)|go (?:for it|get)|give it a (?:shot|try|go)|try it|tell me (?:about|all|more)|don'?t (?:worry|give up|forget|be afraid|hesitate|stop|know|feel|let|be so)|no (?:problem|prob|worries|worry|regrets|wonder|details|doubt|way|idea|pressure|rush)\b|never (?:heard|saw|seen|thought|knew|say never|been)|always (?:here|up|good|a |been|rooting|by|happy|glad|great|fun|nice|there)|remember,|congrats|congratulations|enjoy|have (?:fun|a (?:great|good|nice))|good luck|see you|catch you|count on me|love (?:how|that|it|the|your|this))/i;
 
 /** A name or identifier bound by the sentence: "call me X", "my X is Y", "… is called Y", "named Y". */
 const BINDING =
@@ -80,12 +89,53 @@ function opensImperative(sentence: string): boolean {
   let index = 0;
   while (index < words.length - 1 && LEAD_INS.has(words[index]!)) index += 1;
   const word = words[index];
-  if (word !== undefined && RULE_OPENERS.has(word)) return true;
+  if (word !== undefined && RULE_OPENERS.has(word)) {
+    // "Always reply in French", "Never push to main", "No emoji": a rule, when a verb or a noun
+    // phrase follows; "Always a joy", "Never heard of it" are small talk (caught above).
+    return true;
+  }
   if (word === undefined || !IMPERATIVE_VERBS.has(word)) return false;
   // "Use …" but not "Use of …" / "Keep in mind that …" style noun or idiom openings.
   const next = words[index + 1];
   return next !== 'of' && next !== 'in';
 }
+
+/** A leading condition clause ("When you list options, …") and what follows its comma. */
+const CONDITION_FIRST =
+  /^(?:when|whenever|if|before|after|once|unless|while|every time)\b[^,]{1,100},\s*(.+)$/i;
+
+function isSmallTalk(sentence: string): boolean {
+  const words = sentence.replace(/^[^\p{L}]+/u, '').split(/\s+/);
+  let index = 0;
+  while (index < words.length - 1 && LEAD_INS.has(words[index]!.toLowerCase().replace(/[,;:!]+$/, '')))
+    index += 1;
+  return SMALL_TALK.test(words.slice(index).join(' '));
+}
+
+/**
+ * A statement about the speaker ("I see them at least once a week", "Every time I go back, I feel…")
+ * is not addressed to anyone: a first-person "I" and no "you". Preferences were checked before.
+ */
+function isNarrative(sentence: string): boolean {
+  return /\bI(?:'m|’m|'ll|’ll|'ve|’ve|'d|’d)?\b/.test(sentence) && !/\b(?:you|your|yours)\b/i.test(sentence);
+}
+
+/**
+ * Whether a sentence is conversation rather than direction (ADR-0160): a social formula
+ * ("Keep it up!", "No worries"), first-person narration with no "you", or a guess shaped like a rule
+ * ("That must have been awesome", "You must love it"). A marker-word extractor uses it to avoid
+ * pinning small talk.
+ *
+ * @param sentence - One sentence.
+ * @returns True when it reads as conversation.
+ */
+export function isConversationalSentence(sentence: string): boolean {
+  const text = sentence.trim();
+  if (PREFERENCE.test(text) || BINDING.test(text)) return false;
+  return isSmallTalk(text) || isNarrative(text) || EPISTEMIC.test(text);
+}
+
+const EPISTEMIC = /\bmust(?:n't)? (?:have|be|feel|love|really|know|think|enjoy|get|miss|'ve)\b/i;
 
 function isQuestion(sentence: string): boolean {
   return /\?\s*$/.test(sentence) && !/\b(could|can|would|will) you\b/i.test(sentence);
@@ -98,9 +148,14 @@ function isQuestion(sentence: string): boolean {
 export function isUserInstruction(sentence: string): boolean {
   const text = sentence.trim();
   if (text.length < 6 || isQuestion(text)) return false;
-  if (PERSISTENCE.test(text) || PREFERENCE.test(text) || MARKERS.test(text)) return true;
+  if (PREFERENCE.test(text) || BINDING.test(text)) return true;
+  if (isSmallTalk(text) || isNarrative(text)) return false;
+  if (PERSISTENCE.test(text)) return true;
+  if (MARKERS.test(text)) return true;
   if (opensImperative(text)) return true;
-  if (BINDING.test(text)) return true;
+  // "When you list options, number them …": a condition, then the imperative.
+  const conditioned = CONDITION_FIRST.exec(text);
+  if (conditioned && opensImperative(conditioned[1]!) && !isSmallTalk(conditioned[1]!)) return true;
   return POSSESSIVE_IS.test(text) && (IDENTIFIER.test(text) || MID_SENTENCE_NAME.test(text));
 }
 

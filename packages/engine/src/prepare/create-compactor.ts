@@ -21,10 +21,12 @@ import {
 } from '@compactor/core';
 import {
   createRenderCache,
+  handleSearchHistory,
   type RenderReport,
   type RequestByProvider,
   renderCeiling,
   renderPrompt,
+  type SearchHistoryOutcome,
   type TokenTotals,
 } from '@compactor/render';
 import { createTokenizer } from '@compactor/tokenizer';
@@ -77,6 +79,20 @@ export interface PrepareOptions<P extends ProviderName> {
    * and safety buffer.
    */
   budget?: number;
+  /**
+   * Offer the `search_history` tool (ADR-0163) once the plan has compacted something; answer the
+   * model's calls with `compactor.searchHistory`.
+   * @defaultValue false
+   */
+  searchHistoryTool?: boolean;
+}
+
+/** A model's `search_history` call. */
+export interface SearchHistoryCall {
+  /** The call's id: the result answers it. */
+  toolCallId: string;
+  /** The call's input, `{ query, top_k? }`. */
+  input: unknown;
 }
 
 export interface PreparedRequest<P extends ProviderName> {
@@ -93,6 +109,11 @@ export interface Compactor {
   append(threadId: string, events: EventInput[]): Promise<{ version: number; duplicates: number }>;
   /** Appends nothing; compacts if due (inline mode), renders, returns the typed request and the report. */
   prepare<P extends ProviderName>(threadId: string, options: PrepareOptions<P>): Promise<PreparedRequest<P>>;
+  /**
+   * Answer a `search_history` call (ADR-0163) from what the thread's current plan compacted, under
+   * the thread's sensitivity rule; append the result to the thread as the call's tool result.
+   */
+  searchHistory(threadId: string, call: SearchHistoryCall): Promise<SearchHistoryOutcome>;
 }
 
 /**
@@ -196,6 +217,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
         cache: renderCache,
         rehydration: { state: records.state },
         ...(verified ? { currentDeterminism: verified.currentDeterminism } : {}),
+        ...(prepareOptions.searchHistoryTool ? { addSearchHistoryTool: true } : {}),
         ...(options.stores.artifacts
           ? {
               artifactStore: options.stores.artifacts,
@@ -210,6 +232,18 @@ export function createCompactor(options: CompactorOptions): Compactor {
       });
       await records.record(rendered.report, clock.now().toISOString());
       return { request: rendered.request, tokens: rendered.tokens, report: rendered.report, compaction };
+    },
+    async searchHistory(threadId, call) {
+      const thread = await loadThread(threadId);
+      const current = await options.stores.plans.getCurrent(tenantId, threadId);
+      const tokenizer = tokenizerFor(thread);
+      return handleSearchHistory(call.input, {
+        toolCallId: call.toolCallId,
+        thread,
+        plan: current.plan,
+        countText: (text) => tokenizer.count(text),
+        maxTokens: Math.max(200, thread.policy.rehydrationReserveTokens),
+      });
     },
   };
 }

@@ -81,6 +81,7 @@ export class RenderCache {
   readonly #toolsByContent = new Map<string, RememberedTools>();
   readonly #requestOverhead = new Map<string, number>();
   readonly #withReadArtifact = new WeakMap<readonly ToolDefinition[], readonly ToolDefinition[]>();
+  readonly #withSearchHistory = new WeakMap<readonly ToolDefinition[], readonly ToolDefinition[]>();
 
   /** @param options - The memory bound; a non-finite or non-positive `maxBytes` keeps nothing. */
   constructor(options: RenderCacheOptions = {}) {
@@ -209,6 +210,26 @@ export class RenderCache {
     if (!augmented) {
       augmented = augment(tools);
       this.#withReadArtifact.set(tools, augmented);
+    }
+    return augmented;
+  }
+
+  /**
+   * `tools` with `search_history` added (ADR-0163), the same array for the same input array, so the
+   * tools part stays memoized by identity.
+   *
+   * @param tools - The caller's tools (with read_artifact when added).
+   * @param augment - Adds the tool on a miss.
+   * @returns The augmented array.
+   */
+  toolsWithSearchHistory(
+    tools: readonly ToolDefinition[],
+    augment: (tools: readonly ToolDefinition[]) => readonly ToolDefinition[],
+  ): readonly ToolDefinition[] {
+    let augmented = this.#withSearchHistory.get(tools);
+    if (!augmented) {
+      augmented = augment(tools);
+      this.#withSearchHistory.set(tools, augmented);
     }
     return augmented;
   }

@@ -30,6 +30,13 @@ export interface RecallReport {
   query: string;
   /** Tokens recall could use. */
   allowance: number;
+  /**
+   * Of `allowance`, what the rehydration reserve gave; the rest is free room under the ceiling the
+   * request left (ADR-0162).
+   */
+  reserveAllowance: number;
+  /** Tokens of the block beyond the reserve's allowance: the free room recall filled (0 when none). */
+  freeRoomTokens: number;
   /** Tokens of the recall block, exactly as sent (0 when none). */
   tokens: number;
   /** Compacted messages indexed for this plan. */
@@ -89,21 +96,57 @@ function planRecallIndex(
     (built, fromMessage) => {
       // Extended in log order from where it stopped: the same documents in the same order as a cold build.
       let bytes = 0;
-      const documents = [];
-      for (let position = fromMessage; position < thread.messages.length; position += 1) {
-        const message = thread.messages[position]!;
-        const record = normalized.actions.get(message.id)?.record;
-        if (!record || !readable(message, record, thread, allowed)) continue;
-        const text = messageRecallText(message).slice(0, MAX_CHARS_PER_DOCUMENT);
-        if (text.trim().length === 0) continue;
-        documents.push({ id: message.id, text: `${message.role}: ${text}`, turn: message.turn });
-        built.kinds.set(message.id, record.kind);
-        bytes += 2 * text.length + 64;
+      const documents = compactedRecallDocuments(thread, normalized, allowed, fromMessage);
+      for (const document of documents) {
+        built.kinds.set(document.id, document.compactedBy);
+        bytes += 2 * document.text.length + 64;
       }
       if (documents.length > 0) built.index.add(documents);
       return { bytes, toMessage: thread.messages.length };
     },
   );
+}
+
+/** One compacted message as a recall document. */
+export interface CompactedRecallDocument {
+  id: string;
+  text: string;
+  turn: number;
+  compactedBy: RecalledMessage['compactedBy'];
+}
+
+/**
+ * The documents recall may search, in log order from `fromMessage`: every message a plan record
+ * covers, except tool output whose sensitivity (the tool's, or the externalized span's) is not in
+ * `allowed` (ADR-0111). One rule for render-time recall and the `search_history` tool.
+ *
+ * @param thread - The thread.
+ * @param normalized - Its plan, normalized.
+ * @param allowed - The auto-rehydratable sensitivities.
+ * @param fromMessage - The first message position to look at.
+ * @returns The documents, clipped to 4,000 characters each, labelled by role.
+ */
+export function compactedRecallDocuments(
+  thread: Thread,
+  normalized: NormalizedPlan,
+  allowed: ReadonlySet<string>,
+  fromMessage = 0,
+): CompactedRecallDocument[] {
+  const documents: CompactedRecallDocument[] = [];
+  for (let position = fromMessage; position < thread.messages.length; position += 1) {
+    const message = thread.messages[position]!;
+    const record = normalized.actions.get(message.id)?.record;
+    if (!record || !readable(message, record, thread, allowed)) continue;
+    const text = messageRecallText(message).slice(0, MAX_CHARS_PER_DOCUMENT);
+    if (text.trim().length === 0) continue;
+    documents.push({
+      id: message.id,
+      text: `${message.role}: ${text}`,
+      turn: message.turn,
+      compactedBy: record.kind,
+    });
+  }
+  return documents;
 }
 
 function readable(
@@ -132,6 +175,8 @@ export function fitRecall(parts: {
   policy: RecallPolicy;
   rehydration: RehydrationPolicy;
   allowance: number;
+  /** Of `allowance`, the rehydration reserve's part (the rest is free room); `allowance` when absent. */
+  reserveAllowance?: number;
   memo: ThreadRenderMemo;
   maker: PieceMaker;
   /** Counts a hit's text (the block itself is counted exactly as sent, by `maker`). */
@@ -145,6 +190,8 @@ export function fitRecall(parts: {
     attempted: false,
     query: query.slice(0, 200),
     allowance: Math.max(0, parts.allowance),
+    reserveAllowance: Math.max(0, Math.min(parts.allowance, parts.reserveAllowance ?? parts.allowance)),
+    freeRoomTokens: 0,
     tokens: 0,
     indexed: 0,
     recalled: [],
@@ -164,7 +211,7 @@ export function fitRecall(parts: {
   const { index, kinds } = planIndex;
   report.indexed = index.size;
   if (index.size === 0) return { piece: undefined, report };
-  const key = `${index.size}\u0000${report.allowance}\u0000${policy.topK}\u0000${policy.minScore}\u0000${query}`;
+  const key = `${index.size}\u0000${report.allowance}\u0000${report.reserveAllowance}\u0000${policy.topK}\u0000${policy.minScore}\u0000${query}`;
   if (planIndex.last?.key === key) return planIndex.last.fitted;
   const counted = planIndex.counted;
   const countText = (text: string) => {
@@ -203,6 +250,7 @@ function search(
     const piece = maker.text(recallBlockText(ordered), 'user');
     if (piece.tokens <= report.allowance) {
       report.tokens = piece.tokens;
+      report.freeRoomTokens = Math.max(0, piece.tokens - report.reserveAllowance);
       report.recalled = ordered.map((hit) => ({
         messageId: hit.id,
         turn: hit.turn,

@@ -6,9 +6,12 @@ import {
   type Summarizer,
   structuredSummarySchema,
   type ToolDurabilityPolicy,
+  threadKindOf,
   toolDurabilityPolicySchema,
 } from '@compactor/core';
+import { textOf } from '../text.js';
 import { extractCurrentTask, extractDecisions, extractNextSteps } from './assistant-notes.js';
+import { extractDialogueTurns } from './dialogue.js';
 import { extractFiles } from './files.js';
 import { extractToolOutcomes } from './tool-outcomes.js';
 import { extractUserIntent } from './user-intent.js';
@@ -37,10 +40,31 @@ export interface ExtractiveSummarizerOptions {
    * @defaultValue 10
    */
   maxCommands?: number;
+  /**
+   * Tool-outcome lines kept after repeated calls on one file or command are grouped (ADR-0160).
+   * @defaultValue 40
+   */
+  maxToolOutcomes?: number;
   /** @defaultValue 8 */
   maxNextSteps?: number;
   /** @defaultValue 600 */
   currentTaskChars?: number;
+  /**
+   * A dialogue turn's text is clipped to this many characters (ADR-0160).
+   * @defaultValue 320
+   */
+  maxDialogueTurnChars?: number;
+  /**
+   * Dialogue turns less informative than this are left out as small talk (ADR-0160).
+   * @defaultValue 1
+   */
+  minDialogueTurnScore?: number;
+  /**
+   * A dialogue's kept turns take at most this share of the span's spoken text (at least 600 characters), the most informative
+   * first (ADR-0160), so summarizing a dialogue always compresses it.
+   * @defaultValue 0.25
+   */
+  maxDialogueShare?: number;
   /**
    * Used when a request carries no durability policy of its own.
    * @defaultValue the policy schema's default
@@ -49,7 +73,13 @@ export interface ExtractiveSummarizerOptions {
 }
 
 /** The extractive summarizer's id and prompt version (part of its cache keys). */
-export const EXTRACTIVE_SUMMARIZER_VERSION = 'extractive-v1';
+export const EXTRACTIVE_SUMMARIZER_VERSION = 'extractive-v2';
+
+function instructionFacts(request: SummarizeRequest): { text: string; pinned: boolean }[] {
+  return request.instructions
+    ? [{ text: `Compaction instructions: ${request.instructions}`, pinned: false }]
+    : [];
+}
 
 /**
  * Builds the structured summary from the events themselves: offline, deterministic, free.
@@ -68,12 +98,36 @@ export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions 
     maxDecisions: options.maxDecisions ?? 12,
     maxFailures: options.maxFailures ?? 8,
     maxCommands: options.maxCommands ?? 10,
+    maxOutcomes: options.maxToolOutcomes ?? 40,
     maxNextSteps: options.maxNextSteps ?? 8,
     currentTaskChars: options.currentTaskChars ?? 600,
+    maxTurnChars: options.maxDialogueTurnChars ?? 320,
+    minScore: options.minDialogueTurnScore ?? 1,
+    maxShare: options.maxDialogueShare ?? 0.25,
   };
   const defaultDurability = options.defaultToolDurability ?? toolDurabilityPolicySchema.parse({});
 
   function extract(request: SummarizeRequest): StructuredSummary {
+    const summary =
+      threadKindOf(request.messages) === 'dialogue' ? extractDialogue(request) : extractSession(request);
+    return request.previousSummary ? mergeSummaries(request.previousSummary, summary) : summary;
+  }
+
+  /** A dialogue (no tools, both sides speak): both speakers' informative turns, dated and scored. */
+  function extractDialogue(request: SummarizeRequest): StructuredSummary {
+    const messages = request.messages;
+    const pinned = messages
+      .filter((message) => message.pinned && message.role !== 'tool')
+      .map((message) => ({ text: textOf(message.content), pinned: true, sourceMessageId: message.id }))
+      .filter((fact) => fact.text.length > 0);
+    const dialogue = extractDialogueTurns(messages, settings);
+    return structuredSummarySchema.parse({
+      facts: [...pinned, ...dialogue.instructions, ...dialogue.turns, ...instructionFacts(request)],
+    });
+  }
+
+  /** A working session (coding, or one-sided): requests, decisions, files, tool outcomes, the task. */
+  function extractSession(request: SummarizeRequest): StructuredSummary {
     const messages = request.messages;
     const intent = extractUserIntent(messages, settings);
     const files = extractFiles(messages);
@@ -81,12 +135,10 @@ export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions 
       durability: request.toolDurability ?? defaultDurability,
       maxFailures: settings.maxFailures,
       maxCommands: settings.maxCommands,
+      maxOutcomes: settings.maxOutcomes,
     });
-    const instructionFacts = request.instructions
-      ? [{ text: `Compaction instructions: ${request.instructions}`, pinned: false }]
-      : [];
-    const summary = structuredSummarySchema.parse({
-      facts: [...intent.constraints, ...intent.requests, ...instructionFacts],
+    return structuredSummarySchema.parse({
+      facts: [...intent.constraints, ...intent.requests, ...instructionFacts(request)],
       decisions: extractDecisions(messages, settings.maxDecisions),
       openItems: tools.openItems,
       toolOutcomes: tools.outcomes,
@@ -95,7 +147,6 @@ export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions 
       filesRead: files.filesRead,
       filesModified: files.filesModified,
     });
-    return request.previousSummary ? mergeSummaries(request.previousSummary, summary) : summary;
   }
 
   return {

@@ -3,6 +3,7 @@ import {
   resolveToolDurability,
   type SummaryOpenItem,
   type SummaryToolOutcome,
+  stableStringify,
   type ThreadMessage,
   type ToolDurabilityPolicy,
 } from '@compactor/core';
@@ -19,6 +20,8 @@ export interface ToolOutcomeOptions {
   durability: ToolDurabilityPolicy;
   maxFailures: number;
   maxCommands: number;
+  /** Lines kept after grouping: unresolved failures first, then the newest groups. */
+  maxOutcomes: number;
 }
 
 function firstLine(content: unknown): string {
@@ -73,13 +76,22 @@ export function extractToolOutcomes(
       }
     }
   }
+  const commandOf = (toolCallId: string | undefined): string | undefined => {
+    const input = toolCallId === undefined ? undefined : inputs.get(toolCallId);
+    return typeof input === 'object' &&
+      input !== null &&
+      typeof (input as Record<string, unknown>).command === 'string'
+      ? clip((input as Record<string, string>).command!, 160)
+      : undefined;
+  };
   const openItems: SummaryOpenItem[] = [];
   const recentFailures = failures.slice(-options.maxFailures).map(({ index: failureIndex, ...failure }) => {
     const last = lastOutcomeByTool.get(failure.toolName);
     const resolvedLater = last !== undefined && last.index > failureIndex && last.outcome === 'success';
     if (!resolvedLater) {
+      const command = commandOf(failure.toolCallId);
       openItems.push({
-        description: `Unresolved ${failure.toolName} failure: ${failure.errorMessage ?? 'no message'}`,
+        description: `Unresolved ${failure.toolName} failure${command ? ` (${command})` : ''}: ${failure.errorMessage ?? 'no message'}`,
         priority: 'high',
       });
     }
@@ -99,5 +111,34 @@ export function extractToolOutcomes(
         : outcome,
     );
   }
-  return { outcomes: [...byCall.values()], openItems };
+  return { outcomes: groupOutcomes([...byCall.values()], options.maxOutcomes), openItems };
+}
+
+/**
+ * Repeated calls on one file or command become one line (ADR-0160): grouped by tool and key fields,
+ * the line is the last call's (its outcome and error), counted. Past `maxOutcomes` lines, failures
+ * that no later call of the group resolved are kept first, then the newest groups, in log order.
+ */
+function groupOutcomes(outcomes: readonly SummaryToolOutcome[], maxOutcomes: number): SummaryToolOutcome[] {
+  const groups = new Map<string, { outcome: SummaryToolOutcome; count: number; last: number }>();
+  outcomes.forEach((outcome, index) => {
+    // Calls without key fields are not the same call just because their tool is: kept apart.
+    const key =
+      Object.keys(outcome.keyFields).length === 0
+        ? `call\u0000${outcome.toolCallId ?? index}`
+        : `${outcome.toolName}\u0000${stableStringify(outcome.keyFields)}`;
+    const previous = groups.get(key);
+    groups.set(key, { outcome, count: (previous?.count ?? 0) + 1, last: index });
+  });
+  const lines = [...groups.values()].map(({ outcome, count, last }) => ({
+    outcome: count > 1 ? { ...outcome, count } : outcome,
+    last,
+  }));
+  if (lines.length <= maxOutcomes) return lines.map((line) => line.outcome);
+  const ranked = [...lines].sort(
+    (a, b) =>
+      Number(b.outcome.outcome === 'failure') - Number(a.outcome.outcome === 'failure') || b.last - a.last,
+  );
+  const kept = new Set(ranked.slice(0, maxOutcomes));
+  return lines.filter((line) => kept.has(line)).map((line) => line.outcome);
 }

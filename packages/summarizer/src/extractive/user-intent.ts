@@ -1,5 +1,6 @@
-import { isTurnStart, type SummaryFact, type ThreadMessage } from '@compactor/core';
-import { clip, sentencesOf, textOf } from '../text.js';
+import { isConversationalSentence, isTurnStart, type SummaryFact, type ThreadMessage } from '@compactor/core';
+import { sentencesOf, textOf } from '../text.js';
+import { clipPasted, splitPasted } from './pasted.js';
 
 /**
  * Words that mark an instruction or constraint a person expects to hold for the rest of the
@@ -87,15 +88,23 @@ export function extractUserIntent(
       continue;
     }
     if (!isTurnStart(message)) continue;
-    for (const sentence of sentencesOf(text)) {
-      if (sentence.length > options.maxConstraintChars || !isConstraintSentence(sentence)) continue;
+    // Constraints come from what the person wrote, not from a pasted log ("ERROR: must not be null").
+    for (const sentence of sentencesOf(splitPasted(text).prose)) {
+      // A marker word alone is not enough: conversation ("That must have been awesome", "I always
+      // loved it", "Keep it up!") is not pinned (core's `isConversationalSentence`, ADR-0160).
+      if (
+        sentence.length > options.maxConstraintChars ||
+        !isConstraintSentence(sentence) ||
+        isConversationalSentence(sentence)
+      )
+        continue;
       const constraint = `User constraint (turn ${message.turn}): ${sentence}`;
       if (seen.has(constraint)) continue;
       seen.add(constraint);
       constraints.push({ text: constraint, pinned: true, sourceMessageId: message.id });
     }
-    const request =
-      text.length <= options.verbatimRequestChars ? text : clip(text, options.verbatimRequestChars);
+    // Pasted logs, files and code keep their head and tail (the error is at the bottom of a log).
+    const request = clipPasted(text, options.verbatimRequestChars);
     requests.push({
       text: `User request (turn ${message.turn}): ${request}`,
       pinned: false,

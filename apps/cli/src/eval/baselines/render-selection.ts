@@ -57,6 +57,7 @@ export function renderMeasured(
     provider: input.provider,
     tokenizer: input.tokenizer,
     promptCaching: false,
+    recall: false,
   });
   const count = requestCounter(input.tokenizer);
   return {

@@ -10,6 +10,7 @@ import { renderSummary } from '../../summary/render.js';
 import type { StructuredSummary } from '../../summary/structured-summary.js';
 import { trimSummaryToBudget } from '../../summary/trim.js';
 import type { ThreadMessage } from '../../thread/thread.js';
+import { type ThreadKind, threadKindOf } from '../../thread/thread-kind.js';
 import { structuralTurnCandidates } from '../candidates.js';
 import type { Rung, RungContext } from '../planner-types.js';
 
@@ -31,9 +32,23 @@ function summaryRecordsBefore(context: RungContext, firstIndex: number): Summari
   );
 }
 
-/** The rolling summary's size budget: the policy's, else 15% of the target within [500, 8000]. */
-export function summaryBudgetFor(policy: CompactionPolicy, targetTokens: number): number {
-  return policy.summaryBudgetTokens ?? Math.min(8000, Math.max(500, Math.floor(targetTokens * 0.15)));
+/**
+ * The rolling summary's size budget: the policy's `summaryBudgetTokens`, else the share of the target
+ * for the thread's kind (`summaryShare`, ADR-0160: 40% for a dialogue, 15% otherwise), within
+ * [500, 8000].
+ *
+ * @param policy - The thread's policy.
+ * @param targetTokens - The planner's target.
+ * @param kind - The thread's kind (`threadKindOf` over its messages); `other` when unknown.
+ * @returns The budget in tokens.
+ */
+export function summaryBudgetFor(
+  policy: CompactionPolicy,
+  targetTokens: number,
+  kind: ThreadKind = 'other',
+): number {
+  const share = policy.summaryShare?.[kind] ?? 0.15;
+  return policy.summaryBudgetTokens ?? Math.min(8000, Math.max(500, Math.floor(targetTokens * share)));
 }
 
 /**
@@ -77,7 +92,11 @@ export function summaryRecord(parts: {
 }
 
 function summaryBudget(context: RungContext): number {
-  return summaryBudgetFor(context.policy, context.input.targetTokens);
+  return summaryBudgetFor(
+    context.policy,
+    context.input.targetTokens,
+    threadKindOf(context.input.thread.messages),
+  );
 }
 
 function roundsSoFar(context: RungContext): number {
