@@ -18,6 +18,16 @@ export interface ResilientSummarizerOptions {
   primary?: Summarizer;
   /** @defaultValue `noopLogger` */
   logger?: Logger;
+  /**
+   * The second link of the chain; default {@link createExtractiveSummarizer}. A deployment may pass a
+   * tuned extractor; when it throws, the chain falls through to head-and-tail truncation.
+   */
+  extractive?: {
+    id: string;
+    modelId: string;
+    promptVersion: string;
+    extract(request: SummarizeRequest): StructuredSummary;
+  };
 }
 
 /** What the structure guarantees, whatever a model writes: pinned facts, key fields, files. */
@@ -56,7 +66,7 @@ function truncationSummary(request: SummarizeRequest): StructuredSummary {
  * @returns A summarizer that rejects only when the request's signal is aborted.
  */
 export function createResilientSummarizer(options: ResilientSummarizerOptions = {}): Summarizer {
-  const extractive = createExtractiveSummarizer();
+  const extractive = options.extractive ?? createExtractiveSummarizer();
   const logger = options.logger ?? noopLogger;
   const primary = options.primary;
   return {
