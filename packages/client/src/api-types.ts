@@ -7,6 +7,7 @@ import type {
   FieldIssue,
   PlanVersionSummary,
   ProviderName,
+  RenderSnapshotRef,
   StoredEvent,
   ToolDefinition,
 } from '@compactor/core';
@@ -119,7 +120,15 @@ export interface PromptOptions<P extends ProviderName = ProviderName> {
   system?: string;
   /** The agent's tools, rendered into the request and counted toward the budget. */
   tools?: ToolDefinition[];
+  /** Render the versions a snapshot pins (`createSnapshot`, ADR-0180): the same bytes every time. */
+  snapshot?: string;
+  /** Render this plan version (over `threadVersion`, default the current thread version). */
+  planVersion?: number;
+  threadVersion?: number;
 }
+
+/** A snapshot for delegated agents: its id and the thread and plan versions it pins (ADR-0180). */
+export type RenderSnapshot = RenderSnapshotRef;
 
 /** The rendered request, its token counts, and the render report. */
 export interface RenderedPrompt<P extends ProviderName = ProviderName> {

@@ -9,6 +9,7 @@ export * from './plan/normalize.js';
 export * from './plan/plan.js';
 export * from './plan/records.js';
 export * from './plan/restrict-plan.js';
+export * from './plan/snapshot.js';
 export * from './plan/span.js';
 export * from './plan/stand-in-texts.js';
 export * from './planner/index.js';

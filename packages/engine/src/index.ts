@@ -23,3 +23,4 @@ export {
   type PreparedRequest,
   type PrepareOptions,
 } from './prepare/create-compactor.js';
+export { loadSnapshot, type SnapshotStores, takeSnapshot } from './snapshots/snapshots.js';

@@ -63,7 +63,7 @@ describe('the fallback chain’s last link through the engine', () => {
     const [record] = normalizePlan(plan!).records.filter((candidate) => candidate.kind === 'summarize');
     expect(record?.kind).toBe('summarize');
     if (record?.kind !== 'summarize') return;
-    expect(record.summarizer.id).toBe('truncation');
+    expect(record.summarizer?.id).toBe('truncation');
     const excerpt = record.summary.facts[0]!.text;
     const prefix = 'Transcript excerpt (summarization failed): ';
     expect(excerpt.startsWith(prefix)).toBe(true);

@@ -1,12 +1,16 @@
 import {
+  type CompactionPlan,
   type CompactionPolicy,
   foldThread,
   type ProviderName,
+  parseSnapshotId,
+  type RenderSnapshot,
   type TokenBudget,
   type ToolDefinition,
   tokenBudget,
   ValidationError,
 } from '@compactor/core';
+import { loadSnapshot } from '@compactor/engine';
 import { renderPrompt } from '@compactor/render';
 import type { FastifyRequest } from 'fastify';
 import type { IngestApp } from '../app/ingest-app.js';
@@ -24,12 +28,18 @@ interface PromptRequest {
   tools: readonly ToolDefinition[];
   /** The recall query (POST only); default the newest user turn. */
   query?: string | undefined;
+  /** Pins (ADR-0180): a snapshot id, or a plan version with an optional thread version. */
+  snapshot?: string | undefined;
+  planVersion?: number | undefined;
+  threadVersion?: number | undefined;
 }
 
 const promptDescription =
   '`budget` caps every token of the request (system, tools, formatting, messages, rehydrated ' +
   'artifacts) and may not exceed the thread context window; without it the cap is the window less ' +
-  'the policy output reserve and safety buffer. A budget no valid request fits in is a 422 with the numbers.';
+  'the policy output reserve and safety buffer. A budget no valid request fits in is a 422 with the numbers. ' +
+  '`snapshot` (an id from `POST .../snapshots`) or `planVersion` (with `threadVersion`, default the current ' +
+  'one) renders the versions they pin, the same bytes whatever was appended or committed since (ADR-0180).';
 
 const promptResponses = withErrors(
   {
@@ -85,18 +95,26 @@ async function render(
   const caller = callerOf(request);
   const { events, plans, artifacts } = context.dependencies.stores;
   const { created } = await context.origins.get(caller.tenantId, threadId);
-  const [log, current] = await Promise.all([
-    events.readAll(caller.tenantId, threadId),
-    plans.getCurrent(caller.tenantId, threadId),
-  ]);
-  const folded = foldThread(log);
+  const pin = await pinnedVersions(context, caller.tenantId, threadId, prompt);
+  let folded: ReturnType<typeof foldThread>;
+  let plan: CompactionPlan | null;
+  if (pin) {
+    ({ thread: folded, plan } = await loadSnapshot({ events, plans }, caller.tenantId, threadId, pin));
+  } else {
+    const [log, current] = await Promise.all([
+      events.readAll(caller.tenantId, threadId),
+      plans.getCurrent(caller.tenantId, threadId),
+    ]);
+    folded = foldThread(log);
+    plan = current.plan;
+  }
   // Tool output this key may not read is rendered as a stand-in (ADR-0059). Such a render is not
   // cached: the cache holds what keys with every permission see.
   const visible = visibleMessages(folded.messages, toolOutputAccess(created, caller, context.dependencies));
   const thread = visible.withheld ? { ...folded, messages: visible.messages } : folded;
   const result = await renderPrompt({
     thread,
-    plan: current.plan,
+    plan,
     system: prompt.system,
     tools: prompt.tools,
     budget: budgetFor(thread.contextWindow, thread.policy, prompt.budget),
@@ -108,11 +126,40 @@ async function render(
       tenantId: caller.tenantId,
       permissions: caller.permissions,
     },
-    ...(visible.withheld ? {} : { cache: context.renderCache }),
+    // A pinned render is of an older thread version; the cache follows each thread forward.
+    ...(visible.withheld || pin ? {} : { cache: context.renderCache }),
     ...(prompt.query !== undefined ? { query: prompt.query } : {}),
     logger: context.logger,
   });
   return { request: result.request, tokens: result.tokens, report: result.report };
+}
+
+/** The versions a prompt request pins, or undefined for the current ones. */
+async function pinnedVersions(
+  context: IngestContext,
+  tenantId: string,
+  threadId: string,
+  prompt: PromptRequest,
+): Promise<RenderSnapshot | undefined> {
+  if (prompt.snapshot !== undefined) {
+    if (prompt.planVersion !== undefined || prompt.threadVersion !== undefined) {
+      throw new ValidationError('give a snapshot or versions, not both', [
+        { path: 'snapshot', message: 'not with planVersion or threadVersion' },
+      ]);
+    }
+    return parseSnapshotId(prompt.snapshot);
+  }
+  if (prompt.planVersion === undefined) {
+    if (prompt.threadVersion === undefined) return undefined;
+    throw new ValidationError('threadVersion needs planVersion', [
+      { path: 'planVersion', message: 'required with threadVersion' },
+    ]);
+  }
+  const threadVersion =
+    prompt.threadVersion ??
+    (await context.dependencies.stores.events.getThread(tenantId, threadId))?.version ??
+    0;
+  return { threadVersion, planVersion: prompt.planVersion };
 }
 
 /**

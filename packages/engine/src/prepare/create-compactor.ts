@@ -9,6 +9,8 @@ import {
   NotFoundError,
   type PlanStore,
   type ProviderName,
+  type RenderSnapshot,
+  type RenderSnapshotRef,
   type SecurityContext,
   type Summarizer,
   systemClock,
@@ -32,6 +34,7 @@ import {
   createCompactionEngine,
   threadBudget,
 } from '../compaction-engine.js';
+import { loadSnapshot, takeSnapshot } from '../snapshots/snapshots.js';
 
 /** Where the stores of a runtime (in-memory, embedded or production) plug in. */
 export interface CompactorStores {
@@ -68,6 +71,11 @@ export interface PrepareOptions<P extends ProviderName> {
    * and safety buffer.
    */
   budget?: number;
+  /**
+   * Render from a snapshot (ADR-0180): the thread and plan versions it pins, never compacting first.
+   * Delegated agents given one snapshot render the same bytes for the same system, tools and budget.
+   */
+  snapshot?: string | RenderSnapshot;
 }
 
 export interface PreparedRequest<P extends ProviderName> {
@@ -84,6 +92,8 @@ export interface Compactor {
   append(threadId: string, events: EventInput[]): Promise<{ version: number; duplicates: number }>;
   /** Appends nothing; compacts if due (inline mode), renders, returns the typed request and the report. */
   prepare<P extends ProviderName>(threadId: string, options: PrepareOptions<P>): Promise<PreparedRequest<P>>;
+  /** Pin the thread's current version and plan version for delegated agents (ADR-0180). */
+  snapshot(threadId: string): Promise<RenderSnapshotRef>;
 }
 
 /**
@@ -146,11 +156,17 @@ export function createCompactor(options: CompactorOptions): Compactor {
       const result = await options.stores.events.append(tenantId, threadId, events);
       return { version: result.version, duplicates: result.duplicates };
     },
+    snapshot(threadId) {
+      return takeSnapshot(options.stores, tenantId, threadId);
+    },
     async prepare(threadId, prepareOptions) {
       const { provider, system = '', tools = [] } = prepareOptions;
-      let thread = await loadThread(threadId);
+      const pinned = prepareOptions.snapshot
+        ? await loadSnapshot(options.stores, tenantId, threadId, prepareOptions.snapshot)
+        : undefined;
+      let thread = pinned?.thread ?? (await loadThread(threadId));
       let compaction: CheckResult | null = null;
-      if (mode === 'inline') {
+      if (mode === 'inline' && !pinned) {
         const tokenizer = tokenizerFor(thread);
         // A budget below the thread's own ceiling is room the planner must not plan with either.
         const withheld =
@@ -165,16 +181,17 @@ export function createCompactor(options: CompactorOptions): Compactor {
         compaction = await engine.check(tenantId, threadId);
         if (compaction.commit.status !== 'not_needed') thread = await loadThread(threadId);
       }
-      const current = await options.stores.plans.getCurrent(tenantId, threadId);
+      const plan = pinned ? pinned.plan : (await options.stores.plans.getCurrent(tenantId, threadId)).plan;
       const rendered = await renderPrompt({
         thread,
-        plan: current.plan,
+        plan,
         system,
         tools,
         budget: budgetFor(thread, prepareOptions.budget),
         provider,
         tokenizer: tokenizerFor(thread),
-        cache: renderCache,
+        // A snapshot renders an older thread version: outside the cache, which follows the thread forward.
+        ...(pinned ? {} : { cache: renderCache }),
         ...(options.stores.artifacts
           ? {
               artifactStore: options.stores.artifacts,
