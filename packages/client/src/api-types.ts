@@ -177,6 +177,12 @@ export interface CompactionSummary {
   rungsUsed: string[];
   summarizerCalls: number;
   summarizerCostUsd: number;
+  /** Messages (one event each) this compaction archived, in log order; empty when nothing was committed. */
+  archivedMessageIds: string[];
+  /** Messages still shown verbatim after it; empty when nothing was committed. */
+  keptMessageIds: string[];
+  /** Message tokens saved by the committed plan; 0 when nothing was committed. */
+  tokensSaved: number;
 }
 
 /** Where to branch. */

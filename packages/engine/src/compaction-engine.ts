@@ -4,6 +4,8 @@ import {
   availableForMessages,
   buildTrigger,
   type Clock,
+  type CompactionOutcome,
+  compactionOutcome,
   type EventStore,
   foldThread,
   type LifecycleEventLog,
@@ -89,6 +91,11 @@ export interface CheckResult {
   commit: CommitOutcome;
   /** tokensBefore / tokensAfter of this compaction (1 when nothing changed). */
   compressionRatio: number;
+  /**
+   * What a committed compaction archived and kept, and the tokens it saved (seed 004's result); null
+   * when nothing was committed.
+   */
+  outcome: CompactionOutcome | null;
 }
 
 /**
@@ -162,12 +169,12 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     };
     // Whether automatic compaction is on is the planner's to say (it answers `disabled`).
     if (!trigger.fire) {
-      return { ...base, planner: null, commit: { status: 'not_needed' }, compressionRatio: 1 };
+      return { ...base, planner: null, commit: { status: 'not_needed' }, compressionRatio: 1, outcome: null };
     }
     // A trigger that fires within the target compacts once per thread version (ADR-0105): with
     // nothing appended since the last plan, compacting again would erode the prompt check by check.
     if (!manual && messageTokens <= targetTokens && (current.plan?.basedOnSeq ?? -1) >= thread.version) {
-      return { ...base, planner: null, commit: { status: 'not_needed' }, compressionRatio: 1 };
+      return { ...base, planner: null, commit: { status: 'not_needed' }, compressionRatio: 1, outcome: null };
     }
     const failures: unknown[] = [];
     const planner = await planWithPolicy({
@@ -195,12 +202,12 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     const freed = planner.tokensBefore - planner.tokensAfter;
     // A plan that frees nothing is never committed automatically, whatever fired: no compaction loops.
     if (planner.added.length === 0 || (freed <= 0 && !manual))
-      return { ...base, planner, commit: { status: 'not_needed' }, compressionRatio };
+      return { ...base, planner, commit: { status: 'not_needed' }, compressionRatio, outcome: null };
     // A plan that misses its target and frees little is not worth a new prompt prefix: every commit
     // invalidates the runtime's prompt cache. The renderer's emergency fit covers the gap meanwhile.
     if (planner.status === 'target_unreachable' && freed < thread.policy.clearAtLeastTokens && !manual) {
       logger.info({ tenantId, threadId, freed }, 'compaction freed too little to commit');
-      return { ...base, planner, commit: { status: 'not_needed' }, compressionRatio };
+      return { ...base, planner, commit: { status: 'not_needed' }, compressionRatio, outcome: null };
     }
     const commit = await options.plans.commit(tenantId, threadId, planner.plan, current.version);
     if (!commit.committed) {
@@ -213,6 +220,7 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
         planner,
         commit: { status: 'lost_race', currentVersion: commit.currentVersion },
         compressionRatio,
+        outcome: null,
       };
     }
     logger.info(
@@ -226,7 +234,17 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       },
       'compaction plan committed',
     );
-    return { ...base, planner, commit: { status: 'committed', version: commit.version }, compressionRatio };
+    const outcome = compactionOutcome(thread.messages, current.plan, planner.plan, {
+      before: planner.tokensBefore,
+      after: planner.tokensAfter,
+    });
+    return {
+      ...base,
+      planner,
+      commit: { status: 'committed', version: commit.version },
+      compressionRatio,
+      outcome,
+    };
   }
 
   async function reportSummarizationFailure(
