@@ -256,6 +256,7 @@ describe('policy and trigger schemas', () => {
       externalizeThresholdTokens: 1000,
       clearAtLeastTokens: 2000,
       maxSummarizationRounds: 50,
+      onSummaryFailure: 'fallback',
       toolDurability: { defaultDurability: 'anchoring', overrides: {} },
       rehydration: {
         enabled: true,

@@ -1,5 +1,11 @@
 import { fixedClock } from '@compactor/core';
-import { createExtractiveSummarizer } from '@compactor/summarizer';
+import {
+  createAnthropicSummarizer,
+  createExtractiveSummarizer,
+  createResilientSummarizer,
+  SUMMARY_TOOL_NAME,
+} from '@compactor/summarizer';
+import { errorResponse, startFakeMessagesApi, toolUseResponse } from '@compactor/testkit/fake-messages-api';
 import { asInputs } from '@compactor/testkit/sessions';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -71,5 +77,128 @@ describe('seed 004: the compaction result', () => {
   it('is null when nothing was committed', async () => {
     const { engine } = await seededThread({ preset: 'seed-004-sliding' }, 5);
     expect((await engine.check(TENANT, 'seed')).outcome).toBeNull();
+  });
+});
+
+const goodSummary = {
+  currentTask: 'Finish the retry work',
+  facts: ['Every module now retries three times'],
+  decisions: [{ decision: 'Retry three times' }],
+  openItems: [],
+  currentPlan: ['ship it'],
+  filesRead: [],
+  filesModified: [],
+  toolOutcomes: [],
+};
+
+/** The real Anthropic summarizer (behind the resilient chain) against the fake Messages API. */
+async function fakeModel(answer: 'summary' | 'failure') {
+  const api = await startFakeMessagesApi();
+  cleanups.push(() => api.close());
+  api.setFallback(
+    answer === 'summary' ? toolUseResponse(SUMMARY_TOOL_NAME, goodSummary) : errorResponse(500, 'api_error'),
+  );
+  const summarizer = createResilientSummarizer({
+    primary: createAnthropicSummarizer({ apiKey: 'test', baseURL: api.url, attempts: 1, baseDelayMs: 1 }),
+  });
+  return { api, summarizer };
+}
+
+describe('pi: the summarizer call’s max_tokens is 0.8 × reserveTokens', () => {
+  it('sends max_tokens 13,107 to the model under the pi preset, and the deployment’s default otherwise', async () => {
+    const { api, summarizer } = await fakeModel('summary');
+    const big = 'Module retries are now three, with a backoff of two seconds each time. '.repeat(60);
+    const run = async (policy: Record<string, unknown>) => {
+      const { stores, cleanup } = await withEmbeddedStores();
+      cleanups.push(cleanup);
+      const builder = threadBuilder('pi', { contextWindow: 60_000, policy: policy as never });
+      for (let turn = 1; turn <= 40; turn += 1)
+        builder.user(`Turn ${turn}: go on.`).assistant(`${turn}: ${big}`);
+      await stores.events.append(TENANT, 'pi', asInputs(builder.build().events));
+      const engine = createCompactionEngine({ ...stores, summarizer, clock });
+      return engine.check(TENANT, 'pi', { manual: { force: true } });
+    };
+    expect((await run({ preset: 'pi' })).commit.status).toBe('committed');
+    const piCalls = api.requests.map((request) => (request.body as { max_tokens: number }).max_tokens);
+    expect(piCalls.length).toBeGreaterThan(0);
+    expect(new Set(piCalls)).toEqual(new Set([13_107]));
+    api.requests.length = 0;
+    expect((await run({})).commit.status).toBe('committed');
+    expect(
+      new Set(api.requests.map((request) => (request.body as { max_tokens: number }).max_tokens)),
+    ).toEqual(new Set([4096]));
+  });
+});
+
+describe('seed 004: systemPrompt for recursive summarization', () => {
+  it('is the system prompt of the summarizer call', async () => {
+    const { api, summarizer } = await fakeModel('summary');
+    const { engine } = await seededThread(
+      {
+        preset: 'seed-004-recursive',
+        mode: {
+          kind: 'recursive-summarization',
+          maxEventsToKeep: 10,
+          overlapSize: 2,
+          systemPrompt: 'Summarize for an auditor.',
+        },
+      },
+      25,
+      { summarizer },
+    );
+    expect((await engine.check(TENANT, 'seed')).commit.status).toBe('committed');
+    expect(api.requests.map((request) => (request.body as { system: string }).system)).toEqual([
+      'Summarize for an auditor.',
+    ]);
+  });
+});
+
+describe('seed 003: onSummaryFailure', () => {
+  it('leave-unchanged (the seed-003 preset): a failing model compacts nothing and is reported', async () => {
+    const { summarizer } = await fakeModel('failure');
+    const failures: unknown[] = [];
+    const { engine, stores } = await seededThread(
+      { preset: 'seed-003', trigger: { kind: 'turns', maxTurns: 20 } },
+      25,
+      { summarizer, onSummarizationFailure: (failure) => failures.push(failure) },
+    );
+    const result = await engine.check(TENANT, 'seed');
+    expect(result.trigger.fire).toBe(true);
+    expect(result.commit).toEqual({ status: 'not_needed' });
+    expect((await stores.plans.getCurrent(TENANT, 'seed')).plan).toBeNull();
+    expect(failures).toHaveLength(1);
+    expect((await stores.lifecycle.list(TENANT, 'seed')).map((event) => event.name)).toEqual([
+      'compaction_failed',
+    ]);
+  });
+
+  it('fallback (the default): the same failure commits the extractive summary', async () => {
+    const { summarizer } = await fakeModel('failure');
+    const { engine, stores } = await seededThread(
+      { preset: 'seed-003', trigger: { kind: 'turns', maxTurns: 20 }, onSummaryFailure: 'fallback' },
+      25,
+      { summarizer },
+    );
+    expect((await engine.check(TENANT, 'seed')).commit).toEqual({ status: 'committed', version: 1 });
+    const { plan } = await stores.plans.getCurrent(TENANT, 'seed');
+    expect(plan!.summarizations[0]!.summarizer?.id).toMatch(/^extractive/);
+  });
+
+  it('leave-unchanged under the ladder: the summarize rung summarizes nothing', async () => {
+    const { summarizer } = await fakeModel('failure');
+    const big = 'Module retries are now three, with a backoff of two seconds each time. '.repeat(60);
+    const { stores, cleanup } = await withEmbeddedStores();
+    cleanups.push(cleanup);
+    const builder = threadBuilder('ladder', {
+      contextWindow: 60_000,
+      policy: { preset: 'pi', onSummaryFailure: 'leave-unchanged' } as never,
+    });
+    for (let turn = 1; turn <= 40; turn += 1)
+      builder.user(`Turn ${turn}: go on.`).assistant(`${turn}: ${big}`);
+    await stores.events.append(TENANT, 'ladder', asInputs(builder.build().events));
+    const engine = createCompactionEngine({ ...stores, summarizer, clock });
+    const result = await engine.check(TENANT, 'ladder', { manual: { force: true } });
+    expect(result.planner!.added).toEqual([]);
+    expect(result.commit).toEqual({ status: 'not_needed' });
   });
 });

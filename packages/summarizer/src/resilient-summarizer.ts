@@ -90,6 +90,8 @@ export function createResilientSummarizer(options: ResilientSummarizerOptions = 
             : result;
         } catch (error) {
           request.signal?.throwIfAborted();
+          // The policy chose to leave the history unchanged rather than keep a lesser summary.
+          if (request.fallback === false) throw error;
           logger.warn(
             { err: error, threadId: request.threadId, summarizer: primary.id },
             'summarizer failed; falling back to extractive',
@@ -104,6 +106,8 @@ export function createResilientSummarizer(options: ResilientSummarizerOptions = 
         costUsd: 0,
       };
       if (structural) return { ...base, summary: structural, via: 'extractive' };
+      if (request.fallback === false)
+        throw new Error('the extractive summarizer failed and the policy allows no fallback');
       return { ...base, summarizerId: 'truncation', summary: truncationSummary(request), via: 'truncation' };
     },
   };

@@ -14,6 +14,7 @@ import { editPlan } from './plan-edit.js';
 import type { PlannerInput, PlannerOutcome } from './planner-types.js';
 import { type PlanningStart, reasonToStop, startPlanning } from './planning-start.js';
 import { coveredWith, summaryBudgetFor, summaryRecord } from './rungs/summarize.js';
+import { summaryCallSettings } from './summary-call.js';
 
 /** The planner's input, plus a callback for recursive summarization's failures. */
 export interface PolicyPlannerInput extends PlannerInput {
@@ -107,6 +108,8 @@ async function recursiveSummarization(
       ...(previousSummary ? { previousSummary } : {}),
       ...(input.manual?.instructions ? { instructions: input.manual.instructions } : {}),
       toolDurability: start.policy.toolDurability,
+      ...summaryCallSettings(start.policy),
+      ...(mode.systemPrompt ? { systemPrompt: mode.systemPrompt } : {}),
     });
     if (renderSummary(result.summary).split('\n').length <= 1)
       throw new Error('the summarizer returned a blank summary');

@@ -15,6 +15,15 @@ export interface SummarizeRequest {
   instructions?: string;
   /** The thread's durability policy: which tool results carry key fields that must be copied. */
   toolDurability?: ToolDurabilityPolicy;
+  /** The most tokens the model call may write (its `max_tokens`; pi: 0.8 × reserveTokens). */
+  maxOutputTokens?: number;
+  /** Replaces the summarizer's own system prompt (the session service's `systemPrompt`). */
+  systemPrompt?: string;
+  /**
+   * false: when the model fails, fail (the caller leaves the history unchanged) instead of falling
+   * back to the extractive summary or truncation (the policy's `onSummaryFailure: 'leave-unchanged'`).
+   */
+  fallback?: boolean;
   signal?: AbortSignal;
 }
 

@@ -49,11 +49,15 @@ export const POLICY_PRESETS: Readonly<Record<PolicyPresetName, Partial<Compactio
     keepRecentTokens: 20_000,
     strategies: { externalize: false, summarize: true, clear: false, drop: false },
     summaryBudgetTokens: Math.floor(0.8 * PI_RESERVE_TOKENS),
+    // …and the summarizer call's max_tokens is the same 0.8 × reserveTokens.
+    summarizerMaxOutputTokens: Math.floor(0.8 * PI_RESERVE_TOKENS),
   },
   // The AI SDK compaction layer: compact at 93,600 message tokens, keep the last 10 messages, summarize the rest.
   'seed-003': {
     trigger: { kind: 'tokens', threshold: SEED_003_THRESHOLD_TOKENS },
     mode: { kind: 'recursive-summarization', maxEventsToKeep: 10, overlapSize: 0 },
+    // A failed summary continues without compaction (no extractive or truncated stand-in).
+    onSummaryFailure: 'leave-unchanged',
   },
   // The session service: TurnCountTrigger(20) with a sliding window of 10 events.
   'seed-004-sliding': {
@@ -64,6 +68,8 @@ export const POLICY_PRESETS: Readonly<Record<PolicyPresetName, Partial<Compactio
   'seed-004-recursive': {
     trigger: { kind: 'turns', maxTurns: 20 },
     mode: { kind: 'recursive-summarization', maxEventsToKeep: 10, overlapSize: 2 },
+    // A null or blank summary skips compaction; the failure callback hears of it.
+    onSummaryFailure: 'leave-unchanged',
   },
 };
 

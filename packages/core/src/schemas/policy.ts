@@ -46,6 +46,10 @@ export const compactionModeSchema = z.discriminatedUnion('kind', [
       maxEventsToKeep: z.number().int().min(1),
       /** Events of the active window fed to the summarizer as context (not summarized away). */
       overlapSize: z.number().int().min(0).default(2),
+      /** Replaces the summarizer's system prompt (the session service's `systemPrompt`). */
+      systemPrompt: z.string().min(1).max(20_000).optional(),
+      /** The user turn sent before the summary when summaries render as a pair (`shadowPrompt`). */
+      shadowPrompt: z.string().min(1).max(20_000).optional(),
     })
     .refine((mode) => mode.overlapSize < mode.maxEventsToKeep, {
       message: 'overlapSize must be at least 0 and below maxEventsToKeep',
@@ -107,6 +111,13 @@ export const compactionPolicyFieldsSchema = z.object({
   summaryBudgetTokens: z.number().int().positive().optional(),
   /** Cap on summarization rounds per thread (ADR-0017); past it the ladder degrades to clear and drop. */
   maxSummarizationRounds: z.number().int().positive().default(50),
+  /** The summarizer call's `max_tokens` (pi: 0.8 × reserveTokens); default the summarizer's own. */
+  summarizerMaxOutputTokens: z.number().int().positive().optional(),
+  /**
+   * When the summary model fails (ADR-0182): `fallback` to the extractive summary, then truncation
+   * (ADR-0017), or `leave-unchanged`: no summary, the history stays as it is (seed 003).
+   */
+  onSummaryFailure: z.enum(['fallback', 'leave-unchanged']).default('fallback'),
   toolDurability: toolDurabilityPolicySchema.default({ defaultDurability: 'anchoring', overrides: {} }),
   rehydration: rehydrationPolicySchema.default({
     enabled: true,
