@@ -1,5 +1,17 @@
+import { createCompactorClient } from '@compactor/client';
+import { fixedClock } from '@compactor/core';
+import { createCompactionEngine } from '@compactor/engine';
+import { createExtractiveSummarizer } from '@compactor/summarizer';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendTurns, bearer, createThread, KEY_A, startTestIngest, type TestIngest } from './support.js';
+import {
+  appendTurns,
+  bearer,
+  createThread,
+  KEY_A,
+  startTestIngest,
+  TENANT_A,
+  type TestIngest,
+} from './support.js';
 
 /** Seed requirements through the HTTP API (docs/SEEDS.md). */
 let ingest: TestIngest;
@@ -34,5 +46,43 @@ describe('seed 004: POST /v1/threads/:id/compact returns the result', () => {
     const again = (await post('/v1/threads/seed/compact')).json();
     expect(again.status).toBe('not_needed');
     expect([again.archivedMessageIds, again.keptMessageIds, again.tokensSaved]).toEqual([[], [], 0]);
+  });
+});
+
+describe('pi: /autocompact after creation, and the user is told a compaction happened', () => {
+  it('PATCH autoCompact off stops the trigger, on lets it act; the commit is a lifecycle event the client reads', async () => {
+    const baseUrl = await ingest.app.listen({ port: 0, host: '127.0.0.1' });
+    const client = createCompactorClient({ baseUrl, apiKey: KEY_A, retryDelayMs: 5 });
+    await client.createThread({
+      threadId: 'pi',
+      model: 'claude-sonnet-4-5',
+      policy: { preset: 'seed-004-sliding' },
+    });
+    await appendTurns(ingest.app, KEY_A, 'pi', 1, 25);
+    const engine = createCompactionEngine({
+      ...ingest.stores,
+      summarizer: createExtractiveSummarizer(),
+      clock: fixedClock('2025-06-01T00:00:00.000Z'),
+    });
+    await client.updatePolicy('pi', { autoCompact: false });
+    const off = await engine.check(TENANT_A, 'pi');
+    expect(off.commit).toEqual({ status: 'not_needed' });
+    expect(off.planner?.status).toBe('disabled');
+    expect((await client.listLifecycle('pi')).events.map((event) => event.name)).not.toContain(
+      'compaction_committed',
+    );
+    await client.updatePolicy('pi', { autoCompact: true });
+    const on = await engine.check(TENANT_A, 'pi');
+    expect(on.commit).toEqual({ status: 'committed', version: 1 });
+    const told = (await client.listLifecycle('pi')).events.filter(
+      (event) => event.name === 'compaction_committed',
+    );
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatchObject({
+      tokensBefore: on.planner!.tokensBefore,
+      tokensAfter: on.planner!.tokensAfter,
+      strategy: 'sliding-window',
+      details: { planVersion: 1, trigger: 'automatic', archivedMessages: 40, keptMessages: 10 },
+    });
   });
 });

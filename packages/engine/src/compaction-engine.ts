@@ -53,6 +53,11 @@ export interface CompactionEngineOptions {
    * session service's failure callback); a `compaction_failed` lifecycle event records it as well.
    */
   onSummarizationFailure?: (failure: SummarizationFailure) => void;
+  /**
+   * The deployment's switch (ADR-0183): false, no trigger fires, whatever a thread's policy says;
+   * manual compaction still runs. @defaultValue true
+   */
+  autoCompact?: boolean;
 }
 
 export interface SummarizationFailure {
@@ -150,12 +155,19 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     const messageTokens = measurer.measure(current.plan);
     const manual = checkOptions.manual;
     const targetTokens = availableForMessages(threadBudget(thread, options.overhead));
-    const automatic = buildTrigger(thread.policy.trigger).evaluate({
-      messages: messagesForTrigger(thread.messages, current.plan),
-      messageTokens,
-      contextWindow: thread.contextWindow,
-      targetTokens,
-    });
+    const automatic: TriggerDecision =
+      options.autoCompact === false
+        ? {
+            fire: false,
+            trigger: 'deployment',
+            reason: 'automatic compaction is switched off for this deployment',
+          }
+        : buildTrigger(thread.policy.trigger).evaluate({
+            messages: messagesForTrigger(thread.messages, current.plan),
+            messageTokens,
+            contextWindow: thread.contextWindow,
+            targetTokens,
+          });
     // A request always runs; the thread's own trigger still says whether to act within the target.
     const trigger = manual
       ? { fire: true, trigger: 'manual', reason: 'compaction was requested', children: [automatic] }
@@ -238,6 +250,16 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       before: planner.tokensBefore,
       after: planner.tokensAfter,
     });
+    const strategy =
+      thread.policy.mode.kind === 'ladder' ? planner.rungsUsed.join(',') : thread.policy.mode.kind;
+    await reportCommitted(tenantId, threadId, {
+      planner,
+      planVersion: commit.version,
+      outcome,
+      strategy,
+      manual: manual !== undefined,
+      triggerReason: trigger.reason,
+    });
     return {
       ...base,
       planner,
@@ -245,6 +267,43 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       compressionRatio,
       outcome,
     };
+  }
+
+  /** The user is told a compaction happened (ADR-0183): one lifecycle event per committed plan. */
+  async function reportCommitted(
+    tenantId: string,
+    threadId: string,
+    committed: {
+      planner: PlannerOutcome;
+      planVersion: number;
+      outcome: CompactionOutcome;
+      strategy: string;
+      manual: boolean;
+      triggerReason: string;
+    },
+  ): Promise<void> {
+    const { planner, planVersion, outcome, manual } = committed;
+    await options.lifecycle
+      ?.append({
+        tenantId,
+        threadId,
+        name: 'compaction_committed',
+        at: options.clock.now().toISOString(),
+        tokensBefore: planner.tokensBefore,
+        tokensAfter: planner.tokensAfter,
+        tokensFreed: outcome.tokensSaved,
+        strategy: committed.strategy,
+        details: {
+          planVersion,
+          trigger: manual ? 'manual' : 'automatic',
+          triggerReason: committed.triggerReason,
+          archivedMessages: outcome.archivedMessageIds.length,
+          keptMessages: outcome.keptMessageIds.length,
+        },
+      })
+      .catch((appendError: unknown) =>
+        logger.warn({ err: appendError, tenantId, threadId }, 'could not record the committed compaction'),
+      );
   }
 
   async function reportSummarizationFailure(

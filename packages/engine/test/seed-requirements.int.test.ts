@@ -202,3 +202,29 @@ describe('seed 003: onSummaryFailure', () => {
     expect(result.commit).toEqual({ status: 'not_needed' });
   });
 });
+
+describe('pi: the global /autocompact switch (ADR-0183)', () => {
+  it('autoCompact false on the engine: no trigger fires, whatever the policy; /compact still runs', async () => {
+    const { engine } = await seededThread({ preset: 'seed-004-sliding' }, 25, { autoCompact: false });
+    const automatic = await engine.check(TENANT, 'seed');
+    expect(automatic.trigger).toMatchObject({ fire: false, trigger: 'deployment' });
+    expect(automatic.commit).toEqual({ status: 'not_needed' });
+    const manual = await engine.compactThread(TENANT, 'seed', { force: true });
+    expect(manual.commit).toEqual({ status: 'committed', version: 1 });
+  });
+
+  it('a committed plan is told as compaction_committed; a check that commits nothing says nothing', async () => {
+    const { engine, stores } = await seededThread({ preset: 'seed-004-sliding' }, 25);
+    const result = await engine.check(TENANT, 'seed');
+    await engine.check(TENANT, 'seed');
+    const told = (await stores.lifecycle.list(TENANT, 'seed')).filter(
+      (event) => event.name === 'compaction_committed',
+    );
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatchObject({
+      tokensFreed: result.outcome!.tokensSaved,
+      strategy: 'sliding-window',
+      details: { planVersion: 1, trigger: 'automatic', archivedMessages: 40, keptMessages: 10 },
+    });
+  });
+});

@@ -87,6 +87,7 @@ export async function createRuntime(config: RuntimeConfig, options: CreateRuntim
     clock,
     logger,
     artifactDefaults: config.artifactDefaults,
+    autoCompact: config.autoCompact,
   });
 
   const consumers: CompactionWorker[] = [];
