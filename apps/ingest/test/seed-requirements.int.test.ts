@@ -86,3 +86,49 @@ describe('pi: /autocompact after creation, and the user is told a compaction hap
     });
   });
 });
+
+describe('seed 003: a 128k fallback window for unknown models, when the user opts in', () => {
+  it('creates the thread with 128,000 tokens and o200k_base; without the opt-in it is a 422', async () => {
+    const refused = await createThread(ingest.app, KEY_A, { threadId: 'refused', model: 'acme-llm-7' });
+    expect(refused.statusCode).toBe(422);
+    const created = await createThread(ingest.app, KEY_A, {
+      threadId: 'fallback',
+      model: 'acme-llm-7',
+      unknownModelFallback: true,
+      policy: { preset: 'seed-003' },
+    });
+    expect(created.statusCode).toBe(201);
+    const thread = await ingest.app.inject({
+      method: 'GET',
+      url: '/v1/threads/fallback',
+      headers: bearer(KEY_A),
+    });
+    expect(thread.json()).toMatchObject({
+      model: 'acme-llm-7',
+      contextWindow: 128_000,
+      maxOutputTokens: 4_096,
+    });
+    // Its seed-003 threshold is the 128k one, and the thread renders with the fallback tokenizer.
+    await appendTurns(ingest.app, KEY_A, 'fallback', 1, 2);
+    const prompt = await ingest.app.inject({
+      method: 'GET',
+      url: '/v1/threads/fallback/prompt',
+      headers: bearer(KEY_A),
+    });
+    expect(prompt.statusCode).toBe(200);
+    // Numbers given still win over the fallback's.
+    const explicit = await createThread(ingest.app, KEY_A, {
+      threadId: 'explicit',
+      model: 'acme-llm-7',
+      unknownModelFallback: true,
+      contextWindow: 64_000,
+    });
+    expect(explicit.statusCode).toBe(201);
+    const explicitThread = await ingest.app.inject({
+      method: 'GET',
+      url: '/v1/threads/explicit',
+      headers: bearer(KEY_A),
+    });
+    expect(explicitThread.json().contextWindow).toBe(64_000);
+  });
+});

@@ -85,8 +85,12 @@ describe('policy presets through engine.check', () => {
     expect(await large.visible()).toEqual({ real: 10, summaries: 1 });
   });
 
-  it('seed-003: fires at 93,600 message tokens, keeps the last 10 messages', async () => {
-    const { engine, visible } = await presetThread('seed-003', { turns: 30, answerRepeats: 220 });
+  it('seed-003: fires at 93,600 message tokens on a 128k window, keeps the last 10 messages', async () => {
+    const { engine, visible } = await presetThread('seed-003', {
+      turns: 30,
+      answerRepeats: 220,
+      contextWindow: 128_000,
+    });
     const result = await engine.check(TENANT, 'preset');
     expect(result.trigger.trigger).toBe('tokens>=93600');
     expect(result.commit).toEqual({ status: 'committed', version: 1 });

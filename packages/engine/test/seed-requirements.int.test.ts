@@ -228,3 +228,26 @@ describe('pi: the global /autocompact switch (ADR-0183)', () => {
     });
   });
 });
+
+describe('seed 003: the threshold follows the window (ADR-0184)', () => {
+  it('fires at (window − 11,000) × 0.8: on a 32k window at 16,800 tokens, not on a 128k window', async () => {
+    const big = 'The retry loop backs off twice, then reports the failure to the caller. '.repeat(40);
+    const run = async (contextWindow: number) => {
+      const { stores, cleanup } = await withEmbeddedStores();
+      cleanups.push(cleanup);
+      const builder = threadBuilder('w', { contextWindow, policy: { preset: 'seed-003' } as never });
+      for (let turn = 1; turn <= 30; turn += 1)
+        builder.user(`Turn ${turn}: go on.`).assistant(`${turn}: ${big}`);
+      await stores.events.append(TENANT, 'w', asInputs(builder.build().events));
+      return createCompactionEngine({ ...stores, summarizer: createExtractiveSummarizer(), clock }).check(
+        TENANT,
+        'w',
+      );
+    };
+    const small = await run(32_000);
+    expect(small.trigger).toMatchObject({ fire: true, trigger: 'tokens>=16800' });
+    expect(small.commit).toEqual({ status: 'committed', version: 1 });
+    const large = await run(128_000);
+    expect(large.trigger).toMatchObject({ fire: false, trigger: 'tokens>=93600' });
+  });
+});

@@ -44,6 +44,11 @@ export const createThreadBodySchema = z.strictObject({
   maxOutputTokens: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   /** Needed (with both numbers) for a model the registry does not know. */
   tokenizerFamily: tokenizerFamilySchema.optional(),
+  /**
+   * Opt in to a 128,000-token window (o200k_base, 4,096 output tokens) for a model the registry does
+   * not know, instead of a 422 (seed 003, ADR-0184); numbers given still win.
+   */
+  unknownModelFallback: z.boolean().optional(),
   policy: partialPolicySchema.optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   /** The thread.created event's id; default `thread.created`. */

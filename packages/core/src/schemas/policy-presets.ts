@@ -21,14 +21,15 @@ export type PolicyPresetName = z.infer<typeof policyPresetNameSchema>;
 const PI_RESERVE_TOKENS = 16_384;
 
 /** The AI SDK compaction layer's threshold for its defaults: (128,000 − 2,000 − 4,000 − 5,000) × 0.80 = 93,600. */
+export const SEED_003_REMAINDER = {
+  systemReserve: 2_000,
+  outputReserve: 4_000,
+  safetyBuffer: 5_000,
+  thresholdPercent: 0.8,
+} as const;
+/** seed 003's threshold on its 128,000-token default window. */
 export const SEED_003_THRESHOLD_TOKENS = availableForMessages(
-  budgetFromRemainderThreshold({
-    modelContextLimit: 128_000,
-    systemReserve: 2_000,
-    outputReserve: 4_000,
-    safetyBuffer: 5_000,
-    thresholdPercent: 0.8,
-  }),
+  budgetFromRemainderThreshold({ modelContextLimit: 128_000, ...SEED_003_REMAINDER }),
 );
 
 export const POLICY_PRESETS: Readonly<Record<PolicyPresetName, Partial<CompactionPolicyInput>>> = {
@@ -54,7 +55,8 @@ export const POLICY_PRESETS: Readonly<Record<PolicyPresetName, Partial<Compactio
   },
   // The AI SDK compaction layer: compact at 93,600 message tokens, keep the last 10 messages, summarize the rest.
   'seed-003': {
-    trigger: { kind: 'tokens', threshold: SEED_003_THRESHOLD_TOKENS },
+    // Recomputed for the thread's window by the same arithmetic (ADR-0184): 93,600 at 128k.
+    trigger: { kind: 'tokens', remainder: { ...SEED_003_REMAINDER } },
     mode: { kind: 'recursive-summarization', maxEventsToKeep: 10, overlapSize: 0 },
     // A failed summary continues without compaction (no extractive or truncated stand-in).
     onSummaryFailure: 'leave-unchanged',
