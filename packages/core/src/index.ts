@@ -13,6 +13,7 @@ export * from './plan/restrict-plan.js';
 export * from './plan/snapshot.js';
 export * from './plan/span.js';
 export * from './plan/stand-in-texts.js';
+export * from './plan/summary-style.js';
 export * from './planner/index.js';
 export * from './ports/artifact-rules.js';
 export * from './ports/artifact-store.js';

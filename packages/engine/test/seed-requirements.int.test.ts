@@ -1,4 +1,5 @@
 import { fixedClock } from '@compactor/core';
+import { validateProviderRequest } from '@compactor/render/validate';
 import {
   createAnthropicSummarizer,
   createExtractiveSummarizer,
@@ -9,7 +10,7 @@ import { errorResponse, startFakeMessagesApi, toolUseResponse } from '@compactor
 import { asInputs } from '@compactor/testkit/sessions';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CompactionEngineOptions, createCompactionEngine } from '../src/index.js';
+import { type CompactionEngineOptions, createCompactionEngine, createCompactor } from '../src/index.js';
 import { withEmbeddedStores } from './support.js';
 
 /** Seed requirements through engine.check on the embedded stores (docs/SEEDS.md). */
@@ -249,5 +250,95 @@ describe('seed 003: the threshold follows the window (ADR-0184)', () => {
     expect(small.commit).toEqual({ status: 'committed', version: 1 });
     const large = await run(128_000);
     expect(large.trigger).toMatchObject({ fire: false, trigger: 'tokens>=93600' });
+  });
+});
+
+describe('summary styles (ADR-0185): pi, seed 003 and seed 004 as their presets say', () => {
+  async function rendered(policy: Record<string, unknown>, rounds: number) {
+    const { stores, cleanup } = await withEmbeddedStores();
+    cleanups.push(cleanup);
+    const builder = threadBuilder('styled', { policy: policy as never });
+    for (let turn = 1; turn <= 60; turn += 1) {
+      builder
+        .user(`Turn ${turn}: what changed in module ${turn}?`)
+        .assistant(`Module ${turn} now retries three times.`);
+    }
+    const all = asInputs(builder.build().events);
+    const compactor = createCompactor({
+      stores,
+      summarizer: createExtractiveSummarizer(),
+      clock,
+      tenantId: TENANT,
+      compaction: 'background',
+    });
+    const engine = createCompactionEngine({ ...stores, summarizer: createExtractiveSummarizer(), clock });
+    await stores.events.append(TENANT, 'styled', all.slice(0, 1 + 25 * 2));
+    for (let round = 1; round <= rounds; round += 1) {
+      if (round > 1)
+        await stores.events.append(
+          TENANT,
+          'styled',
+          all.slice(1 + (25 + (round - 2) * 21) * 2, 1 + (25 + (round - 1) * 21) * 2),
+        );
+      expect((await engine.compactThread(TENANT, 'styled', { force: true })).commit.status).toBe('committed');
+    }
+    const prepared = await compactor.prepare('styled', { provider: 'anthropic' });
+    expect(validateProviderRequest('anthropic', prepared.request).valid).toBe(true);
+    return prepared.request.messages as Array<{
+      role: string;
+      content: Array<{ type: string; text?: string }>;
+    }>;
+  }
+  const text = (message: { content: Array<{ text?: string }> } | undefined) =>
+    (message?.content ?? []).map((part) => part.text ?? '').join('');
+
+  it('seed-004-recursive: the [user shadow, assistant summary] pair, with the mode’s shadowPrompt', async () => {
+    const messages = await rendered(
+      {
+        preset: 'seed-004-recursive',
+        mode: {
+          kind: 'recursive-summarization',
+          maxEventsToKeep: 10,
+          overlapSize: 2,
+          shadowPrompt: 'What happened before?',
+        },
+      },
+      1,
+    );
+    expect(messages[0]).toMatchObject({ role: 'user' });
+    expect(text(messages[0])).toBe('What happened before?');
+    expect(messages[1]).toMatchObject({ role: 'assistant' });
+    expect(text(messages[1])).toMatch(/^\[Context Summary - Turns 1-20\]/);
+    expect(text(messages[2])).toMatch(/^Turn 21:/);
+  });
+
+  it('pi: one user message opened by pi’s prefix', async () => {
+    const messages = await rendered(
+      { preset: 'seed-004-recursive', summaryStyle: { message: 'user-prefixed' } },
+      1,
+    );
+    expect(messages[0]!.role).toBe('user');
+    expect(text(messages[0])).toMatch(
+      /^Another language model worked on this task and produced a summary\. Use this to continue the work without duplicating effort:\n\n\[Context Summary/,
+    );
+  });
+
+  it('seed-003: the "## Session Summary" template with its round', async () => {
+    const messages = await rendered({ preset: 'seed-003', trigger: { kind: 'turns', maxTurns: 20 } }, 2);
+    const summary = text(messages[0]);
+    expect(summary).toMatch(/^## Session Summary \(Compaction Round 2\)\n\n### Original Task\n/);
+    expect(summary).toContain('### Key Technical Decisions');
+    expect(summary).toContain('### Pending Work');
+    expect(summary).toContain('This summary incorporates context from 1 previous compaction rounds.');
+  });
+
+  it('the default stays Compactor’s assistant message', async () => {
+    const messages = await rendered(
+      { preset: 'seed-004-sliding', mode: { kind: 'recursive-summarization', maxEventsToKeep: 10 } },
+      1,
+    );
+    // Opening the conversation, the default summary is sent as user with its own bracketed prefix.
+    expect(text(messages[0])).toMatch(/^\[Context Summary - Turns 1-20\]/);
+    expect(text(messages[1])).toMatch(/^Turn 21:/);
   });
 });

@@ -52,6 +52,8 @@ export const POLICY_PRESETS: Readonly<Record<PolicyPresetName, Partial<Compactio
     summaryBudgetTokens: Math.floor(0.8 * PI_RESERVE_TOKENS),
     // …and the summarizer call's max_tokens is the same 0.8 × reserveTokens.
     summarizerMaxOutputTokens: Math.floor(0.8 * PI_RESERVE_TOKENS),
+    // The summary is a user message opened by pi's prefix.
+    summaryStyle: { format: 'structured', message: 'user-prefixed' },
   },
   // The AI SDK compaction layer: compact at 93,600 message tokens, keep the last 10 messages, summarize the rest.
   'seed-003': {
@@ -60,6 +62,8 @@ export const POLICY_PRESETS: Readonly<Record<PolicyPresetName, Partial<Compactio
     mode: { kind: 'recursive-summarization', maxEventsToKeep: 10, overlapSize: 0 },
     // A failed summary continues without compaction (no extractive or truncated stand-in).
     onSummaryFailure: 'leave-unchanged',
+    // The "## Session Summary (Compaction Round N)" template.
+    summaryStyle: { format: 'session-summary', message: 'assistant' },
   },
   // The session service: TurnCountTrigger(20) with a sliding window of 10 events.
   'seed-004-sliding': {
@@ -72,6 +76,8 @@ export const POLICY_PRESETS: Readonly<Record<PolicyPresetName, Partial<Compactio
     mode: { kind: 'recursive-summarization', maxEventsToKeep: 10, overlapSize: 2 },
     // A null or blank summary skips compaction; the failure callback hears of it.
     onSummaryFailure: 'leave-unchanged',
+    // Stored and sent as the [user shadow, assistant summary] pair.
+    summaryStyle: { format: 'structured', message: 'shadow-pair' },
   },
 };
 

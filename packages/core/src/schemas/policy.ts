@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { toolDurabilityPolicySchema } from '../durability/policy.js';
+import { summaryStyleSchema } from '../plan/summary-style.js';
 import { triggerConfigSchema } from '../triggers/trigger-config.js';
 import { expandPolicyPreset, policyPresetNameSchema } from './policy-presets.js';
 
@@ -118,6 +119,8 @@ export const compactionPolicyFieldsSchema = z.object({
    * (ADR-0017), or `leave-unchanged`: no summary, the history stays as it is (seed 003).
    */
   onSummaryFailure: z.enum(['fallback', 'leave-unchanged']).default('fallback'),
+  /** How summaries are written and sent (ADR-0185); default Compactor's structured assistant message. */
+  summaryStyle: summaryStyleSchema.default({ format: 'structured', message: 'assistant' }),
   toolDurability: toolDurabilityPolicySchema.default({ defaultDurability: 'anchoring', overrides: {} }),
   rehydration: rehydrationPolicySchema.default({
     enabled: true,
