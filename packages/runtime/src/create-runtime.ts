@@ -1,5 +1,9 @@
 import { type Clock, type JobQueue, type Logger, type Summarizer, systemClock } from '@compactor/core';
-import { type CompactionEngine, createCompactionEngine } from '@compactor/engine';
+import {
+  type CompactionEngine,
+  type CompactionEngineOptions,
+  createCompactionEngine,
+} from '@compactor/engine';
 import type { CompactionWorker } from '@compactor/queue';
 import type { RuntimeConfig } from './config/runtime-config.js';
 import { openQueue, type StartConsumer } from './queue/open-queue.js';
@@ -25,6 +29,11 @@ export interface CreateRuntimeOptions {
   summaryPolicyVersion?: string;
   /** How long each readiness probe may take. @defaultValue 2,000 */
   readinessTimeoutMs?: number;
+  /**
+   * Called when a summary fails and the thread's policy leaves its history unchanged (the session
+   * service's failure callback; a `compaction_failed` lifecycle event records it as well).
+   */
+  onSummarizationFailure?: CompactionEngineOptions['onSummarizationFailure'];
 }
 
 /** The wired adapters, engine and queue an app runs on. */
@@ -88,6 +97,7 @@ export async function createRuntime(config: RuntimeConfig, options: CreateRuntim
     logger,
     artifactDefaults: config.artifactDefaults,
     autoCompact: config.autoCompact,
+    ...(options.onSummarizationFailure ? { onSummarizationFailure: options.onSummarizationFailure } : {}),
   });
 
   const consumers: CompactionWorker[] = [];
