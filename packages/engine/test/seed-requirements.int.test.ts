@@ -342,3 +342,39 @@ describe('summary styles (ADR-0185): pi, seed 003 and seed 004 as their presets 
     expect(text(messages[1])).toMatch(/^Turn 21:/);
   });
 });
+
+describe('seed 000: the summary fields table', () => {
+  it('key facts, original and compressed tokens, compression ratio and cost, through engine.check', async () => {
+    const api = await startFakeMessagesApi();
+    cleanups.push(() => api.close());
+    api.setFallback(
+      toolUseResponse(SUMMARY_TOOL_NAME, goodSummary, { input_tokens: 20_000, output_tokens: 400 }),
+    );
+    const summarizer = createResilientSummarizer({
+      primary: createAnthropicSummarizer({ apiKey: 'test', baseURL: api.url, attempts: 1, baseDelayMs: 1 }),
+    });
+    const { stores, cleanup } = await withEmbeddedStores();
+    cleanups.push(cleanup);
+    const builder = threadBuilder('fields', { policy: { preset: 'seed-000' } as never });
+    const line = 'The retry loop in module alpha now backs off exponentially. '.repeat(400);
+    for (let turn = 1; turn <= 30; turn += 1)
+      builder.user(`Turn ${turn}: go on.`).assistant(`${turn}: ${line}`);
+    await stores.events.append(TENANT, 'fields', asInputs(builder.build().events));
+    const engine = createCompactionEngine({ ...stores, summarizer, clock });
+    const result = await engine.check(TENANT, 'fields');
+    expect(result.commit).toEqual({ status: 'committed', version: 1 });
+    const { plan } = await stores.plans.getCurrent(TENANT, 'fields');
+    const record = plan!.summarizations[0]!;
+    // Key facts: what the model wrote, plus the structural part the chain guarantees.
+    expect(record.summary.facts.map((fact) => fact.text)).toContain('Every module now retries three times');
+    // Original and compressed tokens, and their ratio.
+    expect(plan!.originalTokenCount).toBe(result.planner!.tokensBefore);
+    expect(plan!.compactedTokenCount).toBe(result.planner!.tokensAfter);
+    expect(plan!.originalTokenCount).toBeGreaterThanOrEqual(80_000);
+    expect(result.compressionRatio).toBeCloseTo(plan!.originalTokenCount! / plan!.compactedTokenCount!, 6);
+    expect(result.compressionRatio).toBeGreaterThan(5);
+    // Cost: priced from the usage the model reported.
+    expect(record.summarizer?.costUsd).toBeGreaterThan(0);
+    expect(result.planner!.summarizerCostUsd).toBe(record.summarizer?.costUsd);
+  });
+});
