@@ -257,6 +257,7 @@ describe('policy and trigger schemas', () => {
       clearAtLeastTokens: 2000,
       maxSummarizationRounds: 50,
       onSummaryFailure: 'fallback',
+      summaryStyle: { format: 'structured', message: 'assistant' },
       toolDurability: { defaultDurability: 'anchoring', overrides: {} },
       rehydration: {
         enabled: true,

@@ -97,7 +97,7 @@ describe('policy presets through engine.check', () => {
     expect(await visible()).toEqual({ real: 10, summaries: 1 });
   });
 
-  it('pi: over window − 16,384 it summarizes only, keeping at least 20,000 recent tokens', async () => {
+  it('pi: over window − 16,384 it summarizes everything older than the newest 20,000 tokens (ADR-0186)', async () => {
     const { engine, visible } = await presetThread('pi', {
       turns: 30,
       answerRepeats: 220,
@@ -107,10 +107,10 @@ describe('policy presets through engine.check', () => {
     expect(result.planner!.targetTokens).toBe(100_000 - 16_384);
     expect(result.trigger.fire).toBe(true);
     expect(result.commit).toEqual({ status: 'committed', version: 1 });
-    expect(result.planner!.rungsUsed).toEqual(['summarize']);
+    expect(result.planner!.reason).toMatch(/^recursive summarization of \d+ messages$/);
     expect(result.planner!.tokensAfter).toBeLessThanOrEqual(result.planner!.targetTokens);
     const { real, summaries } = await visible();
-    expect(summaries).toBeGreaterThan(0);
+    expect(summaries).toBe(1);
     expect(real).toBeGreaterThan(0);
   });
 });

@@ -9,6 +9,7 @@ import {
 import { errorResponse, startFakeMessagesApi, toolUseResponse } from '@compactor/testkit/fake-messages-api';
 import { asInputs } from '@compactor/testkit/sessions';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
+import { createTokenizer } from '@compactor/tokenizer';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CompactionEngineOptions, createCompactionEngine, createCompactor } from '../src/index.js';
 import { withEmbeddedStores } from './support.js';
@@ -176,7 +177,13 @@ describe('seed 003: onSummaryFailure', () => {
   it('fallback (the default): the same failure commits the extractive summary', async () => {
     const { summarizer } = await fakeModel('failure');
     const { engine, stores } = await seededThread(
-      { preset: 'seed-003', trigger: { kind: 'turns', maxTurns: 20 }, onSummaryFailure: 'fallback' },
+      // The structured format: the template's headings alone outweigh these 40 one-line messages.
+      {
+        preset: 'seed-003',
+        trigger: { kind: 'turns', maxTurns: 20 },
+        onSummaryFailure: 'fallback',
+        summaryStyle: { format: 'structured' },
+      },
       25,
       { summarizer },
     );
@@ -192,7 +199,7 @@ describe('seed 003: onSummaryFailure', () => {
     cleanups.push(cleanup);
     const builder = threadBuilder('ladder', {
       contextWindow: 60_000,
-      policy: { preset: 'pi', onSummaryFailure: 'leave-unchanged' } as never,
+      policy: { preset: 'pi', mode: { kind: 'ladder' }, onSummaryFailure: 'leave-unchanged' } as never,
     });
     for (let turn = 1; turn <= 40; turn += 1)
       builder.user(`Turn ${turn}: go on.`).assistant(`${turn}: ${big}`);
@@ -376,5 +383,43 @@ describe('seed 000: the summary fields table', () => {
     // Cost: priced from the usage the model reported.
     expect(record.summarizer?.costUsd).toBeGreaterThan(0);
     expect(result.planner!.summarizerCostUsd).toBe(record.summarizer?.costUsd);
+  });
+});
+
+describe('pi: keepRecentTokens kept verbatim, everything older summarized (ADR-0186)', () => {
+  it('one summary; the kept suffix starts at a user message and fits 20,000 tokens', async () => {
+    const { stores, cleanup } = await withEmbeddedStores();
+    cleanups.push(cleanup);
+    const builder = threadBuilder('pi', { contextWindow: 100_000, policy: { preset: 'pi' } as never });
+    const line = 'Module retries are now three, with a backoff of two seconds each time. '.repeat(60);
+    for (let turn = 1; turn <= 120; turn += 1)
+      builder.user(`Turn ${turn}: go on.`).assistant(`${turn}: ${line}`);
+    const events = builder.build().events;
+    await stores.events.append(TENANT, 'pi', asInputs(events));
+    const engine = createCompactionEngine({ ...stores, summarizer: createExtractiveSummarizer(), clock });
+    const result = await engine.check(TENANT, 'pi');
+    expect(result.trigger.fire).toBe(true);
+    expect(result.commit).toEqual({ status: 'committed', version: 1 });
+    const { plan } = await stores.plans.getCurrent(TENANT, 'pi');
+    expect(plan!.summarizations).toHaveLength(1);
+    const kept = result.outcome!.keptMessageIds;
+    const byId = new Map(
+      events.flatMap((event) =>
+        event.type === 'message.appended' ? [[event.message.id, event.message]] : [],
+      ),
+    );
+    expect(byId.get(kept[0]!)!.role).toBe('user');
+    // Everything older than the kept suffix is in the one summary.
+    expect(result.outcome!.archivedMessageIds.length + kept.length).toBe(240);
+    const tokenizer = createTokenizer({ model: 'claude-sonnet-4-5' });
+    const keptTokens = kept.reduce(
+      (total, id) => total + tokenizer.countMessage(byId.get(id)! as never, 'anthropic'),
+      0,
+    );
+    expect(keptTokens).toBeLessThanOrEqual(20_000);
+    // One more turn would not fit: the suffix is as long as 20,000 tokens allow, at a turn start.
+    expect(keptTokens).toBeGreaterThan(
+      20_000 - 4 * tokenizer.countMessage(byId.get(kept[1]!)! as never, 'anthropic'),
+    );
   });
 });

@@ -142,7 +142,9 @@ describe('the session service’s failure callback in the running service', () =
     );
     const { events } = longConversation('thread-f');
     const created = asInputs(events).map((event) =>
-      event.type === 'thread.created' ? { ...event, policy: { preset: 'seed-004-recursive' } } : event,
+      event.type === 'thread.created'
+        ? { ...event, policy: { preset: 'seed-004-recursive' as const } }
+        : event,
     );
     await runtime.stores.events.append('tenant-a', 'thread-f', created);
     const result = await runtime.engine.check('tenant-a', 'thread-f');

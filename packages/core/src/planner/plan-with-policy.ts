@@ -83,11 +83,11 @@ async function recursiveSummarization(
       { path: 'overlapSize', message: `must be in [0, ${mode.maxEventsToKeep})` },
     ]);
   }
-  const window = slidingWindow(
-    input.thread,
-    { maxEvents: mode.maxEventsToKeep },
-    { countTokens: input.countMessage, basePlan: start.base, now: input.now },
-  );
+  const windowOptions = { countTokens: input.countMessage, basePlan: start.base, now: input.now };
+  const window =
+    mode.maxTokensToKeep !== undefined
+      ? tokenBudgetSuffix(input.thread, { maxTokens: mode.maxTokensToKeep }, windowOptions)
+      : slidingWindow(input.thread, { maxEvents: mode.maxEventsToKeep }, windowOptions);
   if (window.archivedIds.length === 0)
     return start.outcome('unchanged', 'recursive summarization: nothing older than the active window');
   const archived = new Set(window.archivedIds);

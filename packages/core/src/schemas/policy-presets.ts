@@ -42,6 +42,8 @@ export const POLICY_PRESETS: Readonly<Record<PolicyPresetName, Partial<Compactio
   // the summary within 0.8 × reserveTokens.
   pi: {
     trigger: { kind: 'target' },
+    // Everything older than the newest keepRecentTokens (cut at a turn start) becomes one rolling summary.
+    mode: { kind: 'recursive-summarization', maxEventsToKeep: 1, overlapSize: 0, maxTokensToKeep: 20_000 },
     softThresholdPercent: 1,
     outputReserveTokens: PI_RESERVE_TOKENS,
     safetyBufferTokens: 0,

@@ -47,6 +47,11 @@ export const compactionModeSchema = z.discriminatedUnion('kind', [
       maxEventsToKeep: z.number().int().min(1),
       /** Events of the active window fed to the summarizer as context (not summarized away). */
       overlapSize: z.number().int().min(0).default(2),
+      /**
+       * The active window by tokens instead (pi's `keepRecentTokens`, ADR-0186): the newest contiguous
+       * suffix within this many tokens, starting at a user message; `maxEventsToKeep` is then unused.
+       */
+      maxTokensToKeep: z.number().int().min(0).optional(),
       /** Replaces the summarizer's system prompt (the session service's `systemPrompt`). */
       systemPrompt: z.string().min(1).max(20_000).optional(),
       /** The user turn sent before the summary when summaries render as a pair (`shadowPrompt`). */
@@ -176,6 +181,11 @@ export function policyForWindow(policy: CompactionPolicy, contextWindow: number)
     ...policy,
     outputReserveTokens: Math.min(policy.outputReserveTokens, share(0.25)),
     keepRecentTokens: Math.min(policy.keepRecentTokens, share(0.25)),
+    // A window kept by tokens is a recent tail too, capped alike (ADR-0186).
+    mode:
+      policy.mode.kind === 'recursive-summarization' && policy.mode.maxTokensToKeep !== undefined
+        ? { ...policy.mode, maxTokensToKeep: Math.min(policy.mode.maxTokensToKeep, share(0.25)) }
+        : policy.mode,
     keepUserTokens: Math.min(policy.keepUserTokens, share(0.15)),
     keepUserInstructionTokens: Math.min(policy.keepUserInstructionTokens, share(0.1)),
     rehydrationReserveTokens: Math.min(policy.rehydrationReserveTokens, share(0.05)),
