@@ -1,13 +1,13 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { emptyPlan, slidingWindow, tokenBudget } from '@compactor/core';
+import { emptyPlan, POLICY_PRESET_NAMES, slidingWindow, tokenBudget } from '@compactor/core';
 import { renderPromptSync } from '@compactor/render';
 import { corpusAvailable, corpusFile } from '@compactor/testkit/corpus';
 import { describe, expect, it } from 'vitest';
 import type { Baseline } from '../src/eval/baselines/baseline.js';
 import { formatEvaluationReport } from '../src/eval/format-eval-report.js';
-import { OURS, runEvaluation } from '../src/eval/run-evaluation.js';
+import { OURS, presetSystemName, runEvaluation } from '../src/eval/run-evaluation.js';
 import { unboundedRender } from '../src/replay/unbounded-tokens.js';
 import { runCli, writeChatTranscript } from './support.js';
 
@@ -63,6 +63,7 @@ describe('runEvaluation', () => {
       transcripts: [{ kind: 'openai', file, conversation: 0, label: 'garden' }],
       windows: [3000, 1_000_000],
       baselines: [lastSix, everything],
+      presets: [],
       drift: false,
       needles: false,
       onProgress: ({ done }) => progress.push(done),
@@ -95,6 +96,34 @@ describe('runEvaluation', () => {
   });
 });
 
+describe('policy presets as rows (ADR-0181)', () => {
+  it('runs every preset by default as its own row, measured like ours', async () => {
+    const file = await writeChatTranscript(30);
+    const result = await runEvaluation({
+      corpusDir: '/nonexistent',
+      transcripts: [{ kind: 'openai', file, conversation: 0, label: 'garden' }],
+      windows: [3000],
+      baselines: [lastSix],
+      drift: false,
+      needles: false,
+    });
+    const presetRows = POLICY_PRESET_NAMES.map(presetSystemName);
+    expect(result.systems.map((system) => system.name)).toEqual([OURS, ...presetRows, 'last-six']);
+    expect(result.runs.map((run) => run.system)).toEqual([OURS, ...presetRows, 'last-six']);
+    for (const run of result.runs.filter((candidate) => candidate.system.startsWith('preset:'))) {
+      expect(run.valid, run.system).toBe(true);
+      expect(run.withinBudget, run.system).toBe(true);
+      expect(run.requestTokens, run.system).toBeLessThanOrEqual(run.ceiling);
+    }
+    // Presets differ: seed-004-sliding's turn trigger fires on 30 turns; seed-000's 80,000 tokens never do.
+    const row = (preset: (typeof POLICY_PRESET_NAMES)[number]) =>
+      result.runs.find((run) => run.system === presetSystemName(preset))!;
+    expect(row('seed-004-sliding').compactions).toBeGreaterThan(0);
+    expect(row('seed-000').compactions).toBe(0);
+    expect(formatEvaluationReport(result)).toContain('| preset:pi |');
+  });
+});
+
 describe('--policy and the command', () => {
   it('applies a thread policy to our system only', async () => {
     const file = await writeChatTranscript(30);
@@ -106,12 +135,19 @@ describe('--policy and the command', () => {
         transcripts: [{ kind: 'openai', file, conversation: 0, label: 'garden' }],
         windows: [3000],
         baselines: [],
+        presets: ['seed-004-sliding'],
         drift: false,
         needles: false,
         ...(withPolicy ? { policyFile } : {}),
       });
-    expect((await run(false)).runs[0]!.compactions).toBeGreaterThan(0);
-    expect((await run(true)).runs[0]!.compactions).toBe(0);
+    const [without, withPolicy] = [await run(false), await run(true)];
+    expect(without.runs[0]!.compactions).toBeGreaterThan(0);
+    expect(withPolicy.runs[0]!.compactions).toBe(0);
+    // The preset's row runs its own policy, not the one given for ours.
+    const presetRow = (result: typeof without) =>
+      result.runs.find((run) => run.system === presetSystemName('seed-004-sliding'))!;
+    expect(presetRow(withPolicy).compactions).toBe(presetRow(without).compactions);
+    expect(presetRow(withPolicy).compactions).toBeGreaterThan(0);
   });
 
   // Spawns the CLI (tsx start-up included): ~5 s on the loaded 2-core machine, so not the 5 s default.

@@ -175,7 +175,11 @@ describe('GET /v1/threads/:id/lifecycle', () => {
       stored.slice(2).map((_, offset) => offset + 3),
     );
     expect(rest.json.nextIndex).toBeNull();
-    expect(rest.json.events.at(-1).name).toBe('compaction_completed');
+    // The planner's last event, then the engine's word that the plan was committed (ADR-0183).
+    expect(rest.json.events.slice(-2).map((event: { name: string }) => event.name)).toEqual([
+      'compaction_completed',
+      'compaction_committed',
+    ]);
 
     const stranger = await call(KEY_B, 'GET', '/v1/threads/garden/lifecycle');
     expect(stranger.status).toBe(404);

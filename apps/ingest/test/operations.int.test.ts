@@ -97,6 +97,7 @@ describe('operations', () => {
         'GET /v1/threads/{id}/plan',
         'GET /v1/threads/{id}/prompt',
         'POST /v1/threads/{id}/compact',
+        'POST /v1/threads/{id}/snapshots',
         'POST /v1/threads/{id}/branch',
         'GET /v1/artifacts/{id}',
         'GET /v1/threads',

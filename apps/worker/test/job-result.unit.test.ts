@@ -32,6 +32,7 @@ function check(overrides: Partial<CheckResult>): CheckResult {
     planner: planner({}),
     commit: { status: 'committed', version: 3 },
     compressionRatio: 2.5,
+    outcome: null,
     ...overrides,
   };
 }

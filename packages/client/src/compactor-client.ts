@@ -15,6 +15,7 @@ import type {
   PromptOptions,
   ReadinessView,
   RenderedPrompt,
+  RenderSnapshot,
   SearchHistoryAnswer,
   ThreadView,
 } from './api-types.js';
@@ -237,6 +238,25 @@ export function createCompactorClient(options: CompactorClientOptions) {
       return (
         await send<SearchHistoryAnswer>('POST', `/v1/threads/${segment(threadId)}/search-history`, {
           body: searchCall,
+          retry: true,
+          signal: call?.signal,
+        })
+      ).body;
+    },
+
+    /**
+     * Pin the thread's current version and plan version for delegated agents (ADR-0180); each passes
+     * the id as `snapshot` to {@link renderPrompt} and gets the same bytes. Retried: taking one writes nothing.
+     *
+     * @param threadId - The thread.
+     * @param call - Abort signal of this call.
+     * @returns The snapshot id and the versions it pins.
+     * @throws CompactorApiError on an error status; CompactorNetworkError when no answer came.
+     */
+    async createSnapshot(threadId: string, call?: CallOptions): Promise<RenderSnapshot> {
+      return (
+        await send<RenderSnapshot>('POST', `/v1/threads/${segment(threadId)}/snapshots`, {
+          body: {},
           retry: true,
           signal: call?.signal,
         })

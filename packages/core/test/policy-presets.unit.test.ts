@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   availableForMessages,
+  buildTrigger,
   compactionPolicySchema,
   POLICY_PRESET_NAMES,
   parsePolicy,
+  remainderThreshold,
   SEED_003_THRESHOLD_TOKENS,
   tokenBudget,
 } from '../src/index.js';
@@ -37,8 +39,32 @@ describe('policy presets (ADR-0106)', () => {
   it('seed-003: (128,000 − 2,000 − 4,000 − 5,000) × 0.80 = 93,600, keep 10 messages', () => {
     expect(SEED_003_THRESHOLD_TOKENS).toBe(93_600);
     const policy = parsePolicy({ preset: 'seed-003' });
-    expect(policy.trigger).toEqual({ kind: 'tokens', threshold: 93_600 });
+    expect(policy.trigger).toEqual({
+      kind: 'tokens',
+      remainder: { systemReserve: 2_000, outputReserve: 4_000, safetyBuffer: 5_000, thresholdPercent: 0.8 },
+    });
     expect(policy.mode).toEqual({ kind: 'recursive-summarization', maxEventsToKeep: 10, overlapSize: 0 });
+  });
+
+  it('seed-003: the threshold is recomputed for other windows by the same arithmetic (ADR-0184)', () => {
+    const { trigger } = parsePolicy({ preset: 'seed-003' });
+    const at = (contextWindow: number, messageTokens: number) =>
+      buildTrigger(trigger).evaluate({ messages: [], messageTokens, contextWindow });
+    expect(at(128_000, 93_600)).toMatchObject({ fire: true, trigger: 'tokens>=93600' });
+    expect(at(128_000, 93_599).fire).toBe(false);
+    // (200,000 − 11,000) × 0.8 = 151,200; (32,000 − 11,000) × 0.8 = 16,800.
+    expect(at(200_000, 151_199)).toMatchObject({ fire: false, trigger: 'tokens>=151200' });
+    expect(at(200_000, 151_200).fire).toBe(true);
+    expect(at(32_000, 16_800)).toMatchObject({ fire: true, trigger: 'tokens>=16800' });
+    const remainder = {
+      systemReserve: 2_000,
+      outputReserve: 4_000,
+      safetyBuffer: 5_000,
+      thresholdPercent: 0.8,
+    };
+    for (const window of [16_000, 64_000, 1_000_000]) {
+      expect(remainderThreshold(remainder, window)).toBe(Math.floor((window - 11_000) * 0.8));
+    }
   });
 
   it('seed-004: TurnCountTrigger(20) with a sliding window of 10, or recursive summarization with overlapSize 2', () => {

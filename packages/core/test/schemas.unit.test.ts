@@ -258,6 +258,8 @@ describe('policy and trigger schemas', () => {
       maxSummarizationRounds: 50,
       summaryShare: { dialogue: 0.4, coding: 0.15, other: 0.15 },
       keepUserWordsInDialogue: 'instructions',
+      onSummaryFailure: 'fallback',
+      summaryStyle: { format: 'structured', message: 'assistant' },
       toolDurability: { defaultDurability: 'anchoring', overrides: {} },
       rehydration: {
         enabled: true,

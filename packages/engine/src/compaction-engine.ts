@@ -4,7 +4,9 @@ import {
   availableForMessages,
   buildTrigger,
   type Clock,
+  type CompactionOutcome,
   type CompactionPlan,
+  compactionOutcome,
   type DeterminismHooks,
   type DeterminismReport,
   type EventStore,
@@ -70,6 +72,11 @@ export interface CompactionEngineOptions {
    * is proven unchanged; without it (or when a hook fails) they are kept.
    */
   determinismHooks?: DeterminismHooks;
+  /**
+   * The deployment's switch (ADR-0183): false, no trigger fires, whatever a thread's policy says;
+   * manual compaction still runs. @defaultValue true
+   */
+  autoCompact?: boolean;
 }
 
 export interface SummarizationFailure {
@@ -114,6 +121,11 @@ export interface CheckResult {
   compressionRatio: number;
   /** What the `capture_determinism` hooks found, when hooks are registered and the planner ran. */
   determinism?: DeterminismReport;
+  /**
+   * What a committed compaction archived and kept, and the tokens it saved (seed 004's result); null
+   * when nothing was committed.
+   */
+  outcome: CompactionOutcome | null;
 }
 
 /** How many recent lifecycle events a check reads to learn whether this turn rehydrated. */
@@ -180,12 +192,19 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
         }
       : options.overhead;
     const targetTokens = availableForMessages(threadBudget(thread, overhead));
-    const automatic = buildTrigger(thread.policy.trigger).evaluate({
-      messages: messagesForTrigger(thread.messages, current.plan),
-      messageTokens,
-      contextWindow: thread.contextWindow,
-      targetTokens,
-    });
+    const automatic: TriggerDecision =
+      options.autoCompact === false
+        ? {
+            fire: false,
+            trigger: 'deployment',
+            reason: 'automatic compaction is switched off for this deployment',
+          }
+        : buildTrigger(thread.policy.trigger).evaluate({
+            messages: messagesForTrigger(thread.messages, current.plan),
+            messageTokens,
+            contextWindow: thread.contextWindow,
+            targetTokens,
+          });
     // A request always runs; the thread's own trigger still says whether to act within the target.
     const trigger = manual
       ? { fire: true, trigger: 'manual', reason: 'compaction was requested', children: [automatic] }
@@ -199,7 +218,7 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     };
     // Whether automatic compaction is on is the planner's to say (it answers `disabled`).
     if (!trigger.fire) {
-      return { ...base, planner: null, commit: { status: 'not_needed' }, compressionRatio: 1 };
+      return { ...base, planner: null, commit: { status: 'not_needed' }, compressionRatio: 1, outcome: null };
     }
     // A trigger that fires within the target compacts once per thread version (ADR-0105): with
     // nothing appended since the last plan, compacting again would erode the prompt check by check.
@@ -209,7 +228,7 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       messageTokens <= targetTokens &&
       (current.plan?.basedOnSeq ?? -1) >= lastConversationSeq(events)
     ) {
-      return { ...base, planner: null, commit: { status: 'not_needed' }, compressionRatio: 1 };
+      return { ...base, planner: null, commit: { status: 'not_needed' }, compressionRatio: 1, outcome: null };
     }
     const failures: unknown[] = [];
     // Read only when the planner will run: a check whose trigger does not fire costs no lifecycle read.
@@ -245,12 +264,26 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     const withReport = verified ? { determinism: verified.report } : {};
     // A plan that frees nothing is never committed automatically, whatever fired: no compaction loops.
     if (planner.added.length === 0 || (freed <= 0 && !manual))
-      return { ...base, ...withReport, planner, commit: { status: 'not_needed' }, compressionRatio };
+      return {
+        ...base,
+        ...withReport,
+        planner,
+        commit: { status: 'not_needed' },
+        compressionRatio,
+        outcome: null,
+      };
     // A plan that misses its target and frees little is not worth a new prompt prefix: every commit
     // invalidates the runtime's prompt cache. The renderer's emergency fit covers the gap meanwhile.
     if (planner.status === 'target_unreachable' && freed < thread.policy.clearAtLeastTokens && !manual) {
       logger.info({ tenantId, threadId, freed }, 'compaction freed too little to commit');
-      return { ...base, ...withReport, planner, commit: { status: 'not_needed' }, compressionRatio };
+      return {
+        ...base,
+        ...withReport,
+        planner,
+        commit: { status: 'not_needed' },
+        compressionRatio,
+        outcome: null,
+      };
     }
     const commit = await options.plans.commit(tenantId, threadId, planner.plan, current.version);
     if (!commit.committed) {
@@ -264,6 +297,7 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
         planner,
         commit: { status: 'lost_race', currentVersion: commit.currentVersion },
         compressionRatio,
+        outcome: null,
       };
     }
     await recordPlanCommitted(tenantId, threadId, planner.plan, commit.version);
@@ -278,12 +312,27 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       },
       'compaction plan committed',
     );
+    const outcome = compactionOutcome(thread.messages, current.plan, planner.plan, {
+      before: planner.tokensBefore,
+      after: planner.tokensAfter,
+    });
+    const strategy =
+      thread.policy.mode.kind === 'ladder' ? planner.rungsUsed.join(',') : thread.policy.mode.kind;
+    await reportCommitted(tenantId, threadId, {
+      planner,
+      planVersion: commit.version,
+      outcome,
+      strategy,
+      manual: manual !== undefined,
+      triggerReason: trigger.reason,
+    });
     return {
       ...base,
       ...withReport,
       planner,
       commit: { status: 'committed', version: commit.version },
       compressionRatio,
+      outcome,
     };
   }
 
@@ -337,6 +386,43 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       );
       return false;
     }
+  }
+
+  /** The user is told a compaction happened (ADR-0183): one lifecycle event per committed plan. */
+  async function reportCommitted(
+    tenantId: string,
+    threadId: string,
+    committed: {
+      planner: PlannerOutcome;
+      planVersion: number;
+      outcome: CompactionOutcome;
+      strategy: string;
+      manual: boolean;
+      triggerReason: string;
+    },
+  ): Promise<void> {
+    const { planner, planVersion, outcome, manual } = committed;
+    await options.lifecycle
+      ?.append({
+        tenantId,
+        threadId,
+        name: 'compaction_committed',
+        at: options.clock.now().toISOString(),
+        tokensBefore: planner.tokensBefore,
+        tokensAfter: planner.tokensAfter,
+        tokensFreed: outcome.tokensSaved,
+        strategy: committed.strategy,
+        details: {
+          planVersion,
+          trigger: manual ? 'manual' : 'automatic',
+          triggerReason: committed.triggerReason,
+          archivedMessages: outcome.archivedMessageIds.length,
+          keptMessages: outcome.keptMessageIds.length,
+        },
+      })
+      .catch((appendError: unknown) =>
+        logger.warn({ err: appendError, tenantId, threadId }, 'could not record the committed compaction'),
+      );
   }
 
   async function reportSummarizationFailure(

@@ -31,3 +31,4 @@ export {
   RENDER_LIFECYCLE_LOOKBACK,
   type RenderRecords,
 } from './prepare/render-records.js';
+export { loadSnapshot, type SnapshotStores, takeSnapshot } from './snapshots/snapshots.js';

@@ -85,15 +85,19 @@ describe('policy presets through engine.check', () => {
     expect(await large.visible()).toEqual({ real: 10, summaries: 1 });
   });
 
-  it('seed-003: fires at 93,600 message tokens, keeps the last 10 messages', async () => {
-    const { engine, visible } = await presetThread('seed-003', { turns: 30, answerRepeats: 220 });
+  it('seed-003: fires at 93,600 message tokens on a 128k window, keeps the last 10 messages', async () => {
+    const { engine, visible } = await presetThread('seed-003', {
+      turns: 30,
+      answerRepeats: 220,
+      contextWindow: 128_000,
+    });
     const result = await engine.check(TENANT, 'preset');
     expect(result.trigger.trigger).toBe('tokens>=93600');
     expect(result.commit).toEqual({ status: 'committed', version: 1 });
     expect(await visible()).toEqual({ real: 10, summaries: 1 });
   });
 
-  it('pi: over window − 16,384 it summarizes only, keeping at least 20,000 recent tokens', async () => {
+  it('pi: over window − 16,384 it summarizes everything older than the newest 20,000 tokens (ADR-0186)', async () => {
     const { engine, visible } = await presetThread('pi', {
       turns: 30,
       answerRepeats: 220,
@@ -103,10 +107,10 @@ describe('policy presets through engine.check', () => {
     expect(result.planner!.targetTokens).toBe(100_000 - 16_384);
     expect(result.trigger.fire).toBe(true);
     expect(result.commit).toEqual({ status: 'committed', version: 1 });
-    expect(result.planner!.rungsUsed).toEqual(['summarize']);
+    expect(result.planner!.reason).toMatch(/^recursive summarization of \d+ messages$/);
     expect(result.planner!.tokensAfter).toBeLessThanOrEqual(result.planner!.targetTokens);
     const { real, summaries } = await visible();
-    expect(summaries).toBeGreaterThan(0);
+    expect(summaries).toBe(1);
     expect(real).toBeGreaterThan(0);
   });
 });

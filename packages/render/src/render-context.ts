@@ -45,7 +45,7 @@ export function renderContext(input: RenderInput): RenderContext {
     cache,
     memo,
     exchanges,
-    maker: new PieceMaker(cache, memo, format, input.tokenizer),
+    maker: new PieceMaker(cache, memo, format, input.tokenizer, input.thread.policy),
     agent: input.agent,
     turn: input.turn ?? input.thread.messages.at(-1)?.turn ?? 0,
     rehydrationPolicy,

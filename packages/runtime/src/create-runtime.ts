@@ -6,7 +6,11 @@ import {
   type Summarizer,
   systemClock,
 } from '@compactor/core';
-import { type CompactionEngine, createCompactionEngine } from '@compactor/engine';
+import {
+  type CompactionEngine,
+  type CompactionEngineOptions,
+  createCompactionEngine,
+} from '@compactor/engine';
 import type { CompactionWorker } from '@compactor/queue';
 import type { RuntimeConfig } from './config/runtime-config.js';
 import { openQueue, type StartConsumer } from './queue/open-queue.js';
@@ -37,6 +41,11 @@ export interface CreateRuntimeOptions {
    * the worker may then clear replayable results whose source is proven unchanged.
    */
   determinismHooks?: DeterminismHooks;
+  /**
+   * Called when a summary fails and the thread's policy leaves its history unchanged (the session
+   * service's failure callback; a `compaction_failed` lifecycle event records it as well).
+   */
+  onSummarizationFailure?: CompactionEngineOptions['onSummarizationFailure'];
 }
 
 /** The wired adapters, engine and queue an app runs on. */
@@ -102,6 +111,8 @@ export async function createRuntime(config: RuntimeConfig, options: CreateRuntim
     logger,
     artifactDefaults: config.artifactDefaults,
     ...(options.determinismHooks ? { determinismHooks: options.determinismHooks } : {}),
+    autoCompact: config.autoCompact,
+    ...(options.onSummarizationFailure ? { onSummarizationFailure: options.onSummarizationFailure } : {}),
   });
 
   const consumers: CompactionWorker[] = [];

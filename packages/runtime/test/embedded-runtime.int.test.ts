@@ -41,7 +41,10 @@ describe('createRuntime on the embedded defaults', () => {
     });
     expect(read.status).toBe('ok');
     const lifecycle = await runtime.stores.lifecycle.list('tenant-a', 'thread-1');
-    expect(lifecycle.at(-1)?.name).toBe('compaction_completed');
+    expect(lifecycle.slice(-2).map((event) => event.name)).toEqual([
+      'compaction_completed',
+      'compaction_committed',
+    ]);
   });
 
   it('puts the summarizer behind the summary cache: the same span is summarized once', async () => {
@@ -138,5 +141,39 @@ describe('createRuntime on the embedded defaults', () => {
     const result = await second.engine.check('tenant-a', 'thread-s');
     expect(result.commit).toEqual({ status: 'committed', version: 1 });
     expect((await first.stores.plans.getCurrent('tenant-a', 'thread-s')).version).toBe(1);
+  });
+});
+
+describe('the session service’s failure callback in the running service', () => {
+  it('onSummarizationFailure on the runtime hears a failed summary; compaction_failed is in the lifecycle log', async () => {
+    const failures: unknown[] = [];
+    const { runtime } = await embeddedRuntime(
+      {},
+      {
+        // The model is down (the runtime still puts its fallbacks behind it).
+        summarizer: {
+          id: 'down',
+          modelId: 'down-model',
+          promptVersion: 'down-1',
+          summarize: () => Promise.reject(new Error('the summary model is down')),
+        },
+        onSummarizationFailure: (failure) => failures.push(failure),
+      },
+    );
+    const { events } = longConversation('thread-f');
+    const created = asInputs(events).map((event) =>
+      event.type === 'thread.created'
+        ? { ...event, policy: { preset: 'seed-004-recursive' as const } }
+        : event,
+    );
+    await runtime.stores.events.append('tenant-a', 'thread-f', created);
+    const result = await runtime.engine.check('tenant-a', 'thread-f');
+    expect(result.trigger.fire).toBe(true);
+    expect(result.commit).toEqual({ status: 'not_needed' });
+    expect(failures).toEqual([
+      { tenantId: 'tenant-a', threadId: 'thread-f', error: new Error('the summary model is down') },
+    ]);
+    const lifecycle = await runtime.stores.lifecycle.list('tenant-a', 'thread-f');
+    expect(lifecycle.map((event) => event.name)).toContain('compaction_failed');
   });
 });

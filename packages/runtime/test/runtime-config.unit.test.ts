@@ -29,6 +29,7 @@ describe('loadRuntimeConfig', () => {
       artifactDefaults: { sensitivity: 'internal' },
       queue: { kind: 'in-process' },
       summarizer: { kind: 'extractive' },
+      autoCompact: true,
       debounceMs: 2000,
       debounceMaxWaitMs: 10_000,
       enqueueTimeoutMs: 2000,
@@ -43,6 +44,15 @@ describe('loadRuntimeConfig', () => {
       logLevel: 'info',
     };
     expect(loadRuntimeConfig({})).toEqual(expected);
+  });
+
+  it('switches automatic compaction off for the deployment with COMPACTOR_AUTO_COMPACT (ADR-0183)', () => {
+    expect(loadRuntimeConfig({ COMPACTOR_AUTO_COMPACT: 'false' }).autoCompact).toBe(false);
+    expect(loadRuntimeConfig({ COMPACTOR_AUTO_COMPACT: 'on' }).autoCompact).toBe(true);
+    expect(loadRuntimeConfig({}).autoCompact).toBe(true);
+    expect(configurationError({ COMPACTOR_AUTO_COMPACT: 'maybe' }).issues[0]?.path).toBe(
+      'COMPACTOR_AUTO_COMPACT',
+    );
   });
 
   it('opens the embedded data directory shared when COMPACTOR_EMBEDDED_SHARING=shared', () => {

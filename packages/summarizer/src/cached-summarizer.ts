@@ -41,6 +41,9 @@ export function summaryContentHash(request: SummarizeRequest): string {
     previousSummary: request.previousSummary ?? null,
     instructions: request.instructions ?? null,
     toolDurability: request.toolDurability ?? null,
+    // Only when given, so the keys of every request without them are unchanged.
+    ...(request.systemPrompt !== undefined ? { systemPrompt: request.systemPrompt } : {}),
+    ...(request.maxOutputTokens !== undefined ? { maxOutputTokens: request.maxOutputTokens } : {}),
   });
   return createHash('sha256').update(material).digest('hex');
 }

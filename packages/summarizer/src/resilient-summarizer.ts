@@ -18,6 +18,16 @@ export interface ResilientSummarizerOptions {
   primary?: Summarizer;
   /** @defaultValue `noopLogger` */
   logger?: Logger;
+  /**
+   * The second link of the chain; default {@link createExtractiveSummarizer}. A deployment may pass a
+   * tuned extractor; when it throws, the chain falls through to head-and-tail truncation.
+   */
+  extractive?: {
+    id: string;
+    modelId: string;
+    promptVersion: string;
+    extract(request: SummarizeRequest): StructuredSummary;
+  };
 }
 
 /** What the structure guarantees, whatever a model writes: pinned facts, key fields, files. */
@@ -56,7 +66,7 @@ function truncationSummary(request: SummarizeRequest): StructuredSummary {
  * @returns A summarizer that rejects only when the request's signal is aborted.
  */
 export function createResilientSummarizer(options: ResilientSummarizerOptions = {}): Summarizer {
-  const extractive = createExtractiveSummarizer();
+  const extractive = options.extractive ?? createExtractiveSummarizer();
   const logger = options.logger ?? noopLogger;
   const primary = options.primary;
   return {
@@ -80,6 +90,8 @@ export function createResilientSummarizer(options: ResilientSummarizerOptions = 
             : result;
         } catch (error) {
           request.signal?.throwIfAborted();
+          // The policy chose to leave the history unchanged rather than keep a lesser summary.
+          if (request.fallback === false) throw error;
           logger.warn(
             { err: error, threadId: request.threadId, summarizer: primary.id },
             'summarizer failed; falling back to extractive',
@@ -94,6 +106,8 @@ export function createResilientSummarizer(options: ResilientSummarizerOptions = 
         costUsd: 0,
       };
       if (structural) return { ...base, summary: structural, via: 'extractive' };
+      if (request.fallback === false)
+        throw new Error('the extractive summarizer failed and the policy allows no fallback');
       return { ...base, summarizerId: 'truncation', summary: truncationSummary(request), via: 'truncation' };
     },
   };

@@ -60,7 +60,13 @@ export { stringifyJson } from './json/stringify-json.js';
 export type { ModelInfo, ModelProvider, TokenizerFamily, TokenizerGeneration } from './models/model-info.js';
 export { tokenizerFamilies } from './models/model-info.js';
 export type { ModelInfoOverrides } from './models/model-registry.js';
-export { findModelInfo, getModelInfo, listModels, resolveModelInfo } from './models/model-registry.js';
+export {
+  findModelInfo,
+  getModelInfo,
+  listModels,
+  resolveModelInfo,
+  UNKNOWN_MODEL_FALLBACK,
+} from './models/model-registry.js';
 export type { ThreadModel, ThreadTokenizers } from './thread-tokenizers.js';
 export { countingFormatFor, createThreadTokenizers, tokenizerForThread } from './thread-tokenizers.js';
 export type {

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ValidationError } from '@compactor/core';
+import { POLICY_PRESET_NAMES, type PolicyPresetName, ValidationError } from '@compactor/core';
 import { corpusDirectory } from '@compactor/render/bench';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
@@ -27,6 +27,7 @@ export interface EvalCommandOptions {
   ratios?: number[];
   seed?: number;
   parts?: EvalPart[];
+  presets?: PolicyPresetName[];
 }
 
 /** `qa,needles` → ['qa', 'needles']. */
@@ -38,6 +39,18 @@ export function parsePartList(value: string): EvalPart[] {
         { path: 'parts', message: `expected some of ${EVAL_PARTS.join(', ')}` },
       ]);
   return [...new Set(parts)] as EvalPart[];
+}
+
+/** `pi,seed-003` → ['pi', 'seed-003']; `none` → [] (no preset rows). */
+export function parsePresetList(value: string): PolicyPresetName[] {
+  if (value.trim() === 'none') return [];
+  const names = value.split(',').map((item) => item.trim());
+  for (const name of names)
+    if (!(POLICY_PRESET_NAMES as readonly string[]).includes(name))
+      throw new ValidationError(`invalid preset ${JSON.stringify(name)}`, [
+        { path: 'presets', message: `expected some of ${POLICY_PRESET_NAMES.join(', ')}, or none` },
+      ]);
+  return [...new Set(names)] as PolicyPresetName[];
 }
 
 /** `2,4,8` → [2, 4, 8]. */
@@ -102,6 +115,11 @@ export function registerEvalCommand(program: Command): void {
     .option('--budgets <list>', 'old name of --windows', parseWindowList)
     .option('--budget <tokens>', 'old name of --window', parseTokenCount)
     .option('--policy <name|file>', 'policy preset name or JSON thread policy applied to our system')
+    .option(
+      '--presets <list>',
+      `policy presets run as rows of their own in the budget runs: ${POLICY_PRESET_NAMES.join(', ')} or none (default all)`,
+      parsePresetList,
+    )
     .option('--json', 'print the full result as JSON')
     .option('--out <dir>', 'write results.json, report.md and retention.svg here', './eval-results')
     .option('--quick', 'a small sample of every part (under two minutes)')
@@ -133,6 +151,7 @@ export function registerEvalCommand(program: Command): void {
           ...(options.images ? { images: true } : {}),
           ...(options.ratios ? { qaRatios: options.ratios } : {}),
           ...(options.parts ? { parts: options.parts } : {}),
+          ...(options.presets ? { presets: options.presets } : {}),
           ...(options.seed !== undefined && Number.isInteger(options.seed)
             ? { needleSeed: options.seed }
             : {}),

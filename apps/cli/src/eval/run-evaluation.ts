@@ -1,5 +1,12 @@
 import { performance } from 'node:perf_hooks';
-import { availableForMessages, type CompactionPolicy, summaryBudgetFor, threadKindOf } from '@compactor/core';
+import {
+  availableForMessages,
+  type CompactionPolicy,
+  POLICY_PRESET_NAMES,
+  type PolicyPresetName,
+  summaryBudgetFor,
+  threadKindOf,
+} from '@compactor/core';
 import { threadBudget } from '@compactor/engine';
 import { summaryText } from '@compactor/render';
 import { readPolicyOption } from '../commands/policy-option.js';
@@ -52,6 +59,11 @@ export interface EvaluationOptions {
   quick?: boolean;
   /** Default: the four baselines of `./baselines/index.ts`. */
   baselines?: Baseline[];
+  /**
+   * Policy presets (ADR-0106) run as rows of their own in the budget runs, beside ours and the
+   * baselines (ADR-0181). Default: every preset.
+   */
+  presets?: readonly PolicyPresetName[];
   /** Chained-compaction drift (default true; `--quick` skips it). */
   drift?: boolean;
   /** Question-conditioned LoCoMo (default true when a LoCoMo transcript is selected). */
@@ -76,6 +88,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const baselines = options.baselines ?? defaultBaselines;
+  const presets = options.presets ?? POLICY_PRESET_NAMES;
   const policy = options.policyFile ? await readPolicy(options.policyFile) : undefined;
   const selection = options.transcripts
     ? { transcripts: options.transcripts, skipped: [] }
@@ -98,7 +111,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
   const runs: RunMetrics[] = [];
   for (const { transcript, windows } of scope.budgetRuns) {
     for (const window of windows) {
-      runs.push(...(await evaluateInWindow(transcript, window, baselines, policy)));
+      runs.push(...(await evaluateInWindow(transcript, window, baselines, policy, presets)));
       progress(`${transcript.label} @ ${window}`);
     }
   }
@@ -137,6 +150,10 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
   }
   const systems = [
     { name: OURS, source: '@compactor/engine (replayTranscript)' },
+    ...presets.map((preset) => ({
+      name: presetSystemName(preset),
+      source: `@compactor/engine (replayTranscript), policy preset ${preset}`,
+    })),
     ...baselines.map((baseline) => ({ name: baseline.name, source: baseline.source })),
   ];
   return {
@@ -158,11 +175,17 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
   };
 }
 
+/** A preset's row name in the evaluation: `preset:seed-000`. */
+export function presetSystemName(preset: PolicyPresetName): string {
+  return `preset:${preset}`;
+}
+
 async function evaluateInWindow(
   transcript: EvalTranscript,
   window: number,
   baselines: readonly Baseline[],
   policy: Partial<CompactionPolicy> | undefined,
+  presets: readonly PolicyPresetName[],
 ): Promise<RunMetrics[]> {
   const replay = await replayTranscript({
     file: transcript.file,
@@ -170,7 +193,7 @@ async function evaluateInWindow(
     window,
     ...(policy ? { policy } : {}),
   });
-  const { report, thread, plan, tokenizer, imported } = replay;
+  const { report, thread, tokenizer, imported } = replay;
   const provider = report.provider;
   const ceiling = report.ceiling > 0 ? report.ceiling : window;
   // LoCoMo is measured by its questions (question-conditioned runs); the rest by final-state probes.
@@ -185,33 +208,17 @@ async function evaluateInWindow(
     ceiling,
     transcriptTokens: report.tokensBefore,
   };
-  const ours = checkRequest(replay.request, provider, tokenizer, ceiling);
-  const summaries = plan?.summarizations ?? [];
-  const results: RunMetrics[] = [
-    {
-      system: OURS,
-      ...common,
-      ...ours,
-      compressionRatio: compressionRatio(report.tokensBefore, ours.requestTokens),
-      retention: retentionOf(replay.request),
-      emergency: replay.renderReport ? emergencyFigures(replay.renderReport) : null,
-      summaryTokens: summaries.reduce((sum, record) => sum + tokenizer.count(summaryText(record)), 0),
-      summaryBudget:
-        summaries.length > 0
-          ? summaryBudgetFor(
-              thread.policy,
-              availableForMessages(threadBudget(thread)),
-              threadKindOf(thread.messages),
-            )
-          : null,
-      rehydrationTokens: replay.renderReport?.rehydration.tokens ?? 0,
-      elapsedMs: report.elapsedMs,
-      summarizerCalls: report.summarizerCalls,
-      summarizerCostUsd: report.summarizerCostUsd,
-      compactions: report.compactions,
-      ...(report.renderError ? { error: report.renderError } : {}),
-    },
-  ];
+  const results: RunMetrics[] = [replayRun(OURS, replay, common, retentionOf)];
+  // Each preset replays the transcript under its own policy, measured like ours (ADR-0181).
+  for (const preset of presets) {
+    const presetReplay = await replayTranscript({
+      file: transcript.file,
+      conversation: transcript.conversation,
+      window,
+      policy: { preset },
+    });
+    results.push(replayRun(presetSystemName(preset), presetReplay, common, retentionOf));
+  }
   for (const baseline of baselines) {
     const started = performance.now();
     try {
@@ -242,6 +249,46 @@ async function evaluateInWindow(
     }
   }
   return results;
+}
+
+/**
+ * The metrics of one replay (ours or a preset), checked against the ceiling its own policy renders
+ * under (a preset with a smaller safety buffer has a higher one; the row says which).
+ */
+function replayRun(
+  system: string,
+  replay: Awaited<ReturnType<typeof replayTranscript>>,
+  common: Pick<RunMetrics, 'transcript' | 'kind' | 'window' | 'ceiling' | 'transcriptTokens'>,
+  retentionOf: (request: unknown) => ProbeRetention,
+): RunMetrics {
+  const { report, thread, plan, tokenizer } = replay;
+  const ceiling = report.ceiling > 0 ? report.ceiling : common.window;
+  const checks = checkRequest(replay.request, report.provider, tokenizer, ceiling);
+  const summaries = plan?.summarizations ?? [];
+  return {
+    system,
+    ...common,
+    ceiling,
+    ...checks,
+    compressionRatio: compressionRatio(report.tokensBefore, checks.requestTokens),
+    retention: retentionOf(replay.request),
+    emergency: replay.renderReport ? emergencyFigures(replay.renderReport) : null,
+    summaryTokens: summaries.reduce((sum, record) => sum + tokenizer.count(summaryText(record)), 0),
+    summaryBudget:
+      summaries.length > 0
+        ? summaryBudgetFor(
+            thread.policy,
+            availableForMessages(threadBudget(thread)),
+            threadKindOf(thread.messages),
+          )
+        : null,
+    rehydrationTokens: replay.renderReport?.rehydration.tokens ?? 0,
+    elapsedMs: report.elapsedMs,
+    summarizerCalls: report.summarizerCalls,
+    summarizerCostUsd: report.summarizerCostUsd,
+    compactions: report.compactions,
+    ...(report.renderError ? { error: report.renderError } : {}),
+  };
 }
 
 function readPolicy(nameOrFile: string): Promise<Partial<CompactionPolicy>> {

@@ -18,6 +18,7 @@ import { registerPlanDiffRoute } from '../routes/plan-diff-route.js';
 import { registerPlanRoute } from '../routes/plan-route.js';
 import { registerPolicyRoute } from '../routes/policy-route.js';
 import { registerPromptRoute } from '../routes/prompt-route.js';
+import { registerSnapshotRoute } from '../routes/snapshot-route.js';
 import { registerThreadListRoute } from '../routes/thread-list-route.js';
 import { registerThreadRoutes } from '../routes/threads-routes.js';
 import { openApiTransform } from '../schemas/openapi-transform.js';
@@ -102,6 +103,7 @@ export function buildIngestApp(dependencies: IngestDependencies): FastifyInstanc
     registerEventRoutes(v1, context);
     registerPlanRoute(v1, context);
     registerPromptRoute(v1, context);
+    registerSnapshotRoute(v1, context);
     registerCompactRoute(v1, context);
     registerBranchRoute(v1, context);
     registerArtifactRoute(v1, context);

@@ -22,6 +22,9 @@ export function registerCompactRoute(app: IngestApp, context: IngestContext): vo
               planVersion: { type: 'integer' },
               tokensBefore: { type: ['integer', 'null'] },
               tokensAfter: { type: ['integer', 'null'] },
+              archivedMessageIds: { type: 'array', items: { type: 'string' } },
+              keptMessageIds: { type: 'array', items: { type: 'string' } },
+              tokensSaved: { type: 'integer' },
             }),
           },
           [400, 401, 404, 422, 502, 503],
@@ -65,5 +68,9 @@ export function compactionSummary(result: CheckResult) {
     rungsUsed: planner?.rungsUsed ?? [],
     summarizerCalls: planner?.summarizerCalls ?? 0,
     summarizerCostUsd: planner?.summarizerCostUsd ?? 0,
+    // Seed 004's result: what a committed compaction archived and kept, and what it saved.
+    archivedMessageIds: result.outcome?.archivedMessageIds ?? [],
+    keptMessageIds: result.outcome?.keptMessageIds ?? [],
+    tokensSaved: result.outcome?.tokensSaved ?? 0,
   };
 }

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type CompactionPlan,
   type CompactionPolicy,
   type EventStore,
   foldThread,
   type ProviderName,
+  parseSnapshotId,
+  type RenderSnapshot,
   registeredContext,
   type StoredEvent,
   stableStringify,
@@ -12,7 +15,7 @@ import {
   tokenBudget,
   ValidationError,
 } from '@compactor/core';
-import { loadRenderRecords } from '@compactor/engine';
+import { loadRenderRecords, loadSnapshot } from '@compactor/engine';
 import { handleSearchHistory, renderPrompt } from '@compactor/render';
 import type { FastifyRequest } from 'fastify';
 import type { IngestApp } from '../app/ingest-app.js';
@@ -39,12 +42,18 @@ interface PromptRequest {
   register?: boolean | undefined;
   /** Offer `search_history` (POST only, ADR-0163). */
   searchHistoryTool?: boolean | undefined;
+  /** Pins (ADR-0180): a snapshot id, or a plan version with an optional thread version. */
+  snapshot?: string | undefined;
+  planVersion?: number | undefined;
+  threadVersion?: number | undefined;
 }
 
 const promptDescription =
   '`budget` caps every token of the request (system, tools, formatting, messages, rehydrated ' +
   'artifacts) and may not exceed the thread context window; without it the cap is the window less ' +
-  'the policy output reserve and safety buffer. A budget no valid request fits in is a 422 with the numbers.';
+  'the policy output reserve and safety buffer. A budget no valid request fits in is a 422 with the numbers. ' +
+  '`snapshot` (an id from `POST .../snapshots`) or `planVersion` (with `threadVersion`, default the current ' +
+  'one) renders the versions they pin, the same bytes whatever was appended or committed since (ADR-0180).';
 
 const promptResponses = withErrors(
   {
@@ -153,22 +162,33 @@ async function render(
   const { events, plans, artifacts, lifecycle } = context.dependencies.stores;
   const { created } = await context.origins.get(caller.tenantId, threadId);
   const owner = { tenantId: caller.tenantId, threadId };
+  const pin = await pinnedVersions(context, caller.tenantId, threadId, prompt);
+  let folded: ReturnType<typeof foldThread>;
+  let plan: CompactionPlan | null;
   // Rehydration's cooldowns and this turn's injections are kept in the thread's lifecycle log, so
   // they hold across requests, processes and restarts, and the worker reads the same (ADR-0191).
-  const [log, current, records] = await Promise.all([
-    events.readAll(caller.tenantId, threadId),
-    plans.getCurrent(caller.tenantId, threadId),
-    loadRenderRecords(lifecycle, owner, context.logger),
-  ]);
-  const folded = foldThread(log);
-  if (prompt.register) await registerContext(events, owner, log, prompt);
+  // A pinned render (ADR-0180) neither reads nor records them: its bytes depend on the pin alone.
+  let records: Awaited<ReturnType<typeof loadRenderRecords>> | undefined;
+  if (pin) {
+    ({ thread: folded, plan } = await loadSnapshot({ events, plans }, caller.tenantId, threadId, pin));
+  } else {
+    const [log, current, loaded] = await Promise.all([
+      events.readAll(caller.tenantId, threadId),
+      plans.getCurrent(caller.tenantId, threadId),
+      loadRenderRecords(lifecycle, owner, context.logger),
+    ]);
+    folded = foldThread(log);
+    plan = current.plan;
+    records = loaded;
+    if (prompt.register) await registerContext(events, owner, log, prompt);
+  }
   // Tool output this key may not read is rendered as a stand-in (ADR-0059). Such a render is not
   // cached: the cache holds what keys with every permission see.
   const visible = visibleMessages(folded.messages, toolOutputAccess(created, caller, context.dependencies));
   const thread = visible.withheld ? { ...folded, messages: visible.messages } : folded;
   const result = await renderPrompt({
     thread,
-    plan: current.plan,
+    plan,
     system: prompt.system,
     tools: prompt.tools,
     budget: budgetFor(thread.contextWindow, thread.policy, prompt.budget),
@@ -180,14 +200,43 @@ async function render(
       tenantId: caller.tenantId,
       permissions: caller.permissions,
     },
-    ...(visible.withheld ? {} : { cache: context.renderCache }),
-    rehydration: { state: records.state },
+    // A pinned render is of an older thread version; the cache follows each thread forward.
+    ...(visible.withheld || pin ? {} : { cache: context.renderCache }),
+    ...(records ? { rehydration: { state: records.state } } : {}),
     ...(prompt.query !== undefined ? { query: prompt.query } : {}),
     ...(prompt.searchHistoryTool ? { addSearchHistoryTool: true } : {}),
     logger: context.logger,
   });
-  await records.record(result.report, context.dependencies.clock.now().toISOString());
+  await records?.record(result.report, context.dependencies.clock.now().toISOString());
   return { request: result.request, tokens: result.tokens, report: result.report };
+}
+
+/** The versions a prompt request pins, or undefined for the current ones. */
+async function pinnedVersions(
+  context: IngestContext,
+  tenantId: string,
+  threadId: string,
+  prompt: PromptRequest,
+): Promise<RenderSnapshot | undefined> {
+  if (prompt.snapshot !== undefined) {
+    if (prompt.planVersion !== undefined || prompt.threadVersion !== undefined) {
+      throw new ValidationError('give a snapshot or versions, not both', [
+        { path: 'snapshot', message: 'not with planVersion or threadVersion' },
+      ]);
+    }
+    return parseSnapshotId(prompt.snapshot);
+  }
+  if (prompt.planVersion === undefined) {
+    if (prompt.threadVersion === undefined) return undefined;
+    throw new ValidationError('threadVersion needs planVersion', [
+      { path: 'planVersion', message: 'required with threadVersion' },
+    ]);
+  }
+  const threadVersion =
+    prompt.threadVersion ??
+    (await context.dependencies.stores.events.getThread(tenantId, threadId))?.version ??
+    0;
+  return { threadVersion, planVersion: prompt.planVersion };
 }
 
 /**

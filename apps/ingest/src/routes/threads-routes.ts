@@ -5,7 +5,7 @@ import {
   NotFoundError,
   TOKENIZER_FAMILY_METADATA_KEY,
 } from '@compactor/core';
-import { resolveModelInfo } from '@compactor/tokenizer';
+import { findModelInfo, resolveModelInfo } from '@compactor/tokenizer';
 import type { IngestApp } from '../app/ingest-app.js';
 import type { IngestContext } from '../app/ingest-context.js';
 import { callerOf } from '../auth/authenticate.js';
@@ -42,16 +42,22 @@ export function registerThreadRoutes(app: IngestApp, context: IngestContext): vo
     async (request, reply) => {
       const caller = callerOf(request);
       const { body } = request;
-      // An unknown model without explicit numbers is an UnknownModelError (422).
-      const model = resolveModelInfo(body.model, {
-        contextWindow: body.contextWindow,
-        maxOutputTokens: body.maxOutputTokens,
-        tokenizerFamily: body.tokenizerFamily,
-      });
+      // An unknown model without explicit numbers is an UnknownModelError (422), unless the caller
+      // opted in to the 128k fallback (ADR-0184).
+      const fallback = body.unknownModelFallback === true && findModelInfo(body.model) === undefined;
+      const model = resolveModelInfo(
+        body.model,
+        {
+          contextWindow: body.contextWindow,
+          maxOutputTokens: body.maxOutputTokens,
+          tokenizerFamily: body.tokenizerFamily,
+        },
+        { unknownModelFallback: fallback },
+      );
       requireRoomForInput(model.contextWindow, body.policy);
       const threadId = body.threadId ?? randomUUID();
       const metadata =
-        body.tokenizerFamily !== undefined
+        body.tokenizerFamily !== undefined || fallback
           ? { ...body.metadata, [TOKENIZER_FAMILY_METADATA_KEY]: model.tokenizerFamily }
           : body.metadata;
       const created: EventInput = {

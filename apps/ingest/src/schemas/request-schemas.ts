@@ -44,6 +44,11 @@ export const createThreadBodySchema = z.strictObject({
   maxOutputTokens: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   /** Needed (with both numbers) for a model the registry does not know. */
   tokenizerFamily: tokenizerFamilySchema.optional(),
+  /**
+   * Opt in to a 128,000-token window (o200k_base, 4,096 output tokens) for a model the registry does
+   * not know, instead of a 422 (seed 003, ADR-0184); numbers given still win.
+   */
+  unknownModelFallback: z.boolean().optional(),
   policy: partialPolicySchema.optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   /** The thread.created event's id; default `thread.created`. */
@@ -64,12 +69,25 @@ export const ifMatchHeadersSchema = z.looseObject({
   'if-match': z.string().optional().describe('Expected thread version, e.g. "3"'),
 });
 
+/**
+ * What pins a render to older versions (ADR-0180): a snapshot id from `POST .../snapshots`, or a plan
+ * version (with the thread version, default the current one). Checked against each other in the route.
+ */
+function pinnedRenderFields<P extends z.ZodType, T extends z.ZodType>(planVersion: P, threadVersion: T) {
+  return {
+    snapshot: z.string().min(1).max(64).optional(),
+    planVersion: planVersion.optional(),
+    threadVersion: threadVersion.optional(),
+  };
+}
+
 export const promptQuerySchema = z.strictObject({
   provider: providerNameSchema.default('anthropic'),
   /** Ceiling of the rendered request's tokens; default: the window less the policy's output reserve and safety buffer. */
   budget: queryInteger({ min: 1 }).optional(),
   /** The system prompt; a long one belongs in the body of `POST .../prompt`. */
   system: z.string().max(SYSTEM_PROMPT_MAX_LENGTH).default(''),
+  ...pinnedRenderFields(queryInteger({ min: 0 }), queryInteger({ min: 1 })),
 });
 
 export const promptBodySchema = z
@@ -95,6 +113,10 @@ export const promptBodySchema = z
      * calls with `POST /v1/threads/:id/search-history`.
      */
     searchHistoryTool: z.boolean().optional(),
+    ...pinnedRenderFields(
+      z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+      z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+    ),
   })
   .default({ provider: 'anthropic', system: '', tools: [] });
 

@@ -15,6 +15,7 @@ import { editPlan } from './plan-edit.js';
 import type { PlannerInput, PlannerOutcome } from './planner-types.js';
 import { type PlanningStart, reasonToStop, startPlanning } from './planning-start.js';
 import { coveredWith, summaryBudgetFor, summaryRecord } from './rungs/summarize.js';
+import { summaryCallSettings } from './summary-call.js';
 
 /** The planner's input, plus a callback for recursive summarization's failures. */
 export interface PolicyPlannerInput extends PlannerInput {
@@ -83,11 +84,11 @@ async function recursiveSummarization(
       { path: 'overlapSize', message: `must be in [0, ${mode.maxEventsToKeep})` },
     ]);
   }
-  const window = slidingWindow(
-    input.thread,
-    { maxEvents: mode.maxEventsToKeep },
-    { countTokens: input.countMessage, basePlan: start.base, now: input.now },
-  );
+  const windowOptions = { countTokens: input.countMessage, basePlan: start.base, now: input.now };
+  const window =
+    mode.maxTokensToKeep !== undefined
+      ? tokenBudgetSuffix(input.thread, { maxTokens: mode.maxTokensToKeep }, windowOptions)
+      : slidingWindow(input.thread, { maxEvents: mode.maxEventsToKeep }, windowOptions);
   if (window.archivedIds.length === 0)
     return start.outcome('unchanged', 'recursive summarization: nothing older than the active window');
   const archived = new Set(window.archivedIds);
@@ -109,6 +110,8 @@ async function recursiveSummarization(
       ...(input.manual?.instructions ? { instructions: input.manual.instructions } : {}),
       toolDurability: start.policy.toolDurability,
       policyVersion: start.policy.version,
+      ...summaryCallSettings(start.policy),
+      ...(mode.systemPrompt ? { systemPrompt: mode.systemPrompt } : {}),
     });
     if (renderSummary(result.summary).split('\n').length <= 1)
       throw new Error('the summarizer returned a blank summary');

@@ -20,6 +20,15 @@ export interface SummarizeRequest {
    * policy re-summarizes. The planner always sets it; a cache without it uses its configured default.
    */
   policyVersion?: string;
+  /** The most tokens the model call may write (its `max_tokens`; pi: 0.8 × reserveTokens). */
+  maxOutputTokens?: number;
+  /** Replaces the summarizer's own system prompt (the session service's `systemPrompt`). */
+  systemPrompt?: string;
+  /**
+   * false: when the model fails, fail (the caller leaves the history unchanged) instead of falling
+   * back to the extractive summary or truncation (the policy's `onSummaryFailure: 'leave-unchanged'`).
+   */
+  fallback?: boolean;
   signal?: AbortSignal;
 }
 

@@ -93,6 +93,8 @@ export const lifecycleEventNameSchema = z.enum([
   'compaction_rehydration_blocked',
   'compaction_completed',
   'compaction_failed',
+  /** A plan was committed: what the user is told (ADR-0183), written by the engine after the commit. */
+  'compaction_committed',
 ]);
 /** The name of a lifecycle event (ADR-0015). */
 export type LifecycleEventName = z.infer<typeof lifecycleEventNameSchema>;

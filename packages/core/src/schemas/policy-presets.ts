@@ -21,14 +21,15 @@ export type PolicyPresetName = z.infer<typeof policyPresetNameSchema>;
 const PI_RESERVE_TOKENS = 16_384;
 
 /** The AI SDK compaction layer's threshold for its defaults: (128,000 − 2,000 − 4,000 − 5,000) × 0.80 = 93,600. */
+export const SEED_003_REMAINDER = {
+  systemReserve: 2_000,
+  outputReserve: 4_000,
+  safetyBuffer: 5_000,
+  thresholdPercent: 0.8,
+} as const;
+/** seed 003's threshold on its 128,000-token default window. */
 export const SEED_003_THRESHOLD_TOKENS = availableForMessages(
-  budgetFromRemainderThreshold({
-    modelContextLimit: 128_000,
-    systemReserve: 2_000,
-    outputReserve: 4_000,
-    safetyBuffer: 5_000,
-    thresholdPercent: 0.8,
-  }),
+  budgetFromRemainderThreshold({ modelContextLimit: 128_000, ...SEED_003_REMAINDER }),
 );
 
 export const POLICY_PRESETS: Readonly<Record<PolicyPresetName, Partial<CompactionPolicyInput>>> = {
@@ -41,6 +42,8 @@ export const POLICY_PRESETS: Readonly<Record<PolicyPresetName, Partial<Compactio
   // the summary within 0.8 × reserveTokens.
   pi: {
     trigger: { kind: 'target' },
+    // Everything older than the newest keepRecentTokens (cut at a turn start) becomes one rolling summary.
+    mode: { kind: 'recursive-summarization', maxEventsToKeep: 1, overlapSize: 0, maxTokensToKeep: 20_000 },
     softThresholdPercent: 1,
     outputReserveTokens: PI_RESERVE_TOKENS,
     safetyBufferTokens: 0,
@@ -49,11 +52,20 @@ export const POLICY_PRESETS: Readonly<Record<PolicyPresetName, Partial<Compactio
     keepRecentTokens: 20_000,
     strategies: { externalize: false, summarize: true, clear: false, drop: false },
     summaryBudgetTokens: Math.floor(0.8 * PI_RESERVE_TOKENS),
+    // …and the summarizer call's max_tokens is the same 0.8 × reserveTokens.
+    summarizerMaxOutputTokens: Math.floor(0.8 * PI_RESERVE_TOKENS),
+    // The summary is a user message opened by pi's prefix.
+    summaryStyle: { format: 'structured', message: 'user-prefixed' },
   },
   // The AI SDK compaction layer: compact at 93,600 message tokens, keep the last 10 messages, summarize the rest.
   'seed-003': {
-    trigger: { kind: 'tokens', threshold: SEED_003_THRESHOLD_TOKENS },
+    // Recomputed for the thread's window by the same arithmetic (ADR-0184): 93,600 at 128k.
+    trigger: { kind: 'tokens', remainder: { ...SEED_003_REMAINDER } },
     mode: { kind: 'recursive-summarization', maxEventsToKeep: 10, overlapSize: 0 },
+    // A failed summary continues without compaction (no extractive or truncated stand-in).
+    onSummaryFailure: 'leave-unchanged',
+    // The "## Session Summary (Compaction Round N)" template.
+    summaryStyle: { format: 'session-summary', message: 'assistant' },
   },
   // The session service: TurnCountTrigger(20) with a sliding window of 10 events.
   'seed-004-sliding': {
@@ -64,6 +76,10 @@ export const POLICY_PRESETS: Readonly<Record<PolicyPresetName, Partial<Compactio
   'seed-004-recursive': {
     trigger: { kind: 'turns', maxTurns: 20 },
     mode: { kind: 'recursive-summarization', maxEventsToKeep: 10, overlapSize: 2 },
+    // A null or blank summary skips compaction; the failure callback hears of it.
+    onSummaryFailure: 'leave-unchanged',
+    // Stored and sent as the [user shadow, assistant summary] pair.
+    summaryStyle: { format: 'structured', message: 'shadow-pair' },
   },
 };
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { toolDurabilityPolicySchema } from '../durability/policy.js';
+import { summaryStyleSchema } from '../plan/summary-style.js';
 import { triggerConfigSchema } from '../triggers/trigger-config.js';
 import { expandPolicyPreset, policyPresetNameSchema } from './policy-presets.js';
 
@@ -54,6 +55,15 @@ export const compactionModeSchema = z.discriminatedUnion('kind', [
       maxEventsToKeep: z.number().int().min(1),
       /** Events of the active window fed to the summarizer as context (not summarized away). */
       overlapSize: z.number().int().min(0).default(2),
+      /**
+       * The active window by tokens instead (pi's `keepRecentTokens`, ADR-0186): the newest contiguous
+       * suffix within this many tokens, starting at a user message; `maxEventsToKeep` is then unused.
+       */
+      maxTokensToKeep: z.number().int().min(0).optional(),
+      /** Replaces the summarizer's system prompt (the session service's `systemPrompt`). */
+      systemPrompt: z.string().min(1).max(20_000).optional(),
+      /** The user turn sent before the summary when summaries render as a pair (`shadowPrompt`). */
+      shadowPrompt: z.string().min(1).max(20_000).optional(),
     })
     .refine((mode) => mode.overlapSize < mode.maxEventsToKeep, {
       message: 'overlapSize must be at least 0 and below maxEventsToKeep',
@@ -135,6 +145,15 @@ export const compactionPolicyFieldsSchema = z.object({
     .default({ dialogue: 0.4, coding: 0.15, other: 0.15 }),
   /** Cap on summarization rounds per thread (ADR-0017); past it the ladder degrades to clear and drop. */
   maxSummarizationRounds: z.number().int().positive().default(50),
+  /** The summarizer call's `max_tokens` (pi: 0.8 × reserveTokens); default the summarizer's own. */
+  summarizerMaxOutputTokens: z.number().int().positive().optional(),
+  /**
+   * When the summary model fails (ADR-0182): `fallback` to the extractive summary, then truncation
+   * (ADR-0017), or `leave-unchanged`: no summary, the history stays as it is (seed 003).
+   */
+  onSummaryFailure: z.enum(['fallback', 'leave-unchanged']).default('fallback'),
+  /** How summaries are written and sent (ADR-0185); default Compactor's structured assistant message. */
+  summaryStyle: summaryStyleSchema.default({ format: 'structured', message: 'assistant' }),
   toolDurability: toolDurabilityPolicySchema.default({ defaultDurability: 'anchoring', overrides: {} }),
   rehydration: rehydrationPolicySchema.default({
     enabled: true,
@@ -197,6 +216,11 @@ export function policyForWindow(policy: CompactionPolicy, contextWindow: number)
     ...policy,
     outputReserveTokens: Math.min(policy.outputReserveTokens, share(0.25)),
     keepRecentTokens: Math.min(policy.keepRecentTokens, share(0.25)),
+    // A window kept by tokens is a recent tail too, capped alike (ADR-0186).
+    mode:
+      policy.mode.kind === 'recursive-summarization' && policy.mode.maxTokensToKeep !== undefined
+        ? { ...policy.mode, maxTokensToKeep: Math.min(policy.mode.maxTokensToKeep, share(0.25)) }
+        : policy.mode,
     keepUserTokens: Math.min(policy.keepUserTokens, share(0.15)),
     keepUserInstructionTokens: Math.min(policy.keepUserInstructionTokens, share(0.1)),
     rehydrationReserveTokens: Math.min(policy.rehydrationReserveTokens, share(0.05)),

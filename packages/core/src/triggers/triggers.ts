@@ -1,6 +1,7 @@
+import { availableForMessages, budgetFromRemainderThreshold } from '../budget/token-budget.js';
 import type { ThreadMessage } from '../thread/thread.js';
 import { countUserTurns } from '../thread/turns.js';
-import type { TriggerConfig } from './trigger-config.js';
+import type { RemainderThreshold, TriggerConfig } from './trigger-config.js';
 
 /** What a trigger decides on. */
 export interface TriggerContext {
@@ -36,22 +37,47 @@ export interface CompactionTrigger {
 }
 
 /**
+ * Seed 003's threshold for a window: (window − system − output − safety) × percent (ADR-0184).
+ *
+ * @param remainder - The reserves and the percentage.
+ * @param contextWindow - The thread's window.
+ * @returns The message tokens at which it fires.
+ */
+export function remainderThreshold(remainder: RemainderThreshold, contextWindow: number): number {
+  return availableForMessages(
+    budgetFromRemainderThreshold({ modelContextLimit: contextWindow, ...remainder }),
+  );
+}
+
+/**
  * Fires at or above an absolute token count, or a fraction of the context window.
  *
  * @param options - The threshold in tokens, or the fraction of the window.
  * @returns The trigger.
  */
-export function tokenCountTrigger(options: { threshold: number } | { fraction: number }): CompactionTrigger {
-  const name = 'threshold' in options ? `tokens>=${options.threshold}` : `tokens>=${options.fraction}×window`;
+export function tokenCountTrigger(
+  options: { threshold: number } | { fraction: number } | { remainder: RemainderThreshold },
+): CompactionTrigger {
+  const name =
+    'threshold' in options
+      ? `tokens>=${options.threshold}`
+      : 'fraction' in options
+        ? `tokens>=${options.fraction}×window`
+        : `tokens>=(window−${options.remainder.systemReserve + options.remainder.outputReserve + options.remainder.safetyBuffer})×${options.remainder.thresholdPercent}`;
   return {
     name,
     evaluate(context) {
       const threshold =
-        'threshold' in options ? options.threshold : Math.floor(context.contextWindow * options.fraction);
+        'threshold' in options
+          ? options.threshold
+          : 'fraction' in options
+            ? Math.floor(context.contextWindow * options.fraction)
+            : remainderThreshold(options.remainder, context.contextWindow);
       const fire = context.messageTokens >= threshold;
       return {
         fire,
-        trigger: name,
+        // The remainder form is recomputed per window; its decision names the figure it compared.
+        trigger: 'remainder' in options ? `tokens>=${threshold}` : name,
         reason: `${context.messageTokens} tokens ${fire ? '>=' : '<'} threshold ${threshold}`,
       };
     },
@@ -177,9 +203,9 @@ export function buildTrigger(config: TriggerConfig): CompactionTrigger {
     case 'target':
       return targetTrigger();
     case 'tokens':
-      return config.threshold !== undefined
-        ? tokenCountTrigger({ threshold: config.threshold })
-        : tokenCountTrigger({ fraction: config.fraction ?? 0.85 });
+      if (config.threshold !== undefined) return tokenCountTrigger({ threshold: config.threshold });
+      if (config.remainder !== undefined) return tokenCountTrigger({ remainder: config.remainder });
+      return tokenCountTrigger({ fraction: config.fraction ?? 0.85 });
     case 'turns':
       return turnCountTrigger(config.maxTurns);
     case 'any':

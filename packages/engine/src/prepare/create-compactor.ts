@@ -11,6 +11,8 @@ import {
   noopLogger,
   type PlanStore,
   type ProviderName,
+  type RenderSnapshot,
+  type RenderSnapshotRef,
   type SecurityContext,
   type Summarizer,
   systemClock,
@@ -37,6 +39,7 @@ import {
   threadBudget,
 } from '../compaction-engine.js';
 import { captureCurrentDeterminism } from '../determinism.js';
+import { loadSnapshot, takeSnapshot } from '../snapshots/snapshots.js';
 import { loadRenderRecords } from './render-records.js';
 
 /** Where the stores of a runtime (in-memory, embedded or production) plug in. */
@@ -85,6 +88,11 @@ export interface PrepareOptions<P extends ProviderName> {
    * @defaultValue false
    */
   searchHistoryTool?: boolean;
+  /**
+   * Render from a snapshot (ADR-0180): the thread and plan versions it pins, never compacting first.
+   * Delegated agents given one snapshot render the same bytes for the same system, tools and budget.
+   */
+  snapshot?: string | RenderSnapshot;
 }
 
 /** A model's `search_history` call. */
@@ -114,6 +122,8 @@ export interface Compactor {
    * the thread's sensitivity rule; append the result to the thread as the call's tool result.
    */
   searchHistory(threadId: string, call: SearchHistoryCall): Promise<SearchHistoryOutcome>;
+  /** Pin the thread's current version and plan version for delegated agents (ADR-0180). */
+  snapshot(threadId: string): Promise<RenderSnapshotRef>;
 }
 
 /**
@@ -177,11 +187,17 @@ export function createCompactor(options: CompactorOptions): Compactor {
       const result = await options.stores.events.append(tenantId, threadId, events);
       return { version: result.version, duplicates: result.duplicates };
     },
+    snapshot(threadId) {
+      return takeSnapshot(options.stores, tenantId, threadId);
+    },
     async prepare(threadId, prepareOptions) {
       const { provider, system = '', tools = [] } = prepareOptions;
-      let thread = await loadThread(threadId);
+      const pinned = prepareOptions.snapshot
+        ? await loadSnapshot(options.stores, tenantId, threadId, prepareOptions.snapshot)
+        : undefined;
+      let thread = pinned?.thread ?? (await loadThread(threadId));
       let compaction: CheckResult | null = null;
-      if (mode === 'inline') {
+      if (mode === 'inline' && !pinned) {
         const tokenizer = tokenizerFor(thread);
         // A budget below the thread's own ceiling is room the planner must not plan with either.
         const withheld =
@@ -196,26 +212,26 @@ export function createCompactor(options: CompactorOptions): Compactor {
         compaction = await engine.check(tenantId, threadId);
         if (compaction.commit.status !== 'not_needed') thread = await loadThread(threadId);
       }
-      const current = await options.stores.plans.getCurrent(tenantId, threadId);
-      // Cooldowns and this turn's rehydrations live in the thread's lifecycle log (ADR-0191).
-      const records = await loadRenderRecords(
-        options.stores.lifecycle,
-        { tenantId, threadId },
-        options.logger,
-      );
+      const plan = pinned ? pinned.plan : (await options.stores.plans.getCurrent(tenantId, threadId)).plan;
+      // Cooldowns and this turn's rehydrations live in the thread's lifecycle log (ADR-0191); a
+      // snapshot's render (ADR-0180) neither reads nor records them, so its bytes depend on the pin alone.
+      const records = pinned
+        ? undefined
+        : await loadRenderRecords(options.stores.lifecycle, { tenantId, threadId }, options.logger);
       const verified = options.determinismHooks
         ? await captureCurrentDeterminism(thread, options.determinismHooks, options.logger ?? noopLogger)
         : undefined;
       const rendered = await renderPrompt({
         thread,
-        plan: current.plan,
+        plan,
         system,
         tools,
         budget: budgetFor(thread, prepareOptions.budget),
         provider,
         tokenizer: tokenizerFor(thread),
-        cache: renderCache,
-        rehydration: { state: records.state },
+        // A snapshot renders an older thread version: outside the cache, which follows the thread forward.
+        ...(pinned ? {} : { cache: renderCache }),
+        ...(records ? { rehydration: { state: records.state } } : {}),
         ...(verified ? { currentDeterminism: verified.currentDeterminism } : {}),
         ...(prepareOptions.searchHistoryTool ? { addSearchHistoryTool: true } : {}),
         ...(options.stores.artifacts
@@ -230,7 +246,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
           : {}),
         ...(options.logger ? { logger: options.logger } : {}),
       });
-      await records.record(rendered.report, clock.now().toISOString());
+      await records?.record(rendered.report, clock.now().toISOString());
       return { request: rendered.request, tokens: rendered.tokens, report: rendered.report, compaction };
     },
     async searchHistory(threadId, call) {

@@ -1,11 +1,14 @@
-import type {
-  ExternalizationRecord,
-  Message,
-  ProviderName,
-  SummarizationRecord,
-  ThreadMessage,
-  Tokenizer,
-  ToolResultPart,
+import {
+  type CompactionPolicy,
+  type ExternalizationRecord,
+  isDefaultSummaryStyle,
+  type Message,
+  type ProviderName,
+  type SummarizationRecord,
+  summaryMessages,
+  type ThreadMessage,
+  type Tokenizer,
+  type ToolResultPart,
 } from '@compactor/core';
 import type { Piece, RenderCache } from '../cache/render-cache.js';
 import type { ThreadRenderMemo } from '../cache/thread-render-memo.js';
@@ -34,13 +37,22 @@ export class PieceMaker {
   readonly #format: ProviderFormat;
   readonly #tokenizer: Tokenizer;
   readonly #provider: ProviderName;
+  /** The thread's summary style (ADR-0185), when it is not the default. */
+  readonly #summaryStyle: Pick<CompactionPolicy, 'summaryStyle' | 'mode'> | undefined;
 
-  constructor(cache: RenderCache, memo: ThreadRenderMemo, format: ProviderFormat, tokenizer: Tokenizer) {
+  constructor(
+    cache: RenderCache,
+    memo: ThreadRenderMemo,
+    format: ProviderFormat,
+    tokenizer: Tokenizer,
+    policy?: Pick<CompactionPolicy, 'summaryStyle' | 'mode'>,
+  ) {
     this.#cache = cache;
     this.#memo = memo;
     this.#format = format;
     this.#tokenizer = tokenizer;
     this.#provider = format.provider;
+    this.#summaryStyle = policy && !isDefaultSummaryStyle(policy.summaryStyle) ? policy : undefined;
   }
 
   /** The thread's memo, for the other memoized facts of a render (e.g. a clear record's entries). */
@@ -127,6 +139,7 @@ export class PieceMaker {
 
   /** A summary or externalization pointer, as an assistant message (or user, when it opens the conversation). */
   record(record: SummarizationRecord | ExternalizationRecord, role: 'user' | 'assistant'): Piece {
+    if (record.kind === 'summarize' && this.#summaryStyle) return this.#styledSummary(record, role);
     return this.#memo.rememberByObjects(record, role === 'user' ? USER_ROLE : ASSISTANT_ROLE, () => {
       const text = this.#cache.recordText(record, () =>
         record.kind === 'summarize' ? summaryText(record) : externalizationText(record),
@@ -158,6 +171,29 @@ export class PieceMaker {
     return this.#memo.remember('synthetic', `${role}\u0000${text}`, () =>
       this.#piece({ id: 'synthetic', role, content: [{ type: 'text', text }] }, 0),
     );
+  }
+
+  /**
+   * A summary in the thread's own style (ADR-0185): its format's text, as one message or a
+   * [user shadow, assistant summary] pair (one piece of two wire messages). A user-led style opens the
+   * conversation as it is; an assistant one takes the role asked for, as the default does.
+   */
+  #styledSummary(record: SummarizationRecord, role: 'user' | 'assistant'): Piece {
+    const policy = this.#summaryStyle!;
+    const shadow = policy.mode.kind === 'recursive-summarization' ? policy.mode.shadowPrompt : undefined;
+    return this.#memo.rememberByObjects(record, role === 'user' ? USER_ROLE : ASSISTANT_ROLE, () => {
+      const messages = summaryMessages(record, policy.summaryStyle, shadow);
+      const pieces = messages.map((message) =>
+        this.text(message.text, messages.length === 1 && message.role === 'assistant' ? role : message.role),
+      );
+      if (pieces.length === 1) return pieces[0]!;
+      return {
+        tokens: pieces.reduce((total, piece) => total + piece.tokens, 0),
+        wire: pieces.flatMap((piece) => piece.wire),
+        role: pieces[0]!.role,
+        seq: 0,
+      };
+    });
   }
 
   #textResult(key: string, part: ToolResultPart, exchange: ToolExchange, text: string): Piece {

@@ -50,6 +50,7 @@ export const runtimeEnvironmentSchema = z.object({
   ANTHROPIC_API_KEY: optionalText(),
   ANTHROPIC_BASE_URL: optionalUrl(['http:', 'https:']),
   COMPACTOR_SUMMARY_MODEL: optionalText(),
+  COMPACTOR_AUTO_COMPACT: optionalBoolean(),
 
   COMPACTOR_WORKER_CONCURRENCY: wholeNumber(4, 1),
   COMPACTOR_DEBOUNCE_MS: wholeNumber(2_000, 0),
@@ -170,6 +171,7 @@ function toRuntimeConfig(environment: RuntimeEnvironment): RuntimeConfig {
           model: env.COMPACTOR_SUMMARY_MODEL,
         }
       : { kind: 'extractive' },
+    autoCompact: env.COMPACTOR_AUTO_COMPACT ?? true,
     debounceMs: env.COMPACTOR_DEBOUNCE_MS,
     debounceMaxWaitMs: env.COMPACTOR_DEBOUNCE_MAX_WAIT_MS,
     enqueueTimeoutMs: env.COMPACTOR_ENQUEUE_TIMEOUT_MS,

@@ -95,6 +95,11 @@ export interface RuntimeConfig {
   artifactDefaults: { sensitivity: ArtifactSensitivity; ttlSeconds?: number };
   queue: QueueConfig;
   summarizer: SummarizerConfig;
+  /**
+   * The deployment's switch for automatic compaction (`COMPACTOR_AUTO_COMPACT`, default on): off, no
+   * thread is compacted by its trigger, whatever its policy says; `/compact` still runs (ADR-0183).
+   */
+  autoCompact: boolean;
   /** Debounce of automatic compaction checks. */
   debounceMs: number;
   /** A thread that keeps receiving events is still checked at least this often (debounce maximum wait). */

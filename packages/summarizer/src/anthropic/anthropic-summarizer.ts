@@ -127,14 +127,16 @@ export function createAnthropicSummarizer(options: AnthropicSummarizerOptions): 
     timeout: options.timeoutMs ?? 60_000,
   });
 
-  async function callOnce(prompt: string, signal: AbortSignal | undefined) {
+  async function callOnce(prompt: string, request: SummarizeRequest) {
+    const signal = request.signal;
     return withRetries(
       () =>
         client.messages.create(
           {
             model,
-            max_tokens: maxOutputTokens,
-            system: SUMMARY_SYSTEM_PROMPT,
+            // A policy's bound on the call (pi: 0.8 × reserveTokens) wins over the deployment's.
+            max_tokens: request.maxOutputTokens ?? maxOutputTokens,
+            system: request.systemPrompt ?? SUMMARY_SYSTEM_PROMPT,
             tools: [summaryToolDefinition],
             tool_choice: { type: 'tool', name: SUMMARY_TOOL_NAME },
             messages: [{ role: 'user', content: prompt }],
@@ -156,13 +158,13 @@ export function createAnthropicSummarizer(options: AnthropicSummarizerOptions): 
   }
 
   /** One summary of one transcript chunk; invalid output is asked for once more before giving up. */
-  async function summarizeChunk(prompt: string, signal: AbortSignal | undefined) {
+  async function summarizeChunk(prompt: string, request: SummarizeRequest) {
     let inputTokens = 0;
     let outputTokens = 0;
     let costUsd = 0;
     let lastProblem = '';
     for (let attempt = 1; attempt <= 2; attempt += 1) {
-      const response = await callOnce(prompt, signal);
+      const response = await callOnce(prompt, request);
       inputTokens += response.usage.input_tokens;
       outputTokens += response.usage.output_tokens;
       costUsd += costOfUsage(response.model ?? model, response.usage);
@@ -201,7 +203,11 @@ export function createAnthropicSummarizer(options: AnthropicSummarizerOptions): 
       const previousTokens = request.previousSummary
         ? countTokens(JSON.stringify(request.previousSummary))
         : 0;
-      const chunkBudget = contextWindow - maxOutputTokens - PROMPT_OVERHEAD_TOKENS - previousTokens * 2;
+      const chunkBudget =
+        contextWindow -
+        (request.maxOutputTokens ?? maxOutputTokens) -
+        PROMPT_OVERHEAD_TOKENS -
+        previousTokens * 2;
       if (chunkBudget < 2000) {
         throw new SummarizerOutputError('the previous summary leaves no room in the summarizer window', {
           previousTokens,
@@ -219,7 +225,7 @@ export function createAnthropicSummarizer(options: AnthropicSummarizerOptions): 
           ...(request.instructions ? { instructions: request.instructions } : {}),
           part: { index: index + 1, count: chunks.length },
         });
-        const result = await summarizeChunk(prompt, request.signal);
+        const result = await summarizeChunk(prompt, request);
         inputTokens += result.inputTokens;
         outputTokens += result.outputTokens;
         costUsd += result.costUsd;

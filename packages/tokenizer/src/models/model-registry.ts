@@ -74,6 +74,18 @@ export function listModels(): ModelInfo[] {
 /** Fields of a registry entry the caller replaces (or supplies, for an unknown model). */
 export type ModelInfoOverrides = Partial<ModelInfo>;
 
+/**
+ * What an unknown model is taken to be when the caller opts in (seed 003's default, ADR-0184): a
+ * 128,000-token window, 4,096 output tokens, counted with `o200k_base`. Fields the caller gives win.
+ */
+export const UNKNOWN_MODEL_FALLBACK: Readonly<
+  Pick<ModelInfo, 'contextWindow' | 'maxOutputTokens' | 'tokenizerFamily'>
+> = {
+  contextWindow: 128_000,
+  maxOutputTokens: 4_096,
+  tokenizerFamily: 'o200k_base',
+};
+
 function providerOf(family: TokenizerFamily): ModelProvider {
   if (family === 'claude-estimate') return 'anthropic';
   if (family === 'gemini-estimate') return 'google';
@@ -98,11 +110,17 @@ function checkPositive(value: number | undefined, path: string): void {
  *
  * @param model - The model id as the caller writes it.
  * @param overrides - Fields that win over the registry's.
+ * @param options - `unknownModelFallback`: an unknown model without those fields takes
+ *   {@link UNKNOWN_MODEL_FALLBACK}'s (the caller opted in).
  * @returns The entry.
  * @throws ValidationError for a non-positive window or output limit, or an unknown tokenizer family.
- * @throws UnknownModelError for an unknown model without those three fields.
+ * @throws UnknownModelError for an unknown model without those three fields (and no fallback).
  */
-export function resolveModelInfo(model: string, overrides: ModelInfoOverrides = {}): ModelInfo {
+export function resolveModelInfo(
+  model: string,
+  overrides: ModelInfoOverrides = {},
+  options: { unknownModelFallback?: boolean } = {},
+): ModelInfo {
   checkPositive(overrides.contextWindow, 'contextWindow');
   checkPositive(overrides.maxOutputTokens, 'maxOutputTokens');
   if (overrides.tokenizerFamily !== undefined && !tokenizerFamilies.includes(overrides.tokenizerFamily)) {
@@ -112,7 +130,9 @@ export function resolveModelInfo(model: string, overrides: ModelInfoOverrides = 
   }
   const known = findModelInfo(model);
   if (known) return { ...known, ...definedOnly(overrides) };
-  const { contextWindow, maxOutputTokens, tokenizerFamily } = overrides;
+  const { contextWindow, maxOutputTokens, tokenizerFamily } = options.unknownModelFallback
+    ? { ...UNKNOWN_MODEL_FALLBACK, ...definedOnly(overrides) }
+    : overrides;
   if (contextWindow === undefined || maxOutputTokens === undefined || tokenizerFamily === undefined) {
     throw new UnknownModelError(model);
   }

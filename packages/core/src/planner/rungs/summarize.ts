@@ -13,6 +13,7 @@ import type { ThreadMessage } from '../../thread/thread.js';
 import { type ThreadKind, threadKindOf } from '../../thread/thread-kind.js';
 import { structuralTurnCandidates } from '../candidates.js';
 import type { Rung, RungContext } from '../planner-types.js';
+import { summaryCallSettings } from '../summary-call.js';
 
 /**
  * What a summary is expected to cost (used only to choose how much to take): a tenth of what it
@@ -169,7 +170,7 @@ export const summarizeRung: Rung = {
     const absorbed = messages
       .map((message) => normalized.actions.get(message.id)?.record)
       .filter((record): record is CompactionRecord => record !== undefined);
-    const result = await context.input.summarizer.summarize({
+    const request = {
       tenantId: context.input.thread.tenantId,
       threadId: context.input.thread.id,
       span: proposal.span,
@@ -185,8 +186,22 @@ export const summarizeRung: Rung = {
       ...(context.input.manual?.instructions ? { instructions: context.input.manual.instructions } : {}),
       toolDurability: context.policy.toolDurability,
       policyVersion: context.policy.version,
+      ...summaryCallSettings(context.policy),
       ...(context.input.signal ? { signal: context.input.signal } : {}),
-    });
+    };
+    let result: SummarizeResult;
+    try {
+      result = await context.input.summarizer.summarize(request);
+    } catch (error) {
+      // `leave-unchanged` (ADR-0182): a failed summary summarizes nothing; the span stays as it is.
+      if (context.policy.onSummaryFailure !== 'leave-unchanged') throw error;
+      context.input.signal?.throwIfAborted();
+      context.input.logger?.warn(
+        { err: error, threadId: context.input.thread.id },
+        'summary failed; the span is left unchanged (onSummaryFailure: leave-unchanged)',
+      );
+      return null;
+    }
     // Whatever the summarizer returned, earlier summaries' guarantees hold and externalized artifacts stay reachable.
     let summary = previousSummary ? mergeSummaries(previousSummary, result.summary) : result.summary;
     const artifacts = absorbed.flatMap((record) =>
