@@ -44,6 +44,13 @@ export interface RenderCacheStats {
   threads: number;
   /** Threads dropped, and threads that had to drop some of their own pieces, to stay within maxBytes. */
   evictions: number;
+  /**
+   * Plan recall indexes built from nothing (ADR-0111): one per plan content and thread memo while
+   * it stays cached; more means a render rebuilt what it could have extended (ADR-0120).
+   */
+  recallIndexBuilds: number;
+  /** Plan resolutions built from nothing, rather than extended from the remembered one. */
+  resolutionBuilds: number;
 }
 
 /** The render cache's memory bound when none is given: 64 MiB. */
@@ -75,6 +82,8 @@ export class RenderCache {
   #hits = 0;
   #misses = 0;
   #evictions = 0;
+  #recallIndexBuilds = 0;
+  #resolutionBuilds = 0;
   readonly #normalizedPlans = new WeakMap<CompactionPlan, NormalizedPlan>();
   readonly #recordTexts = new WeakMap<CompactionRecord, string>();
   readonly #toolsByArray = new WeakMap<readonly ToolDefinition[], Map<string, ToolsPart>>();
@@ -93,6 +102,10 @@ export class RenderCache {
       },
       miss: () => {
         this.#misses += 1;
+      },
+      built: (kind) => {
+        if (kind === 'recall-index') this.#recallIndexBuilds += 1;
+        else this.#resolutionBuilds += 1;
       },
     };
   }
@@ -222,6 +235,8 @@ export class RenderCache {
       maxBytes: this.#maxBytes,
       threads: this.#threads.size,
       evictions: this.#evictions,
+      recallIndexBuilds: this.#recallIndexBuilds,
+      resolutionBuilds: this.#resolutionBuilds,
     };
   }
 
