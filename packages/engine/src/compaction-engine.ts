@@ -5,11 +5,9 @@ import {
   buildTrigger,
   type Clock,
   type EventStore,
-  foldThread,
   type LifecycleEventLog,
   type Logger,
   messagesForTrigger,
-  NotFoundError,
   noopLogger,
   type PlannerOutcome,
   type PlanStore,
@@ -25,6 +23,7 @@ import {
 import { createRenderCache } from '@compactor/render';
 import { createThreadTokenizers } from '@compactor/tokenizer';
 import { createRenderMeasurer } from './measure.js';
+import { ThreadFoldCache } from './thread-fold-cache.js';
 
 /** The stores, summarizer and defaults a compaction engine works with. */
 export interface CompactionEngineOptions {
@@ -51,6 +50,11 @@ export interface CompactionEngineOptions {
    * session service's failure callback); a `compaction_failed` lifecycle event records it as well.
    */
   onSummarizationFailure?: (failure: SummarizationFailure) => void;
+  /**
+   * Folded threads kept between checks (ADR-0121); pass the one the process's renders use to share
+   * it. @defaultValue a cache of its own (64 MiB)
+   */
+  folds?: ThreadFoldCache;
 }
 
 export interface SummarizationFailure {
@@ -127,6 +131,7 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
   const provider = options.provider ?? 'anthropic';
   const logger = options.logger ?? noopLogger;
   const renderCache = createRenderCache();
+  const folds = options.folds ?? new ThreadFoldCache();
   const threadTokenizers = createThreadTokenizers();
   const tokenizerFor = options.tokenizerFor ?? ((thread: Thread) => threadTokenizers.forThread(thread));
 
@@ -135,9 +140,7 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     threadId: string,
     checkOptions: CheckOptions = {},
   ): Promise<CheckResult> {
-    const events = await options.events.readAll(tenantId, threadId);
-    if (events.length === 0) throw new NotFoundError('thread', threadId);
-    const thread = foldThread(events);
+    const thread = await folds.load(options.events, tenantId, threadId);
     const current = await options.plans.getCurrent(tenantId, threadId);
     const measurer = createRenderMeasurer(thread, tokenizerFor(thread), provider, renderCache);
     const messageTokens = measurer.measure(current.plan);

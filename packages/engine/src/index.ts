@@ -23,3 +23,10 @@ export {
   type PreparedRequest,
   type PrepareOptions,
 } from './prepare/create-compactor.js';
+export {
+  createThreadFoldCache,
+  DEFAULT_THREAD_FOLD_CACHE_BYTES,
+  ThreadFoldCache,
+  type ThreadFoldCacheOptions,
+  type ThreadFoldCacheStats,
+} from './thread-fold-cache.js';

@@ -115,7 +115,11 @@ describe('the render memo keys plans by content, not by object (ADR-0120)', () =
     const base = thread();
     const committed = compacted(base);
     // Same threadId, version, basedOnSeq and createdAt: only the records differ.
-    const candidate = { ...committed, drops: [], summarizations: [summarize(base, ids(1, 6), { facts: [] })] };
+    const candidate = {
+      ...committed,
+      drops: [],
+      summarizations: [summarize(base, ids(1, 6), { facts: [] })],
+    };
     const cache = createRenderCache();
     const query = 'puppy named Biscuit';
     renderPromptSync(renderInput('anthropic', base, committed, { cache, query }));

@@ -1,6 +1,5 @@
 import {
   type CompactionPolicy,
-  foldThread,
   type ProviderName,
   type TokenBudget,
   type ToolDefinition,
@@ -85,11 +84,10 @@ async function render(
   const caller = callerOf(request);
   const { events, plans, artifacts } = context.dependencies.stores;
   const { created } = await context.origins.get(caller.tenantId, threadId);
-  const [log, current] = await Promise.all([
-    events.readAll(caller.tenantId, threadId),
+  const [folded, current] = await Promise.all([
+    context.folds.load(events, caller.tenantId, threadId),
     plans.getCurrent(caller.tenantId, threadId),
   ]);
-  const folded = foldThread(log);
   // Tool output this key may not read is rendered as a stand-in (ADR-0059). Such a render is not
   // cached: the cache holds what keys with every permission see.
   const visible = visibleMessages(folded.messages, toolOutputAccess(created, caller, context.dependencies));

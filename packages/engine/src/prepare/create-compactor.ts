@@ -3,10 +3,8 @@ import {
   type Clock,
   type EventInput,
   type EventStore,
-  foldThread,
   type LifecycleEventLog,
   type Logger,
-  NotFoundError,
   type PlanStore,
   type ProviderName,
   type SecurityContext,
@@ -32,6 +30,7 @@ import {
   createCompactionEngine,
   threadBudget,
 } from '../compaction-engine.js';
+import { ThreadFoldCache } from '../thread-fold-cache.js';
 
 /** Where the stores of a runtime (in-memory, embedded or production) plug in. */
 export interface CompactorStores {
@@ -95,6 +94,8 @@ export function createCompactor(options: CompactorOptions): Compactor {
   const clock = options.clock ?? systemClock;
   const mode = options.compaction ?? 'inline';
   const renderCache = createRenderCache();
+  // One fold per thread for the compactor and its engines: a prepare after one append folds that event.
+  const folds = new ThreadFoldCache();
   const tokenizers = new Map<string, Tokenizer>();
   const tokenizerFor =
     options.tokenizerFor ??
@@ -127,6 +128,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
         provider,
         tokenizerFor,
         overhead: { systemPromptTokens, toolSchemaTokens },
+        folds,
         ...(options.logger ? { logger: options.logger } : {}),
       });
       engines.set(key, engine);
@@ -134,10 +136,8 @@ export function createCompactor(options: CompactorOptions): Compactor {
     return engine;
   }
 
-  async function loadThread(threadId: string): Promise<Thread> {
-    const events = await options.stores.events.readAll(tenantId, threadId);
-    if (events.length === 0) throw new NotFoundError('thread', threadId);
-    return foldThread(events);
+  function loadThread(threadId: string): Promise<Thread> {
+    return folds.load(options.stores.events, tenantId, threadId);
   }
 
   return {

@@ -1,5 +1,10 @@
-import type { CompactionPlan, CompactionRecord, NormalizedPlan, ToolDefinition } from '@compactor/core';
-import { approximateBytes } from './approximate-bytes.js';
+import {
+  approximateBytes,
+  type CompactionPlan,
+  type CompactionRecord,
+  type NormalizedPlan,
+  type ToolDefinition,
+} from '@compactor/core';
 import { type MemoOwner, ThreadRenderMemo } from './thread-render-memo.js';
 
 /** A countable piece of the request: its wire form (shared, never mutated) and its token count. */

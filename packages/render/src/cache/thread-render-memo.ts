@@ -1,8 +1,7 @@
-import type { CompactionPlan, ThreadMessage } from '@compactor/core';
+import { approximateBytes, type CompactionPlan, type ThreadMessage } from '@compactor/core';
 import { dequal } from 'dequal';
 import type { PlanResolution } from '../plan/resolve-plan.js';
 import { indexToolExchanges, type ToolExchangeIndex } from '../plan/tool-exchanges.js';
-import { approximateBytes } from './approximate-bytes.js';
 
 /** What a memo reports to the cache that owns it. */
 export interface MemoOwner {
