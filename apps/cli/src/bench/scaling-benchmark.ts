@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type EventStore, systemClock } from '@compactor/core';
+import { type CompactionPlan, type EventStore, systemClock, type Thread } from '@compactor/core';
 import { createEmbeddedStores } from '@compactor/embedded';
 import { createCompactionEngine, createThreadFoldCache, type ThreadFoldCache } from '@compactor/engine';
 import { createRenderCache, type RenderCache, renderPromptSync } from '@compactor/render';
@@ -49,7 +49,7 @@ export const quickScalingSizes: ScalingSizes = {
   },
 };
 
-/** One thread size, already compacted (a 50-record plan over all but the last 10 turns). */
+/** One thread size, already compacted (50 records over all but the last 10 turns: summaries, externalizations, drops). */
 export interface ScalingRow {
   messages: number;
   /** Plan records hiding the older history. */
@@ -68,6 +68,11 @@ export interface ScalingRow {
   foldBytesPerMessage: number;
   /** Estimated bytes the render cache holds for the thread, per message. */
   renderBytesPerMessage: number;
+  /**
+   * Recall indexes the render cache built from nothing over the warm renders (1 = built once): more
+   * means the thread's memo did not fit the cache's default bound and was shed and rebuilt.
+   */
+  recallIndexBuilds: number;
 }
 
 export interface ManyThreadsResult {
@@ -164,7 +169,7 @@ async function benchSize(stores: Stores, messages: number, sizes: ScalingSizes):
   await appendInBatches(stores.events, threadId, scalingThreadEvents(messages, CONTEXT_WINDOW));
   const folds = createThreadFoldCache();
   const thread = await folds.load(stores.events, TENANT, threadId);
-  const plan = benchPlan(thread);
+  const plan = compactedPlan(thread);
   await stores.plans.commit(TENANT, threadId, plan, 0);
   const summarizer = createExtractiveSummarizer();
   const engine = createCompactionEngine({ ...stores, summarizer, clock: systemClock, folds });
@@ -234,6 +239,28 @@ async function benchSize(stores: Stores, messages: number, sizes: ScalingSizes):
     loadAndRender: latency(loadAndRender),
     foldBytesPerMessage: routeFolds.stats.bytes / held,
     renderBytesPerMessage: cache.stats.bytes / held,
+    recallIndexBuilds: cache.stats.recallIndexBuilds,
+  };
+}
+
+/**
+ * The render bench's 50-record plan over all but the last 10 turns, with its clear records made drops:
+ * a cleared span keeps every message but the tool output, so a quarter of a 100,000-message history
+ * would stay in the prompt, which no compacted thread that fits its window does.
+ */
+function compactedPlan(thread: Thread): CompactionPlan {
+  const plan = benchPlan(thread);
+  return {
+    ...plan,
+    clearings: [],
+    drops: [
+      ...plan.drops,
+      ...plan.clearings.map((record) => ({
+        kind: 'drop' as const,
+        span: record.span,
+        reason: 'older tool output',
+      })),
+    ],
   };
 }
 

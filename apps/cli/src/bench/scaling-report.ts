@@ -15,11 +15,11 @@ export function formatScalingReport(result: ScalingBenchResult): string {
   const lines = [
     `## Cost as threads grow (issue #18) — ${result.source}, each already compacted`,
     '',
-    '| messages | plan records | cold check | check after 1 append p50 / p99 | peer: refolding check p50 | render after 1 append p50 / p99 | load + plan + render p50 | fold bytes/msg | render bytes/msg |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| messages | plan records | cold check | check after 1 append p50 / p99 | peer: refolding check p50 | render after 1 append p50 / p99 | load + plan + render p50 | fold bytes/msg | render bytes/msg | recall index builds |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (row) =>
-        `| ${count(row.messages)} | ${row.planRecords} | ${ms(row.coldCheckMs)} | ${ms(row.check.p50Ms)} / ${ms(row.check.p99Ms)} | ${ms(row.checkRefolding.p50Ms)} | ${ms(row.render.p50Ms)} / ${ms(row.render.p99Ms)} | ${ms(row.loadAndRender.p50Ms)} | ${row.foldBytesPerMessage.toFixed(0)} | ${row.renderBytesPerMessage.toFixed(0)} |`,
+        `| ${count(row.messages)} | ${row.planRecords} | ${ms(row.coldCheckMs)} | ${ms(row.check.p50Ms)} / ${ms(row.check.p99Ms)} | ${ms(row.checkRefolding.p50Ms)} | ${ms(row.render.p50Ms)} / ${ms(row.render.p99Ms)} | ${ms(row.loadAndRender.p50Ms)} | ${row.foldBytesPerMessage.toFixed(0)} | ${row.renderBytesPerMessage.toFixed(0)} | ${row.recallIndexBuilds} |`,
     ),
     '',
     `check p50, largest ÷ smallest: ${result.checkP50Ratio.toFixed(2)}× (target ≤ 2×: ${verdict(result.checkP50Ratio <= 2)})`,
