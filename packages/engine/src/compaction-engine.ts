@@ -4,10 +4,11 @@ import {
   availableForMessages,
   buildTrigger,
   type Clock,
+  type CompactionPlan,
   type EventStore,
+  extendTriggerView,
   type LifecycleEventLog,
   type Logger,
-  messagesForTrigger,
   noopLogger,
   type PlannerOutcome,
   type PlanStore,
@@ -18,6 +19,7 @@ import {
   type TokenBudget,
   type Tokenizer,
   type TriggerDecision,
+  type TriggerView,
   tokenBudget,
 } from '@compactor/core';
 import { createRenderCache } from '@compactor/render';
@@ -132,6 +134,15 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
   const logger = options.logger ?? noopLogger;
   const renderCache = createRenderCache();
   const folds = options.folds ?? new ThreadFoldCache();
+  // What the trigger counts, per plan object, extended as the thread grows: lives as long as the
+  // store keeps handing out that plan (the embedded store hands out one object per version).
+  const triggerViews = new WeakMap<CompactionPlan, TriggerView>();
+  const triggerMessages = (thread: Thread, plan: CompactionPlan | null) => {
+    if (!plan) return extendTriggerView(undefined, thread.messages, null).messages;
+    const view = extendTriggerView(triggerViews.get(plan), thread.messages, plan);
+    triggerViews.set(plan, view);
+    return view.messages;
+  };
   const threadTokenizers = createThreadTokenizers();
   const tokenizerFor = options.tokenizerFor ?? ((thread: Thread) => threadTokenizers.forThread(thread));
 
@@ -147,7 +158,7 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     const manual = checkOptions.manual;
     const targetTokens = availableForMessages(threadBudget(thread, options.overhead));
     const automatic = buildTrigger(thread.policy.trigger).evaluate({
-      messages: messagesForTrigger(thread.messages, current.plan),
+      messages: triggerMessages(thread, current.plan),
       messageTokens,
       contextWindow: thread.contextWindow,
       targetTokens,
