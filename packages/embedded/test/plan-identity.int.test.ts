@@ -55,7 +55,12 @@ describe('the embedded plan store hands out one frozen current plan per version 
     await stores.plans.commit(
       't',
       'th',
-      compactionPlanSchema.parse({ threadId: 'th', version: 0, basedOnSeq: 1, createdAt: '2025-03-01T00:00:00.000Z' }),
+      compactionPlanSchema.parse({
+        threadId: 'th',
+        version: 0,
+        basedOnSeq: 1,
+        createdAt: '2025-03-01T00:00:00.000Z',
+      }),
       0,
     );
     await stores.close();
