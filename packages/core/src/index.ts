@@ -1,3 +1,4 @@
+export * from './approximate-bytes.js';
 export * from './budget/token-budget.js';
 export * from './durability/clearability.js';
 export * from './durability/determinism-hooks.js';

@@ -4,6 +4,7 @@ import {
   ARTIFACT_PERMISSION_CONFIDENTIAL,
   ARTIFACT_PERMISSION_RESTRICTED,
   type ArtifactSensitivity,
+  readsEveryToolOutput,
   toolDurabilityPolicySchema,
   toolOutputSensitivity,
   withholdToolOutputs,
@@ -52,6 +53,9 @@ describe('tool output sensitivity', () => {
                 ? ARTIFACT_PERMISSION_RESTRICTED
                 : undefined;
           const mayRead = needed === undefined || permissions.includes(needed);
+          // Whoever reads every sensitivity is never withheld anything (the prompt route skips the pass).
+          if (readsEveryToolOutput({ tenantId: 't', permissions })) expect(shown).toBe(content);
+          expect(readsEveryToolOutput({ tenantId: 't', permissions })).toBe(permissions.length === 2);
           expect(shown[0]).toEqual(content[0]);
           if (mayRead) {
             expect(shown).toBe(content);

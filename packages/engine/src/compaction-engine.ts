@@ -10,20 +10,17 @@ import {
   type DeterminismHooks,
   type DeterminismReport,
   type EventStore,
-  foldThread,
+  extendTriggerView,
   type LifecycleEventLog,
   type Logger,
-  lastConversationSeq,
-  messagesForTrigger,
   NotFoundError,
   noopLogger,
   type PlannerOutcome,
   type PlanStore,
   type ProviderName,
   planCommittedEvent,
-  planVersionsMissingFromLog,
+  planVersionsMissing,
   planWithPolicy,
-  registeredContext,
   rehydrationHappenedInTurn,
   type StoredEvent,
   type Summarizer,
@@ -31,12 +28,14 @@ import {
   type TokenBudget,
   type Tokenizer,
   type TriggerDecision,
+  type TriggerView,
   tokenBudget,
 } from '@compactor/core';
 import { createRenderCache } from '@compactor/render';
 import { createThreadTokenizers } from '@compactor/tokenizer';
 import { captureCurrentDeterminism } from './determinism.js';
 import { createRenderMeasurer } from './measure.js';
+import { ThreadFoldCache } from './thread-fold-cache.js';
 
 /** The stores, summarizer and defaults a compaction engine works with. */
 export interface CompactionEngineOptions {
@@ -77,6 +76,11 @@ export interface CompactionEngineOptions {
    * manual compaction still runs. @defaultValue true
    */
   autoCompact?: boolean;
+  /**
+   * Folded threads kept between checks (ADR-0121); pass the one the process's renders use to share
+   * it. @defaultValue a cache of its own (64 MiB)
+   */
+  folds?: ThreadFoldCache;
 }
 
 export interface SummarizationFailure {
@@ -167,6 +171,16 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
   const provider = options.provider ?? 'anthropic';
   const logger = options.logger ?? noopLogger;
   const renderCache = createRenderCache();
+  const folds = options.folds ?? new ThreadFoldCache();
+  // What the trigger counts, per plan object, extended as the thread grows: lives as long as the
+  // store keeps handing out that plan (the embedded store hands out one object per version).
+  const triggerViews = new WeakMap<CompactionPlan, TriggerView>();
+  const triggerMessages = (thread: Thread, plan: CompactionPlan | null) => {
+    if (!plan) return extendTriggerView(undefined, thread.messages, null).messages;
+    const view = extendTriggerView(triggerViews.get(plan), thread.messages, plan);
+    triggerViews.set(plan, view);
+    return view.messages;
+  };
   const threadTokenizers = createThreadTokenizers();
   const tokenizerFor = options.tokenizerFor ?? ((thread: Thread) => threadTokenizers.forThread(thread));
 
@@ -175,16 +189,15 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     threadId: string,
     checkOptions: CheckOptions = {},
   ): Promise<CheckResult> {
-    const events = await options.events.readAll(tenantId, threadId);
-    if (events.length === 0) throw new NotFoundError('thread', threadId);
-    const thread = foldThread(events);
+    const fold = await folds.loadFold(options.events, tenantId, threadId);
+    const { thread, service } = fold;
     const current = await options.plans.getCurrent(tenantId, threadId);
-    await recordMissingPlanVersions(tenantId, threadId, events, current.version);
+    await recordMissingPlanVersions(tenantId, threadId, service.loggedPlanVersions, current.version);
     const tokenizer = tokenizerFor(thread);
     const measurer = createRenderMeasurer(thread, tokenizer, provider, renderCache);
     const messageTokens = measurer.measure(current.plan);
     const manual = checkOptions.manual;
-    const registered = registeredContext(events);
+    const registered = service.registered;
     const overhead = registered
       ? {
           systemPromptTokens: registered.system === '' ? 0 : tokenizer.count(registered.system),
@@ -200,7 +213,7 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
             reason: 'automatic compaction is switched off for this deployment',
           }
         : buildTrigger(thread.policy.trigger).evaluate({
-            messages: messagesForTrigger(thread.messages, current.plan),
+            messages: triggerMessages(thread, current.plan),
             messageTokens,
             contextWindow: thread.contextWindow,
             targetTokens,
@@ -226,7 +239,7 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     if (
       !manual &&
       messageTokens <= targetTokens &&
-      (current.plan?.basedOnSeq ?? -1) >= lastConversationSeq(events)
+      (current.plan?.basedOnSeq ?? -1) >= service.lastConversationSeq
     ) {
       return { ...base, planner: null, commit: { status: 'not_needed' }, compressionRatio: 1, outcome: null };
     }
@@ -363,10 +376,10 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
   async function recordMissingPlanVersions(
     tenantId: string,
     threadId: string,
-    events: readonly StoredEvent[],
+    loggedPlanVersions: ReadonlySet<number>,
     currentVersion: number,
   ): Promise<void> {
-    for (const version of planVersionsMissingFromLog(events, currentVersion)) {
+    for (const version of planVersionsMissing(loggedPlanVersions, currentVersion)) {
       const plan = await options.plans.getVersion(tenantId, threadId, version);
       if (plan) await recordPlanCommitted(tenantId, threadId, plan, version);
     }

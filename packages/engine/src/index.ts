@@ -32,3 +32,10 @@ export {
   type RenderRecords,
 } from './prepare/render-records.js';
 export { loadSnapshot, type SnapshotStores, takeSnapshot } from './snapshots/snapshots.js';
+export {
+  createThreadFoldCache,
+  DEFAULT_THREAD_FOLD_CACHE_BYTES,
+  ThreadFoldCache,
+  type ThreadFoldCacheOptions,
+  type ThreadFoldCacheStats,
+} from './thread-fold-cache.js';

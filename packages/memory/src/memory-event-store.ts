@@ -125,6 +125,12 @@ export class MemoryEventStore implements EventStore {
     return structuredClone(this.existing(tenantId, threadId).events);
   }
 
+  async readNewest(tenantId: string, threadId: string, count: number): Promise<StoredEvent[]> {
+    requirePositive(count, 'count');
+    const thread = this.existing(tenantId, threadId);
+    return structuredClone(thread.events.slice(-Math.min(count, PAGE_EVENTS)));
+  }
+
   async getThread(tenantId: string, threadId: string): Promise<ThreadMetadata | null> {
     const thread = this.threads.get(threadKey(tenantId, threadId));
     return thread ? metadataOf(thread) : null;

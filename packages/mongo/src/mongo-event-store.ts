@@ -260,6 +260,32 @@ export class MongoEventStore implements EventStore {
     }
   }
 
+  /**
+   * The newest `count` events of a thread, oldest first: a backward walk of the
+   * (tenantId, threadId, seq) index that reads `count` documents however long the thread is.
+   */
+  async readNewest(tenantId: string, threadId: string, count: number): Promise<StoredEvent[]> {
+    requireIds({ tenantId, threadId });
+    if (!Number.isInteger(count) || count < 1) {
+      throw new ValidationError('invalid count', [{ path: 'count', message: 'must be an integer ≥ 1' }]);
+    }
+    try {
+      const thread = await this.options.collections.threads.findOne(
+        { tenantId, threadId },
+        { projection: { _id: 0, version: 1 } },
+      );
+      if (thread === null) throw new NotFoundError('thread', threadId);
+      const newestFirst = await this.options.collections.events
+        .find({ tenantId, threadId }, { projection: NO_ID_NO_HASH })
+        .sort({ seq: -1 })
+        .limit(Math.min(count, this.maxPageSize))
+        .toArray();
+      return newestFirst.reverse().map((document) => documentToEvent(document));
+    } catch (error) {
+      throw mapMongoError(error, 'readNewest');
+    }
+  }
+
   async readAll(tenantId: string, threadId: string): Promise<StoredEvent[]> {
     const all: StoredEvent[] = [];
     let fromSeq: number | null = 1;

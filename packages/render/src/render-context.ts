@@ -1,4 +1,5 @@
 import {
+  type CompactionPlan,
   type ProviderName,
   parsePolicy,
   type RehydrationPolicy,
@@ -22,6 +23,8 @@ export interface RenderContext {
   /** The caller's cache (or one for this render alone), and this thread's memo in it. */
   cache: RenderCache;
   memo: ThreadRenderMemo;
+  /** The input's plan, or the equal plan this memo already knows (what every memo is keyed by). */
+  plan: CompactionPlan | null;
   exchanges: ToolExchangeIndex;
   maker: PieceMaker;
   agent: string | undefined;
@@ -44,6 +47,7 @@ export function renderContext(input: RenderInput): RenderContext {
     format,
     cache,
     memo,
+    plan: memo.canonicalPlan(input.plan),
     exchanges,
     maker: new PieceMaker(cache, memo, format, input.tokenizer, input.thread.policy),
     agent: input.agent,

@@ -35,7 +35,7 @@ export async function renderPrompt<P extends ProviderName>(input: RenderInput<P>
     messages: input.thread.messages,
     exchanges: context.exchanges,
     agent: context.agent,
-    plan: input.plan,
+    plan: context.plan,
     policy: context.rehydrationPolicy,
     state: context.rehydrationState,
     turn: context.turn,
@@ -62,8 +62,8 @@ function render<P extends ProviderName>(
   context: RenderContext,
   gathered: GatheredRehydration | undefined,
 ): RenderResult<P> {
-  const { thread, plan, tokenizer, provider } = input;
-  const { maker, format } = context;
+  const { thread, tokenizer, provider } = input;
+  const { maker, format, plan } = context;
   const normalized = normalizedPlanFor(thread, plan, context.cache);
   const resolution = context.memo.resolution(plan, context.agent ?? '', (previous) =>
     resolvePlan(thread, normalized, context.exchanges, context.agent, previous),

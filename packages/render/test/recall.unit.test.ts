@@ -3,7 +3,7 @@ import { arbitraryCompactionPlan, arbitraryThread } from '@compactor/testkit/arb
 import { threadBuilder } from '@compactor/testkit/thread-builder';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RenderBudgetExceededError, renderPromptSync } from '../src/index.js';
+import { createRenderCache, RenderBudgetExceededError, renderPromptSync } from '../src/index.js';
 import { validateProviderRequest } from '../src/validate/index.js';
 import { drop, externalize, ids, planOf, summarize } from './support/plans.js';
 import { renderInput, requestText, wireMessages } from './support/render-helpers.js';
@@ -137,6 +137,46 @@ describe('recall fills the free room under the ceiling (ADR-0162)', () => {
     expect(measured.tokens.recall).toBe(0);
     expect(measured.report.recall.attempted).toBe(false);
     expect(measured.tokens.messages).toBe(filled.tokens.messages);
+  });
+});
+
+describe('the render memo keys plans by content, not by object (ADR-0120)', () => {
+  it('reuses the recall index and the resolution when the plan store hands out a fresh copy per read', () => {
+    const base = thread();
+    const committed = compacted(base);
+    const cache = createRenderCache();
+    const first = renderPromptSync(renderInput('anthropic', base, structuredClone(committed), { cache }));
+    expect(first.report.recall.recalled.length).toBeGreaterThan(0);
+    expect(cache.stats.recallIndexBuilds).toBe(1);
+    expect(cache.stats.resolutionBuilds).toBe(1);
+    for (let read = 0; read < 3; read += 1) {
+      // What the embedded plan store's getCurrent returns: a structuredClone on every call.
+      const again = renderPromptSync(renderInput('anthropic', base, structuredClone(committed), { cache }));
+      expect(again).toEqual(first);
+    }
+    expect(cache.stats.recallIndexBuilds).toBe(1);
+    expect(cache.stats.resolutionBuilds).toBe(1);
+  });
+
+  it('never serves a candidate plan from the committed plan’s memo when they differ, even with the same stamp', () => {
+    const base = thread();
+    const committed = compacted(base);
+    // Same threadId, version, basedOnSeq and createdAt: only the records differ.
+    const candidate = {
+      ...committed,
+      drops: [],
+      summarizations: [summarize(base, ids(1, 6), { facts: [] })],
+    };
+    const cache = createRenderCache();
+    const query = 'puppy named Biscuit';
+    renderPromptSync(renderInput('anthropic', base, committed, { cache, query }));
+    const cached = renderPromptSync(renderInput('anthropic', base, candidate, { cache, query }));
+    const cold = renderPromptSync(renderInput('anthropic', base, candidate, { query }));
+    expect(cached).toEqual(cold);
+    expect(cache.stats.recallIndexBuilds).toBe(2);
+    // Back to the committed plan, as a copy: its memo entries are still there.
+    renderPromptSync(renderInput('anthropic', base, structuredClone(committed), { cache, query }));
+    expect(cache.stats.recallIndexBuilds).toBe(2);
   });
 });
 

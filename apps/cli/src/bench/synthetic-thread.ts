@@ -80,3 +80,96 @@ export function syntheticThread(messages: number, contextWindow: number): Thread
   );
   return foldThread(events);
 }
+
+/** How big a large tool result is in the scaling threads (a file read in full, a long test log). */
+const LARGE_RESULT_LINES = 200;
+
+/**
+ * A coding-agent exchange for the scaling benchmark (issue #18): short messages, and a tool result that
+ * is one short line except in every fifth exchange, where it is a large listing (so 5% of the messages
+ * are large tool results).
+ */
+function scalingExchange(index: number): Message[] {
+  const topic = TOPICS[index % TOPICS.length]!;
+  const file = `src/${topic}/${topic}-${index % 37}.ts`;
+  const callId = `call_${index}`;
+  const large = index % 5 === 4;
+  const output = large
+    ? Array.from(
+        { length: LARGE_RESULT_LINES },
+        (_, line) =>
+          `${line + 1}: export const ${topic}${line} = compute(${index}, ${line}); // step ${index}`,
+      ).join('\n')
+    : `ok: ${file} has ${(index * 7) % 300} lines`;
+  return [
+    {
+      id: `m${index}-user`,
+      role: 'user',
+      content: [{ type: 'text', text: `Step ${index}: fix ${topic} in ${file}.` }],
+    },
+    {
+      id: `m${index}-call`,
+      role: 'assistant',
+      content: [{ type: 'tool_call', id: callId, name: large ? 'read' : 'stat', input: { path: file } }],
+    },
+    {
+      id: `m${index}-result`,
+      role: 'tool',
+      content: [
+        {
+          type: 'tool_result',
+          toolName: large ? 'read' : 'stat',
+          toolCallId: callId,
+          outcome: 'success',
+          content: output,
+          keyFields: { path: file },
+        },
+      ],
+    },
+    {
+      id: `m${index}-reply`,
+      role: 'assistant',
+      content: [{ type: 'text', text: `Fixed ${topic} step ${index}.` }],
+    },
+  ];
+}
+
+/**
+ * The events of a synthetic coding-agent thread of `messages` messages (rounded up to whole exchanges)
+ * for the scaling benchmark: `thread.created` and one `message.appended` per message, as a client sends
+ * them.
+ *
+ * @param messages - About how many messages.
+ * @param contextWindow - The model's window.
+ * @returns The events, `thread.created` first.
+ */
+export function scalingThreadEvents(messages: number, contextWindow: number): EventInput[] {
+  const exchanges = Math.ceil(messages / 4);
+  const inputs: EventInput[] = [
+    { eventId: 'created', type: 'thread.created', model: 'claude-sonnet-4-5', contextWindow },
+  ];
+  for (let index = 0; index < exchanges; index += 1) {
+    for (const message of scalingExchange(index)) {
+      inputs.push({ eventId: `e-${message.id}`, type: 'message.appended', message });
+    }
+  }
+  return inputs;
+}
+
+/**
+ * One more message for a thread from {@link scalingThreadEvents}: a user turn, as a client appends it.
+ *
+ * @param step - Distinguishes appended messages.
+ * @returns The event.
+ */
+export function scalingAppendEvent(step: number): EventInput {
+  return {
+    eventId: `late-${step}`,
+    type: 'message.appended',
+    message: {
+      id: `late-${step}`,
+      role: 'user',
+      content: [{ type: 'text', text: `One more thing, step ${step}.` }],
+    },
+  };
+}

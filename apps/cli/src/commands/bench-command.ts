@@ -1,15 +1,23 @@
+import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { formatBenchReport } from '../bench/format-bench-report.js';
 import { runBenchmarks } from '../bench/run-benchmarks.js';
+import { benchScaling, fullScalingSizes, quickScalingSizes } from '../bench/scaling-benchmark.js';
+import { formatScalingReport, scalingChart } from '../bench/scaling-report.js';
 
 interface BenchOptions {
   json?: boolean;
   quick?: boolean;
+  scaling?: boolean;
+  chart?: string;
 }
 
 /**
  * `compactor bench`: ingest throughput over HTTP, render and planning latency, tokenizer
- * throughput, each beside its peer, in one run (on ../shared/corpus when present).
+ * throughput, each beside its peer, in one run (on ../shared/corpus when present). `--scaling`
+ * runs issue #18's curve instead: check and render latency after one append on threads of 1k, 10k
+ * and 100k messages, memory per warm thread and RSS after touching 10,000 threads (`--chart` writes
+ * the curve as SVG).
  */
 export function registerBenchCommand(program: Command): void {
   program
@@ -17,7 +25,18 @@ export function registerBenchCommand(program: Command): void {
     .description('measure ingest, render, planning and tokenizer speed, each against its peer')
     .option('--json', 'print one JSON document instead of tables')
     .option('--quick', 'shrink every workload for a fast smoke run')
+    .option('--scaling', 'measure how check and render cost grow with thread length (issue #18)')
+    .option('--chart <file>', 'with --scaling: write the curve as an SVG chart to this file')
     .action(async (options: BenchOptions) => {
+      if (options.scaling) {
+        process.stderr.write('bench: scaling…\n');
+        const result = await benchScaling(options.quick ? quickScalingSizes : fullScalingSizes);
+        if (options.chart) await writeFile(options.chart, scalingChart(result));
+        process.stdout.write(
+          options.json ? `${JSON.stringify(result, null, 2)}\n` : formatScalingReport(result),
+        );
+        return;
+      }
       const report = await runBenchmarks({
         quick: options.quick === true,
         // Progress goes to stderr so stdout stays one document.

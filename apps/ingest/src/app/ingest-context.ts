@@ -1,4 +1,5 @@
 import type { Logger } from '@compactor/core';
+import { createThreadFoldCache, type ThreadFoldCache } from '@compactor/engine';
 import { createRenderCache, type RenderCache } from '@compactor/render';
 import { createThreadTokenizers, type ThreadTokenizers } from '@compactor/tokenizer';
 import type { EnqueueCheckContext } from '../compaction/enqueue-check.js';
@@ -23,6 +24,11 @@ export interface IngestContext {
    * provider, tokenizer and render format), so two tenants using the same ids never share a piece.
    */
   renderCache: RenderCache;
+  /**
+   * Folded threads kept between `/prompt` calls, bounded by bytes (ADR-0121): a render after one
+   * append reads and folds that event, not the whole log. Keyed by tenant and thread.
+   */
+  folds: ThreadFoldCache;
 }
 
 export function createIngestContext(dependencies: IngestDependencies): IngestContext {
@@ -44,5 +50,6 @@ export function createIngestContext(dependencies: IngestDependencies): IngestCon
       debounceMs: dependencies.compactionDebounceMs ?? defaultCompactionDebounceMs,
     },
     renderCache: createRenderCache(),
+    folds: createThreadFoldCache(),
   };
 }

@@ -6,9 +6,8 @@ import {
   foldThread,
   type ProviderName,
   parseSnapshotId,
+  type RegisteredContext,
   type RenderSnapshot,
-  registeredContext,
-  type StoredEvent,
   stableStringify,
   type TokenBudget,
   type ToolDefinition,
@@ -172,15 +171,15 @@ async function render(
   if (pin) {
     ({ thread: folded, plan } = await loadSnapshot({ events, plans }, caller.tenantId, threadId, pin));
   } else {
-    const [log, current, loaded] = await Promise.all([
-      events.readAll(caller.tenantId, threadId),
+    const [fold, current, loaded] = await Promise.all([
+      context.folds.loadFold(events, caller.tenantId, threadId),
       plans.getCurrent(caller.tenantId, threadId),
       loadRenderRecords(lifecycle, owner, context.logger),
     ]);
-    folded = foldThread(log);
+    folded = fold.thread;
     plan = current.plan;
     records = loaded;
-    if (prompt.register) await registerContext(events, owner, log, prompt);
+    if (prompt.register) await registerContext(events, owner, fold.service.registered, prompt);
   }
   // Tool output this key may not read is rendered as a stand-in (ADR-0059). Such a render is not
   // cached: the cache holds what keys with every permission see.
@@ -246,10 +245,9 @@ async function pinnedVersions(
 async function registerContext(
   events: EventStore,
   owner: { tenantId: string; threadId: string },
-  log: readonly StoredEvent[],
+  last: RegisteredContext | undefined,
   prompt: PromptRequest,
 ): Promise<void> {
-  const last = registeredContext(log);
   const next = { system: prompt.system, tools: [...prompt.tools] };
   if (last && stableStringify({ system: last.system, tools: last.tools }) === stableStringify(next)) return;
   await events.append(owner.tenantId, owner.threadId, [

@@ -1,6 +1,7 @@
 import {
   parsePolicy,
   policyForWindow,
+  readsEveryToolOutput,
   type StoredEvent,
   type ThreadMessage,
   type ToolOutputAccess,
@@ -34,11 +35,15 @@ export function visibleEvents(events: readonly StoredEvent[], access: ToolOutput
   return withholdToolOutputsInEvents(events, access);
 }
 
-/** The messages with what the caller may not read withheld; `withheld` says whether any was. */
+/**
+ * The messages with what the caller may not read withheld; `withheld` says whether any was. A
+ * caller who may read every sensitivity gets the same array without a pass over the history.
+ */
 export function visibleMessages(
-  messages: readonly ThreadMessage[],
+  messages: ThreadMessage[],
   access: ToolOutputAccess,
 ): { messages: ThreadMessage[]; withheld: boolean } {
+  if (readsEveryToolOutput(access)) return { messages, withheld: false };
   let withheld = false;
   const visible = messages.map((message) => {
     const content = withholdToolOutputs(message.content, access);

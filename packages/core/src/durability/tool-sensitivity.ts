@@ -1,4 +1,4 @@
-import type { ArtifactSensitivity } from '../plan/records.js';
+import { type ArtifactSensitivity, artifactSensitivitySchema } from '../plan/records.js';
 import { stricterSensitivity } from '../ports/artifact-rules.js';
 import { artifactAccessDecision } from '../ports/artifact-store.js';
 import type { StoredEvent } from '../schemas/events.js';
@@ -43,6 +43,23 @@ export interface ToolOutputAccess {
   floor?: ArtifactSensitivity;
   tenantId: string;
   permissions: ReadonlySet<string> | readonly string[];
+}
+
+/**
+ * Whether the caller may read tool output of every sensitivity, so {@link withholdToolOutputs}
+ * changes nothing in any message: a render or a read need not look at each message (issue #18).
+ *
+ * @param access - The caller's tenant and permissions.
+ * @returns True when no tool output can be withheld from this caller.
+ */
+export function readsEveryToolOutput(access: Pick<ToolOutputAccess, 'tenantId' | 'permissions'>): boolean {
+  return artifactSensitivitySchema.options.every(
+    (sensitivity) =>
+      artifactAccessDecision(
+        { tenantId: access.tenantId, sensitivity },
+        { requesterId: 'caller', tenantId: access.tenantId, permissions: access.permissions },
+      ).allowed,
+  );
 }
 
 interface ContentCarrier {

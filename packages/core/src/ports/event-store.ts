@@ -88,7 +88,10 @@ export interface ListThreadsOptions {
  *   nothing of the batch is written.
  * - Order of checks: validation, idempotency (conflict, then the all-duplicates retry), expected
  *   version (ConcurrencyError), then the thread rules above.
- * - `read`/`readAll` of an unknown thread throw NotFoundError; `getThread` returns null.
+ * - `read`/`readAll`/`readNewest` of an unknown thread throw NotFoundError; `getThread` returns null.
+ * - Neither "events since seq N" (`read` from `fromSeq`) nor "the newest K events" (`readNewest`)
+ *   scans the whole log: each adapter serves them from its index on (tenant, thread, seq), so a
+ *   consumer that keeps a folded thread pays for what is new (issue #18, ADR-0121).
  *   `fromSeq` and `limit` must be positive integers. A page may hold fewer than `limit` events
  *   only when the store caps page bytes; `nextSeq` is then the next event's seq.
  * - Thread metadata: `createdAt` is the `thread.created` event's timestamp, `updatedAt` the last
@@ -132,6 +135,17 @@ export interface EventStore {
    * @throws NotFoundError for an unknown thread.
    */
   readAll(tenantId: string, threadId: string): Promise<StoredEvent[]>;
+  /**
+   * The newest `count` events of a thread, oldest first, read without scanning the log before them.
+   * At most the store's largest page (by events, and by bytes where the store caps a page's bytes).
+   *
+   * @param tenantId - The owning tenant.
+   * @param threadId - The thread.
+   * @param count - How many events: an integer ≥ 1.
+   * @returns The events, oldest first (all of them when the thread has fewer).
+   * @throws NotFoundError for an unknown thread; ValidationError for a bad `count`.
+   */
+  readNewest(tenantId: string, threadId: string, count: number): Promise<StoredEvent[]>;
   /**
    * A thread's metadata.
    *

@@ -66,6 +66,17 @@ export function plansFromLog(events: readonly StoredEvent[]): Map<number, Compac
 export function planVersionsMissingFromLog(events: readonly StoredEvent[], currentVersion: number): number[] {
   const recorded = new Set<number>();
   for (const event of events) if (event.type === 'plan.committed') recorded.add(event.planVersion);
+  return planVersionsMissing(recorded, currentVersion);
+}
+
+/**
+ * Plan versions up to `currentVersion` not among `recorded` (a fold's `loggedPlanVersions`).
+ *
+ * @param recorded - The versions the log has `plan.committed` events for.
+ * @param currentVersion - The PlanStore's current version.
+ * @returns The missing versions, oldest first.
+ */
+export function planVersionsMissing(recorded: ReadonlySet<number>, currentVersion: number): number[] {
   const missing: number[] = [];
   for (let version = 1; version <= currentVersion; version += 1) {
     if (!recorded.has(version)) missing.push(version);
@@ -92,7 +103,17 @@ const OUTSIDE_THE_CONVERSATION: ReadonlySet<EventType> = new Set<EventType>([
 export function lastConversationSeq(events: readonly StoredEvent[]): number {
   for (let index = events.length - 1; index >= 0; index -= 1) {
     const event = events[index]!;
-    if (!OUTSIDE_THE_CONVERSATION.has(event.type)) return event.seq;
+    if (isConversationEvent(event.type)) return event.seq;
   }
   return 0;
+}
+
+/**
+ * Whether an event changes what the planner compacts (see {@link lastConversationSeq}).
+ *
+ * @param type - The event's type.
+ * @returns false for service records (`plan.committed`, `lifecycle`, `context.registered`).
+ */
+export function isConversationEvent(type: EventType): boolean {
+  return !OUTSIDE_THE_CONVERSATION.has(type);
 }

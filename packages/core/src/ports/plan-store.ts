@@ -37,7 +37,9 @@ export interface PlanStore {
    *
    * @param tenantId - The owning tenant.
    * @param threadId - The thread.
-   * @returns The plan and its version (null and 0 when none was committed).
+   * @returns The plan and its version (null and 0 when none was committed): a copy, or one object
+   *   frozen at every depth that the store hands out until the next commit (the embedded store does,
+   *   so memos keyed by the plan object hit; ADR-0121). Callers never change the store through it.
    */
   getCurrent(tenantId: string, threadId: string): Promise<CurrentPlan>;
   /**

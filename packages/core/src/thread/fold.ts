@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.js';
+import { isConversationEvent } from '../ports/plan-log.js';
 import type { PolicyPatch, StoredEvent } from '../schemas/events.js';
 import {
   type CompactionPolicy,
@@ -6,12 +7,45 @@ import {
   parsePolicy,
   policyForWindow,
 } from '../schemas/policy.js';
+import type { RegisteredContext } from './registered-context.js';
 import { isTurnStart, type Thread, type ThreadMessage, tokenizerFamilyOf } from './thread.js';
+
+/**
+ * A folded thread with what extending it needs: the created event's policy input and the patches
+ * since (so a policy is always `patchedPolicy` of the same inputs as a full fold would use), and
+ * the message ids seen (shared with the fold it was extended from while nobody forks it).
+ */
+export interface ThreadFold {
+  readonly thread: Thread;
+  readonly createdPolicy: CompactionPolicyInput | undefined;
+  readonly patches: readonly PolicyPatch[];
+  /** @internal Message ids folded so far; a fold extended twice rebuilds its own copy. */
+  readonly ids: Set<string>;
+  /**
+   * What the log says besides the conversation, kept so an incremental reader need not rescan it:
+   * the latest registration (`registeredContext`), the last conversation seq (`lastConversationSeq`)
+   * and the plan versions logged (`planVersionsMissingFromLog`), ADR-0190, ADR-0192.
+   */
+  readonly service: ServiceRecords;
+}
+
+/** The log's service facts a {@link ThreadFold} keeps. */
+export interface ServiceRecords {
+  readonly registered: RegisteredContext | undefined;
+  readonly lastConversationSeq: number;
+  readonly loggedPlanVersions: ReadonlySet<number>;
+}
+
+const NO_SERVICE_RECORDS: ServiceRecords = {
+  registered: undefined,
+  lastConversationSeq: 0,
+  loggedPlanVersions: new Set(),
+};
 
 /**
  * Fold a thread's events (in sequence order) into its messages. Only `thread.created` and
  * `message.appended` shape the message list; `policy.updated` patches the policy (later patches
- * win); plans and lifecycle events are recorded elsewhere.
+ * win); `thread.branched` records the origin; plans and lifecycle events are recorded elsewhere.
  *
  * @param events - The thread's stored events, `thread.created` first.
  * @returns The folded thread.
@@ -19,6 +53,17 @@ import { isTurnStart, type Thread, type ThreadMessage, tokenizerFamilyOf } from 
  *   a message id appears twice.
  */
 export function foldThread(events: readonly StoredEvent[]): Thread {
+  return foldThreadEvents(events).thread;
+}
+
+/**
+ * {@link foldThread}, keeping what {@link extendThread} needs to fold more events in later.
+ *
+ * @param events - The thread's stored events, `thread.created` first.
+ * @returns The fold.
+ * @throws ValidationError as {@link foldThread} does.
+ */
+export function foldThreadEvents(events: readonly StoredEvent[]): ThreadFold {
   const first = events[0];
   if (first?.type !== 'thread.created') {
     throw new ValidationError('a thread must start with a thread.created event');
@@ -37,16 +82,91 @@ export function foldThread(events: readonly StoredEvent[]): Thread {
     messages: [],
     branchedFrom: undefined,
   };
-  const seenIds = new Set<string>();
-  const patches: PolicyPatch[] = [];
-  let turn = 0;
-  let previousSeq = 0;
-  for (const event of events) {
+  return foldInto(
+    {
+      thread,
+      createdPolicy: first.policy,
+      patches: [],
+      ids: new Set(),
+      service: { ...NO_SERVICE_RECORDS, lastConversationSeq: first.seq },
+    },
+    events,
+    1,
+    true,
+  );
+}
+
+/**
+ * Fold more events into an already folded thread, in time linear in the new events only (and a copy
+ * of the message array's references). Pure: `fold` is unchanged, and folding a prefix then extending
+ * with the rest equals folding everything at once (property-tested). Events at or below the thread's
+ * version are skipped (an overlapping read is harmless); every event type is accepted, and only
+ * messages, branch origins and policy patches change the thread.
+ *
+ * @param fold - A fold from {@link foldThreadEvents} or a previous `extendThread`.
+ * @param events - Later events of the same thread, in sequence order.
+ * @returns The extended fold (`fold` itself when nothing new was given).
+ * @throws ValidationError when a message id appears twice, or an event belongs to another thread.
+ */
+export function extendThread(fold: ThreadFold, events: readonly StoredEvent[]): ThreadFold {
+  let from = 0;
+  while (from < events.length && events[from]!.seq <= fold.thread.version) from += 1;
+  if (from === events.length) return fold;
+  // The ids set is shared along one line of extensions; a fold extended a second time (a fork, or
+  // after a failed extension) no longer matches it and takes its own copy.
+  const ids =
+    fold.ids.size === fold.thread.messages.length
+      ? fold.ids
+      : new Set(fold.thread.messages.map((message) => message.id));
+  return foldInto(
+    {
+      thread: { ...fold.thread, messages: fold.thread.messages.slice() },
+      createdPolicy: fold.createdPolicy,
+      patches: fold.patches,
+      ids,
+      service: fold.service,
+    },
+    events,
+    from,
+    false,
+  );
+}
+
+/** Folds `events` from `from` into `fold` (whose thread and messages it owns), in place. */
+function foldInto(
+  fold: ThreadFold,
+  events: readonly StoredEvent[],
+  from: number,
+  strict: boolean,
+): ThreadFold {
+  const { thread, ids } = fold;
+  let patches = fold.patches;
+  let service = fold.service;
+  let turn = thread.messages.at(-1)?.turn ?? 0;
+  let previousSeq = thread.version;
+  for (let position = from; position < events.length; position += 1) {
+    const event = events[position]!;
     if (event.seq <= previousSeq) {
-      throw new ValidationError(`events out of order: seq ${event.seq} after ${previousSeq}`);
+      if (strict || position > from) {
+        throw new ValidationError(`events out of order: seq ${event.seq} after ${previousSeq}`);
+      }
+      continue;
+    }
+    if (!strict && (event.threadId !== thread.id || event.tenantId !== thread.tenantId)) {
+      throw new ValidationError(`event ${event.eventId} belongs to another thread than ${thread.id}`);
     }
     previousSeq = event.seq;
     thread.version = event.seq;
+    if (isConversationEvent(event.type)) {
+      service = { ...service, lastConversationSeq: event.seq };
+    } else if (event.type === 'context.registered') {
+      service = { ...service, registered: { system: event.system, tools: event.tools, seq: event.seq } };
+    } else if (event.type === 'plan.committed' && !service.loggedPlanVersions.has(event.planVersion)) {
+      service = {
+        ...service,
+        loggedPlanVersions: new Set([...service.loggedPlanVersions, event.planVersion]),
+      };
+    }
     if (event.type === 'thread.branched') {
       thread.branchedFrom = {
         sourceThreadId: event.sourceThreadId,
@@ -54,20 +174,20 @@ export function foldThread(events: readonly StoredEvent[]): Thread {
         sourceVersion: event.sourceVersion,
       };
     } else if (event.type === 'policy.updated') {
-      patches.push(event.patch);
+      patches = [...patches, event.patch];
+      thread.policy = patchedPolicy(fold.createdPolicy, patches, thread.contextWindow);
     } else if (event.type === 'message.appended') {
       const message = event.message;
-      if (seenIds.has(message.id)) {
+      if (ids.has(message.id)) {
         throw new ValidationError(`message id ${message.id} appears twice in thread ${thread.id}`);
       }
-      seenIds.add(message.id);
+      ids.add(message.id);
       if (isTurnStart(message)) turn += 1;
       const folded: ThreadMessage = { ...message, seq: event.seq, index: thread.messages.length, turn };
       thread.messages.push(folded);
     }
   }
-  if (patches.length > 0) thread.policy = patchedPolicy(first.policy, patches, first.contextWindow);
-  return thread;
+  return patches === fold.patches && service === fold.service ? fold : { ...fold, patches, service };
 }
 
 /** The created policy with every patch applied in order, sized for the window. */
@@ -85,44 +205,19 @@ function withoutUndefined(patch: PolicyPatch): Partial<PolicyPatch> {
 }
 
 /**
- * Append more events to an already folded thread (for incremental consumers).
+ * Append more events to an already folded thread (for incremental consumers that kept only the
+ * thread). Its policy is taken as the created one, so later patches apply on top of it.
  *
  * @param thread - The folded thread (unchanged).
  * @param events - Events in sequence order; those at or below its version are skipped.
  * @returns A new thread with the events folded in.
  * @throws ValidationError when a message id appears twice.
+ * @deprecated Keep the {@link ThreadFold} and use {@link extendThread}: this rebuilds the id set
+ *   from every message on each call.
  */
 export function foldMore(thread: Thread, events: readonly StoredEvent[]): Thread {
-  const messages = [...thread.messages];
-  const seenIds = new Set(messages.map((message) => message.id));
-  let turn = messages.at(-1)?.turn ?? 0;
-  let version = thread.version;
-  let branchedFrom = thread.branchedFrom;
-  let policy = thread.policy;
-  for (const event of events) {
-    if (event.seq <= version) continue;
-    version = event.seq;
-    if (event.type === 'policy.updated') {
-      // Capping an already capped policy again changes nothing, so this equals a full fold.
-      policy = policyForWindow(
-        parsePolicy({ ...policy, ...withoutUndefined(event.patch) }),
-        thread.contextWindow,
-      );
-    }
-    if (event.type === 'thread.branched') {
-      branchedFrom = {
-        sourceThreadId: event.sourceThreadId,
-        fromMessageId: event.fromMessageId,
-        sourceVersion: event.sourceVersion,
-      };
-    }
-    if (event.type !== 'message.appended') continue;
-    if (seenIds.has(event.message.id)) {
-      throw new ValidationError(`message id ${event.message.id} appears twice in thread ${thread.id}`);
-    }
-    seenIds.add(event.message.id);
-    if (isTurnStart(event.message)) turn += 1;
-    messages.push({ ...event.message, seq: event.seq, index: messages.length, turn });
-  }
-  return { ...thread, messages, version, branchedFrom, policy };
+  return extendThread(
+    { thread, createdPolicy: thread.policy, patches: [], ids: new Set(), service: NO_SERVICE_RECORDS },
+    events,
+  ).thread;
 }

@@ -248,6 +248,12 @@ export class EmbeddedEventStore implements EventStore {
     return this.withExistingThread(tenantId, threadId, (thread) => readPage(thread, options));
   }
 
+  async readNewest(tenantId: string, threadId: string, count: number): Promise<StoredEvent[]> {
+    this.ensureOpen();
+    requirePositiveInteger(count, 'count');
+    return this.withExistingThread(tenantId, threadId, (thread) => readNewestPage(thread, count));
+  }
+
   async readAll(tenantId: string, threadId: string): Promise<StoredEvent[]> {
     const events: StoredEvent[] = [];
     let fromSeq: number | null = 1;
@@ -475,6 +481,22 @@ async function readPage(thread: ThreadIndex, options: ReadOptions): Promise<Read
   const range = thread.byteRange(fromSeq, toSeq);
   const events = (await thread.log.read(range.offset, range.length)) as StoredEvent[];
   return { events, nextSeq: toSeq < version ? toSeq + 1 : null };
+}
+
+/** The newest `count` events (within a page's events and bytes), found backwards through the index. */
+async function readNewestPage(thread: ThreadIndex, count: number): Promise<StoredEvent[]> {
+  const limit = Math.min(count, DEFAULT_PAGE_EVENTS);
+  const version = thread.version;
+  let fromSeq = version;
+  let bytes = thread.recordLength(version);
+  while (fromSeq > 1 && version - fromSeq + 1 < limit) {
+    const previous = thread.recordLength(fromSeq - 1);
+    if (bytes + previous > MAX_PAGE_BYTES) break;
+    bytes += previous;
+    fromSeq -= 1;
+  }
+  const range = thread.byteRange(fromSeq, version);
+  return (await thread.log.read(range.offset, range.length)) as StoredEvent[];
 }
 
 function compareStrings(left: string, right: string): number {

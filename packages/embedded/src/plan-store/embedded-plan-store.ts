@@ -52,8 +52,21 @@ const VERSION_FILE = /^(\d{10})\.json$/;
 const VERSION_SUMMARY_BYTES = 160;
 const THREAD_PLANS_BYTES = 512;
 
+/**
+ * Freeze a plan the store owns, at every depth: `getCurrent` hands out this one object until the next
+ * commit instead of a copy per read (a copy is linear in the plan, and a fresh object defeats every
+ * memo keyed by the plan; issue #18). A caller that tries to change it throws instead of corrupting it.
+ */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
 function setCurrent(plans: ThreadPlans, plan: CompactionPlan, bytes: number | undefined): void {
-  plans.current = plan;
+  plans.current = deepFreeze(plan);
   plans.currentBytes = bytes ?? stringBytes(JSON.stringify(plan));
 }
 
@@ -117,7 +130,7 @@ export class EmbeddedPlanStore implements PlanStore {
   async getCurrent(tenantId: string, threadId: string): Promise<CurrentPlan> {
     this.ensureOpen();
     return this.withPlans(tenantId, threadId, async (plans) => ({
-      plan: plans.current === null ? null : structuredClone(plans.current),
+      plan: plans.current,
       version: plans.versions.length,
     }));
   }
@@ -214,7 +227,8 @@ export class EmbeddedPlanStore implements PlanStore {
       return { committed: true, version };
     }
     plans.versions.push({ version, basedOnSeq: stored.basedOnSeq, createdAt: committedAt, revertedFrom });
-    setCurrent(plans, stored, undefined);
+    // Its own copy: the caller's plan (and what zod passed through of it) stays the caller's to change.
+    setCurrent(plans, structuredClone(stored), undefined);
     return { committed: true, version };
   }
 
@@ -334,7 +348,7 @@ export class EmbeddedPlanStore implements PlanStore {
       threadId,
       directory,
       versions,
-      current: current?.plan ?? null,
+      current: current ? deepFreeze(current.plan) : null,
       currentBytes: current?.bytes ?? 0,
       catchingUp: Promise.resolve(),
     };

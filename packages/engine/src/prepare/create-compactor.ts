@@ -4,7 +4,6 @@ import {
   type DeterminismHooks,
   type EventInput,
   type EventStore,
-  foldThread,
   type LifecycleEventLog,
   type Logger,
   NotFoundError,
@@ -40,6 +39,7 @@ import {
 } from '../compaction-engine.js';
 import { captureCurrentDeterminism } from '../determinism.js';
 import { loadSnapshot, takeSnapshot } from '../snapshots/snapshots.js';
+import { ThreadFoldCache } from '../thread-fold-cache.js';
 import { loadRenderRecords } from './render-records.js';
 
 /** Where the stores of a runtime (in-memory, embedded or production) plug in. */
@@ -135,6 +135,8 @@ export function createCompactor(options: CompactorOptions): Compactor {
   const clock = options.clock ?? systemClock;
   const mode = options.compaction ?? 'inline';
   const renderCache = createRenderCache();
+  // One fold per thread for the compactor and its engines: a prepare after one append folds that event.
+  const folds = new ThreadFoldCache();
   const tokenizers = new Map<string, Tokenizer>();
   const tokenizerFor =
     options.tokenizerFor ??
@@ -168,6 +170,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
         tokenizerFor,
         overhead: { systemPromptTokens, toolSchemaTokens },
         ...(options.determinismHooks ? { determinismHooks: options.determinismHooks } : {}),
+        folds,
         ...(options.logger ? { logger: options.logger } : {}),
       });
       engines.set(key, engine);
@@ -175,10 +178,8 @@ export function createCompactor(options: CompactorOptions): Compactor {
     return engine;
   }
 
-  async function loadThread(threadId: string): Promise<Thread> {
-    const events = await options.stores.events.readAll(tenantId, threadId);
-    if (events.length === 0) throw new NotFoundError('thread', threadId);
-    return foldThread(events);
+  function loadThread(threadId: string): Promise<Thread> {
+    return folds.load(options.stores.events, tenantId, threadId);
   }
 
   return {

@@ -1,5 +1,10 @@
-import type { CompactionPlan, CompactionRecord, NormalizedPlan, ToolDefinition } from '@compactor/core';
-import { approximateBytes } from './approximate-bytes.js';
+import {
+  approximateBytes,
+  type CompactionPlan,
+  type CompactionRecord,
+  type NormalizedPlan,
+  type ToolDefinition,
+} from '@compactor/core';
 import { type MemoOwner, ThreadRenderMemo } from './thread-render-memo.js';
 
 /** A countable piece of the request: its wire form (shared, never mutated) and its token count. */
@@ -44,6 +49,13 @@ export interface RenderCacheStats {
   threads: number;
   /** Threads dropped, and threads that had to drop some of their own pieces, to stay within maxBytes. */
   evictions: number;
+  /**
+   * Plan recall indexes built from nothing (ADR-0111): one per plan content and thread memo while
+   * it stays cached; more means a render rebuilt what it could have extended (ADR-0120).
+   */
+  recallIndexBuilds: number;
+  /** Plan resolutions built from nothing, rather than extended from the remembered one. */
+  resolutionBuilds: number;
 }
 
 /** The render cache's memory bound when none is given: 64 MiB. */
@@ -75,6 +87,8 @@ export class RenderCache {
   #hits = 0;
   #misses = 0;
   #evictions = 0;
+  #recallIndexBuilds = 0;
+  #resolutionBuilds = 0;
   readonly #normalizedPlans = new WeakMap<CompactionPlan, NormalizedPlan>();
   readonly #recordTexts = new WeakMap<CompactionRecord, string>();
   readonly #toolsByArray = new WeakMap<readonly ToolDefinition[], Map<string, ToolsPart>>();
@@ -94,6 +108,10 @@ export class RenderCache {
       },
       miss: () => {
         this.#misses += 1;
+      },
+      built: (kind) => {
+        if (kind === 'recall-index') this.#recallIndexBuilds += 1;
+        else this.#resolutionBuilds += 1;
       },
     };
   }
@@ -243,6 +261,8 @@ export class RenderCache {
       maxBytes: this.#maxBytes,
       threads: this.#threads.size,
       evictions: this.#evictions,
+      recallIndexBuilds: this.#recallIndexBuilds,
+      resolutionBuilds: this.#resolutionBuilds,
     };
   }
 

@@ -1,7 +1,7 @@
-import type { CompactionPlan, ThreadMessage } from '@compactor/core';
+import { approximateBytes, type CompactionPlan, type ThreadMessage } from '@compactor/core';
+import { dequal } from 'dequal';
 import type { PlanResolution } from '../plan/resolve-plan.js';
 import { indexToolExchanges, type ToolExchangeIndex } from '../plan/tool-exchanges.js';
-import { approximateBytes } from './approximate-bytes.js';
 
 /** What a memo reports to the cache that owns it. */
 export interface MemoOwner {
@@ -9,6 +9,8 @@ export interface MemoOwner {
   grew(memo: ThreadRenderMemo, bytes: number): void;
   hit(): void;
   miss(): void;
+  /** A structure (a plan's recall index, a plan resolution) was built from nothing. */
+  built(kind: 'recall-index' | 'resolution'): void;
 }
 
 /**
@@ -24,6 +26,13 @@ const RESOLUTION_BYTES_PER_MESSAGE = 32;
 const EXCHANGE_BYTES_PER_MESSAGE = 160;
 /** Stands for "no plan" as a resolution key. */
 const NO_PLAN: object = Object.freeze({});
+/**
+ * Distinct plans remembered per (version, basedOnSeq, createdAt): the committed one and the few
+ * candidates a planner measures with the same stamp. A plan object maps to the first equal one.
+ */
+const PLANS_PER_STAMP = 4;
+/** Stamps remembered per thread (the committed plan's, and a check's candidates'). */
+const PLAN_STAMPS = 4;
 
 /** Kinds of piece kept by content key, each in its own map (no key prefixes to build on a hit). */
 export type PieceSpace = 'message' | 'raw-result' | 'text-result' | 'synthetic' | 'system' | 'truncated';
@@ -39,6 +48,11 @@ const SHED_ORDER: readonly PieceSpace[] = [
 
 interface Remembered {
   value: unknown;
+  bytes: number;
+}
+
+interface RememberedPlan {
+  plan: CompactionPlan;
   bytes: number;
 }
 
@@ -64,6 +78,10 @@ export class ThreadRenderMemo {
   #resolutions = new WeakMap<object, Map<string, RememberedResolution>>();
   #exchanges: ToolExchangeIndex | undefined;
   #recall = new WeakMap<object, unknown>();
+  /** Plan objects already mapped to their canonical plan (itself, or an equal one seen first). */
+  #canonical = new WeakMap<CompactionPlan, CompactionPlan>();
+  /** Canonical plans by stamp, the most recently used stamp last. */
+  #plansByStamp = new Map<string, RememberedPlan[]>();
   #entryBytes = 0;
   #detached = false;
   /** Object shortcuts, resolutions and the exchange index: dropped together, never one by one. */
@@ -85,6 +103,45 @@ export class ThreadRenderMemo {
 
   detach(): void {
     this.#detached = true;
+  }
+
+  /**
+   * The plan object every memo here is keyed by: the first plan seen with the same content. A plan
+   * store that hands out a fresh copy of the same committed plan on every read (the embedded one
+   * clones) then reuses the plan's normalization, resolutions and recall index instead of
+   * rebuilding them per render (ADR-0120). Plans are compared by content, never by
+   * version alone: a planner's candidates may share the committed plan's version and basedOnSeq,
+   * and a candidate maps to a committed plan only when the two are equal.
+   *
+   * @param plan - The caller's plan object (not modified; callers never mutate plans).
+   * @returns The canonical equal plan (possibly `plan` itself).
+   */
+  canonicalPlan(plan: CompactionPlan | null): CompactionPlan | null {
+    if (plan === null) return null;
+    const known = this.#canonical.get(plan);
+    if (known !== undefined) return known;
+    const stamp = `${plan.threadId}\u0000${plan.version}\u0000${plan.basedOnSeq}\u0000${plan.createdAt}`;
+    let plans = this.#plansByStamp.get(stamp);
+    if (plans) this.#plansByStamp.delete(stamp);
+    else plans = [];
+    // Re-inserted: the most recently used stamp.
+    this.#plansByStamp.set(stamp, plans);
+    let canonical = plans.find((candidate) => dequal(candidate.plan, plan))?.plan;
+    if (canonical === undefined) {
+      canonical = plan;
+      const bytes = approximateBytes(plan);
+      plans.push({ plan, bytes });
+      let freed = 0;
+      if (plans.length > PLANS_PER_STAMP) freed += plans.shift()!.bytes;
+      if (this.#plansByStamp.size > PLAN_STAMPS) {
+        const [oldest, dropped] = this.#plansByStamp.entries().next().value as [string, RememberedPlan[]];
+        this.#plansByStamp.delete(oldest);
+        for (const entry of dropped) freed += entry.bytes;
+      }
+      this.#growStructure(bytes - freed);
+    }
+    this.#canonical.set(plan, canonical);
+    return canonical;
   }
 
   /**
@@ -164,6 +221,7 @@ export class ThreadRenderMemo {
     }
     const previous = byAgent.get(agent);
     const resolution = resolve(previous?.resolution);
+    if (resolution !== previous?.resolution) this.#owner.built('resolution');
     const bytes = RESOLUTION_BYTES_PER_MESSAGE * resolution.size;
     byAgent.set(agent, { resolution, bytes });
     this.#growStructure(bytes - (previous?.bytes ?? 0));
@@ -182,7 +240,11 @@ export class ThreadRenderMemo {
     extend: (index: T, fromMessage: number) => { bytes: number; toMessage: number },
   ): T {
     const known = this.#recall.get(plan) as { key: string; index: T; toMessage: number } | undefined;
-    const entry = known && known.key === key ? known : { key, index: create(), toMessage: 0 };
+    let entry = known;
+    if (!entry || entry.key !== key) {
+      entry = { key, index: create(), toMessage: 0 };
+      this.#owner.built('recall-index');
+    }
     const grown = extend(entry.index, entry.toMessage);
     // Appends the plan does not cover add nothing: still a hit.
     if (grown.bytes === 0 && known === entry) this.#owner.hit();
@@ -224,6 +286,8 @@ export class ThreadRenderMemo {
       this.#cleared = new WeakMap();
       this.#recall = new WeakMap();
       this.#resolutions = new WeakMap();
+      this.#canonical = new WeakMap();
+      this.#plansByStamp = new Map();
       this.#exchanges = undefined;
     }
     return freed;

@@ -49,6 +49,30 @@ export interface PlanResolution {
    * render would.
    */
   provisional: boolean;
+  /**
+   * Bumped whenever the action of a message resolved before the last extension changes (a repair
+   * reaching back into the history): what was derived from the old actions is then stale.
+   */
+  epoch: number;
+  /** What `buildSlots` derived from this resolution's actions, extended while `epoch` holds. */
+  scan?: ResolutionScan;
+}
+
+/**
+ * The positions a render visits, derived from a resolution's actions: every message shown (as it
+ * is, cleared or as a pointer) and the first message of each summarized or externalized record,
+ * with how many messages each hiding action took. Extended for new messages only, so a render of a
+ * mostly compacted thread walks what it shows, not the whole log (issue #18).
+ */
+export interface ResolutionScan {
+  epoch: number;
+  scanned: number;
+  visit: number[];
+  records: Set<CompactionRecord>;
+  excluded: number;
+  dropped: number;
+  summarized: number;
+  externalized: number;
 }
 
 const EXCLUDED: EffectiveAction = { action: 'exclude', record: undefined };
@@ -158,6 +182,7 @@ export function resolvePlan(
       lastMessageId: undefined,
       toolOnlyRecords: new Map(),
       provisional: false,
+      epoch: 0,
     };
   }
   const from = resolution.size;
@@ -173,7 +198,7 @@ export function resolvePlan(
   const visited = new Set<number>();
   const regroup = (exchange: ToolExchange) => {
     if (exchange.resultMessageIndex === undefined || visited.has(exchange.callMessageIndex)) return;
-    repairGroup(groupOf(exchange.callMessageIndex, exchanges, visited), resolution!, messages);
+    repairGroup(groupOf(exchange.callMessageIndex, exchanges, visited), resolution!, messages, from);
   };
   if (from === 0) {
     for (const exchange of exchanges.exchanges) {
@@ -217,8 +242,10 @@ function repairGroup(
   group: readonly number[],
   resolution: PlanResolution,
   messages: Thread['messages'],
+  from: number,
 ): void {
   const { planned, actions, repairs } = resolution;
+  const before = group.map((position) => (position < from ? actions[position] : undefined));
   let leader: number | undefined;
   for (const position of group) {
     const action = planned[position];
@@ -237,4 +264,10 @@ function repairGroup(
       `message ${messages[position]!.id} follows ${messages[leader]!.id} (${lead.action}) so no tool call or result is orphaned`,
     );
   }
+  group.forEach((position, at) => {
+    if (position >= from) return;
+    const was = before[at];
+    const now = actions[position];
+    if (was?.action !== now?.action || was?.record !== now?.record) resolution.epoch += 1;
+  });
 }

@@ -12,7 +12,7 @@ import {
 } from '@compactor/core';
 import type { Piece } from '../cache/render-cache.js';
 import type { PieceMaker } from './piece-maker.js';
-import type { EffectiveAction, PlanResolution } from './resolve-plan.js';
+import type { EffectiveAction, PlanResolution, ResolutionScan } from './resolve-plan.js';
 import type { ToolExchange, ToolExchangeIndex } from './tool-exchanges.js';
 
 export interface ResultEntry {
@@ -91,42 +91,33 @@ export function buildSlots(
   };
   const warnings: string[] = [];
   const slots: Slot[] = [];
-  const emitted = new Set<object>();
   const messages = thread.messages;
   const policy = thread.policy;
   const actions = resolution.actions;
-  for (let position = 0; position < messages.length; position += 1) {
+  const scan = scanResolution(resolution, messages.length);
+  counts.excluded = scan.excluded;
+  counts.dropped = scan.dropped;
+  counts.summarized = scan.summarized;
+  counts.externalized = scan.externalized;
+  for (const position of scan.visit) {
     const message = messages[position]!;
     const action = actions[position];
-    if (action) {
-      if (action.action === 'exclude') {
-        counts.excluded += 1;
-        continue;
-      }
-      if (action.action === 'drop') {
-        counts.dropped += 1;
-        continue;
-      }
-      if (action.action === 'summarize' || action.action === 'externalize') {
-        counts[action.action === 'summarize' ? 'summarized' : 'externalized'] += 1;
-        const record = action.record as SummarizationRecord | ExternalizationRecord;
-        if (emitted.has(record)) continue;
-        emitted.add(record);
-        const piece = maker.record(record, 'assistant');
-        slots.push({
-          kind: 'synthetic',
-          anchor: message,
-          record,
-          piece,
-          results: [],
-          tokens: piece.tokens,
-          maxSeq: message.seq,
-          turn: message.turn,
-          essential: true,
-          dropped: false,
-        });
-        continue;
-      }
+    if (action && (action.action === 'summarize' || action.action === 'externalize')) {
+      const record = action.record as SummarizationRecord | ExternalizationRecord;
+      const piece = maker.record(record, 'assistant');
+      slots.push({
+        kind: 'synthetic',
+        anchor: message,
+        record,
+        piece,
+        results: [],
+        tokens: piece.tokens,
+        maxSeq: message.seq,
+        turn: message.turn,
+        essential: true,
+        dropped: false,
+      });
+      continue;
     }
     if (message.role === 'tool') {
       // Results are rendered right after their call; only orphans are noticed here.
@@ -181,6 +172,43 @@ export function buildSlots(
     });
   }
   return { slots, counts, warnings };
+}
+
+/**
+ * The positions to visit (shown messages and each hiding record's first message) and the hidden
+ * counts, extended from the resolution's last scan while no repair reached back into the history.
+ */
+function scanResolution(resolution: PlanResolution, size: number): ResolutionScan {
+  let scan = resolution.scan;
+  if (!scan || scan.epoch !== resolution.epoch || scan.scanned > size) {
+    scan = {
+      epoch: resolution.epoch,
+      scanned: 0,
+      visit: [],
+      records: new Set(),
+      excluded: 0,
+      dropped: 0,
+      summarized: 0,
+      externalized: 0,
+    };
+    resolution.scan = scan;
+  }
+  const actions = resolution.actions;
+  for (let position = scan.scanned; position < size; position += 1) {
+    const action = actions[position];
+    if (action?.action === 'exclude') scan.excluded += 1;
+    else if (action?.action === 'drop') scan.dropped += 1;
+    else if (action?.action === 'summarize' || action?.action === 'externalize') {
+      if (action.action === 'summarize') scan.summarized += 1;
+      else scan.externalized += 1;
+      if (!scan.records.has(action.record!)) {
+        scan.records.add(action.record!);
+        scan.visit.push(position);
+      }
+    } else scan.visit.push(position);
+  }
+  scan.scanned = size;
+  return scan;
 }
 
 function resultEntry(

@@ -467,6 +467,39 @@ export function testEventStore(
       });
     });
 
+    describe('readNewest', () => {
+      it('returns the newest events, oldest first, and all of them for a short thread', async () => {
+        await createThread(
+          Array.from({ length: 12 }, (_, index) => userMessageEvent(`n-${index}`, `m ${index}`)),
+        );
+        const newest = await store.readNewest(tenantId, threadId, 5);
+        expect(newest.map((event) => event.seq)).toEqual([9, 10, 11, 12, 13]);
+        expect(newest.map((event) => event.eventId)).toEqual(['n-7', 'n-8', 'n-9', 'n-10', 'n-11']);
+        expect(newest).toEqual((await store.readAll(tenantId, threadId)).slice(-5));
+        expect((await store.readNewest(tenantId, threadId, 1))[0]?.eventId).toBe('n-11');
+        const all = await store.readNewest(tenantId, threadId, 500);
+        expect(all.map((event) => event.seq)).toEqual(Array.from({ length: 13 }, (_, index) => index + 1));
+      });
+
+      it('sees an append made after the previous read', async () => {
+        await createThread([userMessageEvent('before', 'before')]);
+        await store.readNewest(tenantId, threadId, 2);
+        await store.append(tenantId, threadId, [userMessageEvent('after', 'after')]);
+        expect((await store.readNewest(tenantId, threadId, 2)).map((event) => event.eventId)).toEqual([
+          'before',
+          'after',
+        ]);
+      });
+
+      it('rejects a count that is not a positive integer, and an unknown thread', async () => {
+        await createThread();
+        await expectCompactorError(store.readNewest(tenantId, threadId, 0), 'validation');
+        await expectCompactorError(store.readNewest(tenantId, threadId, 2.5), 'validation');
+        await expectCompactorError(store.readNewest(tenantId, uniqueId('missing'), 3), 'not_found');
+        await expectCompactorError(store.readNewest(uniqueId('other-tenant'), threadId, 3), 'not_found');
+      });
+    });
+
     describe('thread metadata', () => {
       it('keeps model, counts, message token totals and times', async () => {
         const result = await store.append(tenantId, threadId, [
@@ -591,6 +624,8 @@ export function testEventStore(
             Array.from({ length: 10 }, (_, index) => `big-${total - 10 + index}`),
           );
           expect(tail.nextSeq).toBeNull();
+          const newest = await store.readNewest(tenantId, threadId, 10);
+          expect(newest).toEqual(tail.events);
           expect(await store.getThread(tenantId, threadId)).toMatchObject({
             version: total + 1,
             messageCount: total,

@@ -163,12 +163,23 @@ export function testPlanStore(
       expect(await store.getCurrent(tenantId, threadId)).toEqual({ plan: null, version: 0 });
     });
 
-    it('returns copies that callers cannot change the store through', async () => {
+    it('returns copies or frozen plans: callers cannot change the store through them', async () => {
       await store.commit(tenantId, threadId, samplePlan(threadId, 10, 'a'), 0);
       const current = await store.getCurrent(tenantId, threadId);
-      current.plan?.drops.splice(0, 1);
+      // A store may hand out one frozen plan per version (no copy per read): changing it then throws.
+      const tryChange = (change: () => void, plan: object | null | undefined) => {
+        try {
+          change();
+        } catch (error) {
+          expect(error).toBeInstanceOf(TypeError);
+          expect(plan && Object.isFrozen(plan)).toBe(true);
+        }
+      };
+      tryChange(() => current.plan?.drops.splice(0, 1), current.plan);
       const fetched = await store.getVersion(tenantId, threadId, 1);
-      if (fetched) fetched.basedOnSeq = 999;
+      tryChange(() => {
+        if (fetched) fetched.basedOnSeq = 999;
+      }, fetched);
       const again = await store.getCurrent(tenantId, threadId);
       expect(again.plan?.drops.length).toBe(1);
       expect(again.plan?.basedOnSeq).toBe(10);

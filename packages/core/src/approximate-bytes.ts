@@ -6,8 +6,8 @@ const SLOT = 8;
 
 /**
  * A rough upper estimate of the memory a JSON-like value holds: strings at two bytes a character,
- * plus object, array and slot overheads. Used to keep the render cache within its byte budget;
- * runs only when a piece is formatted (a cache miss), never on a hit.
+ * plus object, array and slot overheads. Used to keep caches (render memos, folded threads) within their byte budgets;
+ * run only on what a cache adds (a miss), never on a hit.
  */
 export function approximateBytes(value: unknown): number {
   let bytes = 0;

@@ -1,0 +1,321 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type CompactionPlan, type EventStore, systemClock, type Thread } from '@compactor/core';
+import { createEmbeddedStores } from '@compactor/embedded';
+import { createCompactionEngine, createThreadFoldCache, type ThreadFoldCache } from '@compactor/engine';
+import { createRenderCache, type RenderCache, renderPromptSync } from '@compactor/render';
+import { benchBudget, benchPlan, benchSystem, benchTools, percentile } from '@compactor/render/bench';
+import { createExtractiveSummarizer } from '@compactor/summarizer';
+import { tokenizerForThread } from '@compactor/tokenizer';
+import type { Latency } from './render-benchmark.js';
+import { scalingAppendEvent, scalingThreadEvents } from './synthetic-thread.js';
+
+/** How big the scaling run is: the thread sizes, samples per size, and the many-threads touch. */
+export interface ScalingSizes {
+  messages: number[];
+  runs: number;
+  /** Samples of the peer (whole log read and folded per call); fewer, it is slow at 100k. */
+  peerRuns: number;
+  manyThreads: {
+    threads: number;
+    messagesPerThread: number;
+    foldCacheBytes: number;
+    renderCacheBytes: number;
+  };
+}
+
+export const fullScalingSizes: ScalingSizes = {
+  messages: [1_000, 10_000, 100_000],
+  runs: 41,
+  peerRuns: 5,
+  manyThreads: {
+    threads: 10_000,
+    messagesPerThread: 20,
+    foldCacheBytes: 16 * 1024 * 1024,
+    renderCacheBytes: 16 * 1024 * 1024,
+  },
+};
+
+export const quickScalingSizes: ScalingSizes = {
+  messages: [200, 1_000, 4_000],
+  runs: 7,
+  peerRuns: 2,
+  manyThreads: {
+    threads: 200,
+    messagesPerThread: 8,
+    foldCacheBytes: 256 * 1024,
+    renderCacheBytes: 256 * 1024,
+  },
+};
+
+/** One thread size, already compacted (50 records over all but the last 10 turns: summaries, externalizations, drops). */
+export interface ScalingRow {
+  messages: number;
+  /** Plan records hiding the older history. */
+  planRecords: number;
+  /** The first check: the whole log read and folded, everything rendered and counted once. */
+  coldCheckMs: number;
+  /** `engine.check` after one appended event, the engine's fold cache and render cache warm. */
+  check: Latency;
+  /** Peer: the same check with a fold cache that keeps nothing (the log read and folded on every check). */
+  checkRefolding: Latency;
+  /** `renderPromptSync` after one appended event (thread extended, plan read again from the store). */
+  render: Latency;
+  /** What the prompt route does after one append: load the thread (fold cache), read the plan, render. */
+  loadAndRender: Latency;
+  /** Estimated bytes the fold cache holds for the thread, per message. */
+  foldBytesPerMessage: number;
+  /** Estimated bytes the render cache holds for the thread, per message. */
+  renderBytesPerMessage: number;
+  /**
+   * Recall indexes the render cache built from nothing over the warm renders (1 = built once): more
+   * means the thread's memo did not fit the cache's default bound and was shed and rebuilt.
+   */
+  recallIndexBuilds: number;
+}
+
+export interface ManyThreadsResult {
+  threads: number;
+  messagesPerThread: number;
+  /** Resident set size before touching any thread and after touching them all, MiB. */
+  rssBeforeMiB: number;
+  rssAfterMiB: number;
+  heapUsedAfterMiB: number;
+  foldCache: { bytes: number; maxBytes: number; threads: number; evictions: number };
+  renderCache: { bytes: number; maxBytes: number; threads: number; evictions: number };
+  /** The embedded event store's own resident bound (ADR-0050), which also holds per-thread state. */
+  storeCacheMaxBytes: number;
+  /** RSS growth over the sum of the three caches' bounds: at most 1 means bounded by them. */
+  growthOverBounds: number;
+}
+
+export interface ScalingBenchResult {
+  source: string;
+  rows: ScalingRow[];
+  /** Largest thread's check p50 over the smallest's (target ≤ 2). */
+  checkP50Ratio: number;
+  /** Largest thread's render p50 over the smallest's (target ≤ 2). */
+  renderP50Ratio: number;
+  /** Render p50 at the size nearest 10,000 messages (target ≤ 1 ms). */
+  renderP50At10k: { messages: number; p50Ms: number };
+  manyThreads: ManyThreadsResult;
+}
+
+const TENANT = 'bench';
+const CONTEXT_WINDOW = 200_000;
+const STORE_CACHE_BYTES = 32 * 1024 * 1024;
+const MiB = 1024 * 1024;
+
+function latency(samples: number[]): Latency {
+  return { p50Ms: percentile(samples, 0.5), p99Ms: percentile(samples, 0.99), runs: samples.length };
+}
+
+async function timed<T>(run: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const started = performance.now();
+  const value = await run();
+  return { ms: performance.now() - started, value };
+}
+
+async function appendInBatches(
+  events: EventStore,
+  threadId: string,
+  inputs: ReturnType<typeof scalingThreadEvents>,
+) {
+  for (let start = 0; start < inputs.length; start += 1_000) {
+    await events.append(TENANT, threadId, inputs.slice(start, start + 1_000));
+  }
+}
+
+/**
+ * Issue #18's scaling curve: for coding-agent threads of each size, already compacted, the latency of a
+ * compaction check and of a render after one appended event (each beside the peer that re-reads and
+ * re-folds the log), the memory a warm thread holds per message, and the RSS after touching many
+ * threads against the caches' byte bounds. Everything on the embedded stores in a temporary directory.
+ *
+ * @param sizes - Thread sizes, samples and the many-threads workload.
+ * @returns One row per size, the ratios the issue sets targets for, and the many-threads figures.
+ */
+export async function benchScaling(sizes: ScalingSizes): Promise<ScalingBenchResult> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'compactor-scaling-'));
+  const stores = await createEmbeddedStores({ dataDir });
+  try {
+    const rows: ScalingRow[] = [];
+    for (const messages of sizes.messages) rows.push(await benchSize(stores, messages, sizes));
+    const manyThreads = await touchManyThreads(stores, sizes.manyThreads);
+    const first = rows[0]!;
+    const last = rows.at(-1)!;
+    const near10k = rows.reduce((best, row) =>
+      Math.abs(row.messages - 10_000) < Math.abs(best.messages - 10_000) ? row : best,
+    );
+    return {
+      source: 'synthetic coding-agent threads (short messages, 5% large tool results), embedded stores',
+      rows,
+      checkP50Ratio: last.check.p50Ms / first.check.p50Ms,
+      renderP50Ratio: last.render.p50Ms / first.render.p50Ms,
+      renderP50At10k: { messages: near10k.messages, p50Ms: near10k.render.p50Ms },
+      manyThreads,
+    };
+  } finally {
+    await stores.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+type Stores = Awaited<ReturnType<typeof createEmbeddedStores>>;
+
+async function benchSize(stores: Stores, messages: number, sizes: ScalingSizes): Promise<ScalingRow> {
+  const threadId = `scaling-${messages}`;
+  await appendInBatches(stores.events, threadId, scalingThreadEvents(messages, CONTEXT_WINDOW));
+  const folds = createThreadFoldCache();
+  const thread = await folds.load(stores.events, TENANT, threadId);
+  const plan = compactedPlan(thread);
+  await stores.plans.commit(TENANT, threadId, plan, 0);
+  const summarizer = createExtractiveSummarizer();
+  const engine = createCompactionEngine({ ...stores, summarizer, clock: systemClock, folds });
+  const refolding = createCompactionEngine({
+    ...stores,
+    summarizer,
+    clock: systemClock,
+    folds: createThreadFoldCache({ maxBytes: 0 }),
+  });
+  const cold = await timed(() => engine.check(TENANT, threadId));
+  if (cold.value.commit.status === 'committed') {
+    throw new Error(`the ${messages}-message bench thread was not compacted enough to stay quiet`);
+  }
+  await refolding.check(TENANT, threadId);
+
+  let step = 0;
+  const append = () => stores.events.append(TENANT, threadId, [scalingAppendEvent(messages * 10 + step++)]);
+  const check: number[] = [];
+  const checkRefolding: number[] = [];
+  for (let run = 0; run < sizes.runs; run += 1) {
+    await append();
+    check.push((await timed(() => engine.check(TENANT, threadId))).ms);
+    if (run < sizes.peerRuns) {
+      await append();
+      checkRefolding.push((await timed(() => refolding.check(TENANT, threadId))).ms);
+    }
+  }
+
+  // The prompt route's path, with its own caches (as the ingest keeps them).
+  const routeFolds = createThreadFoldCache();
+  const cache = createRenderCache();
+  const tokenizer = tokenizerForThread(thread);
+  const renderOnce = async (renderCache: RenderCache, routeFoldCache: ThreadFoldCache) => {
+    const loaded = await routeFoldCache.load(stores.events, TENANT, threadId);
+    const current = await stores.plans.getCurrent(TENANT, threadId);
+    const started = performance.now();
+    renderPromptSync({
+      thread: loaded,
+      plan: current.plan,
+      system: benchSystem,
+      tools: benchTools,
+      budget: benchBudget,
+      provider: 'anthropic',
+      tokenizer,
+      cache: renderCache,
+    });
+    return performance.now() - started;
+  };
+  await renderOnce(cache, routeFolds);
+  const render: number[] = [];
+  const loadAndRender: number[] = [];
+  for (let run = 0; run < sizes.runs; run += 1) {
+    await append();
+    const whole = await timed(() => renderOnce(cache, routeFolds));
+    render.push(whole.value);
+    loadAndRender.push(whole.ms);
+  }
+  const held = thread.messages.length;
+  return {
+    messages: held,
+    planRecords:
+      plan.summarizations.length + plan.externalizations.length + plan.clearings.length + plan.drops.length,
+    coldCheckMs: cold.ms,
+    check: latency(check),
+    checkRefolding: latency(checkRefolding),
+    render: latency(render),
+    loadAndRender: latency(loadAndRender),
+    foldBytesPerMessage: routeFolds.stats.bytes / held,
+    renderBytesPerMessage: cache.stats.bytes / held,
+    recallIndexBuilds: cache.stats.recallIndexBuilds,
+  };
+}
+
+/**
+ * The render bench's 50-record plan over all but the last 10 turns, with its clear records made drops:
+ * a cleared span keeps every message but the tool output, so a quarter of a 100,000-message history
+ * would stay in the prompt, which no compacted thread that fits its window does.
+ */
+function compactedPlan(thread: Thread): CompactionPlan {
+  const plan = benchPlan(thread);
+  return {
+    ...plan,
+    clearings: [],
+    drops: [
+      ...plan.drops,
+      ...plan.clearings.map((record) => ({
+        kind: 'drop' as const,
+        span: record.span,
+        reason: 'older tool output',
+      })),
+    ],
+  };
+}
+
+async function touchManyThreads(
+  stores: Stores,
+  sizes: ScalingSizes['manyThreads'],
+): Promise<ManyThreadsResult> {
+  const folds = createThreadFoldCache({ maxBytes: sizes.foldCacheBytes });
+  const cache = createRenderCache({ maxBytes: sizes.renderCacheBytes });
+  const collect = (globalThis as { gc?: () => void }).gc;
+  collect?.();
+  const rssBefore = process.memoryUsage().rss;
+  for (let index = 0; index < sizes.threads; index += 1) {
+    const threadId = `many-${index}`;
+    await stores.events.append(
+      TENANT,
+      threadId,
+      scalingThreadEvents(sizes.messagesPerThread, CONTEXT_WINDOW),
+    );
+    const thread = await folds.load(stores.events, TENANT, threadId);
+    renderPromptSync({
+      thread,
+      plan: null,
+      system: benchSystem,
+      tools: benchTools,
+      budget: benchBudget,
+      provider: 'anthropic',
+      tokenizer: tokenizerForThread(thread),
+      cache,
+    });
+  }
+  collect?.();
+  const memory = process.memoryUsage();
+  const bounds = sizes.foldCacheBytes + sizes.renderCacheBytes + STORE_CACHE_BYTES;
+  const fold = folds.stats;
+  const render = cache.stats;
+  return {
+    threads: sizes.threads,
+    messagesPerThread: sizes.messagesPerThread,
+    rssBeforeMiB: rssBefore / MiB,
+    rssAfterMiB: memory.rss / MiB,
+    heapUsedAfterMiB: memory.heapUsed / MiB,
+    foldCache: {
+      bytes: fold.bytes,
+      maxBytes: fold.maxBytes,
+      threads: fold.threads,
+      evictions: fold.evictions,
+    },
+    renderCache: {
+      bytes: render.bytes,
+      maxBytes: render.maxBytes,
+      threads: render.threads,
+      evictions: render.evictions,
+    },
+    storeCacheMaxBytes: STORE_CACHE_BYTES,
+    growthOverBounds: Math.max(0, memory.rss - rssBefore) / bounds,
+  };
+}

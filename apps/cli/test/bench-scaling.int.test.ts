@@ -1,0 +1,52 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ScalingBenchResult } from '../src/bench/scaling-benchmark.js';
+import { runCli } from './support.js';
+
+describe('compactor bench --scaling (issue #18)', () => {
+  it('--quick --json reports a row per size with the caches within their bounds, and writes the SVG chart', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'compactor-scaling-test-'));
+    try {
+      const chart = join(directory, 'scaling.svg');
+      const { code, stdout, stderr } = await runCli([
+        'bench',
+        '--scaling',
+        '--quick',
+        '--json',
+        '--chart',
+        chart,
+      ]);
+      expect(code, stderr).toBe(0);
+      const result = JSON.parse(stdout) as ScalingBenchResult;
+      expect(result.rows.map((row) => row.messages)).toEqual([200, 1_000, 4_000]);
+      for (const row of result.rows) {
+        expect(row.planRecords).toBeGreaterThan(0);
+        for (const latency of [row.check, row.checkRefolding, row.render, row.loadAndRender]) {
+          expect(latency.p50Ms).toBeGreaterThan(0);
+          expect(latency.p99Ms).toBeGreaterThanOrEqual(latency.p50Ms);
+        }
+        expect(row.check.runs).toBe(7);
+        expect(row.checkRefolding.runs).toBe(2);
+        expect(row.foldBytesPerMessage).toBeGreaterThan(0);
+        expect(row.renderBytesPerMessage).toBeGreaterThan(0);
+        // Small threads fit the default render cache: the recall index is built once and extended.
+        expect(row.recallIndexBuilds).toBe(1);
+      }
+      expect(result.checkP50Ratio).toBeCloseTo(result.rows[2]!.check.p50Ms / result.rows[0]!.check.p50Ms, 6);
+      const many = result.manyThreads;
+      expect(many.threads).toBe(200);
+      expect(many.foldCache.bytes).toBeLessThanOrEqual(many.foldCache.maxBytes);
+      expect(many.renderCache.bytes).toBeLessThanOrEqual(many.renderCache.maxBytes);
+      // The bounds are small enough that touching every thread had to evict.
+      expect(many.foldCache.threads).toBeLessThan(many.threads);
+      expect(many.renderCache.threads).toBeLessThan(many.threads);
+      const svg = await readFile(chart, 'utf8');
+      expect(svg.startsWith('<svg')).toBe(true);
+      expect(svg.match(/<polyline /g)).toHaveLength(4);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+});
