@@ -188,7 +188,7 @@ describe('rehydration kept server-side (ADR-0191)', () => {
     expect(recalled.length).toBeGreaterThan(0);
     const events = (await lifecycle('recall')).filter((event) => event.name === 'compaction_retrieved');
     expect(events).toHaveLength(1);
-    expect(events[0]!.details['messageIds']).toEqual(
+    expect(events[0]!.details.messageIds).toEqual(
       recalled.map((hit: { messageId: string }) => hit.messageId),
     );
     // The same recall again in the same turn is not recorded twice.

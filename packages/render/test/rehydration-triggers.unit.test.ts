@@ -167,7 +167,7 @@ describe('render lifecycle events', () => {
       owner,
       '2025-06-01T00:00:00.000Z',
     );
-    expect(events.map((event) => [event.name, event.details?.['artifactId'] ?? null])).toEqual([
+    expect(events.map((event) => [event.name, event.details?.artifactId ?? null])).toEqual([
       ['compaction_rehydrated', 'a'],
       ['compaction_rehydration_blocked', 'c'],
       ['compaction_retrieved', null],

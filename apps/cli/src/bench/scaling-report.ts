@@ -1,5 +1,7 @@
 import type { ScalingBenchResult } from './scaling-benchmark.js';
 
+const CHART_TITLE = 'p50 latency after one appended event, by thread size (already compacted)';
+
 const ms = (value: number) => `${value < 10 ? value.toFixed(3) : value.toFixed(1)} ms`;
 const count = (value: number) => value.toLocaleString('en-US');
 const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
@@ -90,9 +92,10 @@ export function scalingChart(result: ScalingBenchResult): string {
     plotHeight -
     ((Math.log10(Math.max(value, 10 ** low)) - low) / Math.max(1, high - low)) * plotHeight;
   const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12" role="img">`,
+    `<title>${CHART_TITLE}</title>`,
     `<rect width="${WIDTH}" height="${HEIGHT}" fill="white"/>`,
-    `<text x="${MARGIN.left}" y="20" font-size="14">p50 latency after one appended event, by thread size (already compacted)</text>`,
+    `<text x="${MARGIN.left}" y="20" font-size="14">${CHART_TITLE}</text>`,
   ];
   for (let power = low; power <= high; power += 1) {
     const at = y(10 ** power);

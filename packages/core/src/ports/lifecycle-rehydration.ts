@@ -12,12 +12,12 @@ export interface InjectedAtTurn {
 }
 
 function turnOf(event: LifecycleEvent): number | undefined {
-  const turn = event.details?.['turn'];
+  const turn = event.details?.turn;
   return typeof turn === 'number' && Number.isInteger(turn) ? turn : undefined;
 }
 
 function artifactOf(event: LifecycleEvent): string | undefined {
-  const artifactId = event.details?.['artifactId'];
+  const artifactId = event.details?.artifactId;
   return typeof artifactId === 'string' && artifactId.length > 0 ? artifactId : undefined;
 }
 
@@ -63,6 +63,6 @@ export function rehydrationHappenedInTurn(events: readonly LifecycleEvent[], tur
  */
 export function lifecycleRecordKey(event: LifecycleEvent): string {
   const details = event.details ?? {};
-  const ids = Array.isArray(details['messageIds']) ? (details['messageIds'] as unknown[]).join(',') : '';
-  return [event.name, artifactOf(event) ?? '', turnOf(event) ?? '', details['reason'] ?? '', ids].join('|');
+  const ids = Array.isArray(details.messageIds) ? (details.messageIds as unknown[]).join(',') : '';
+  return [event.name, artifactOf(event) ?? '', turnOf(event) ?? '', details.reason ?? '', ids].join('|');
 }

@@ -6,7 +6,6 @@ import {
   type EventStore,
   type LifecycleEventLog,
   type Logger,
-  NotFoundError,
   noopLogger,
   type PlanStore,
   type ProviderName,
