@@ -49,9 +49,10 @@ describe('POST /v1/threads/:id/snapshots and prompt?snapshot=', () => {
   it('three delegated renders across a concurrent append and commit are byte-identical', async () => {
     const engine = await compactedThread();
     const snapshot = await client.createSnapshot('parent');
+    // 45 events appended, then the commit's plan.committed event (ADR-0190).
     expect(snapshot).toEqual({
       snapshotId: expect.stringMatching(/^snap_/),
-      threadVersion: 45,
+      threadVersion: 46,
       planVersion: 1,
     });
     const delegated = () => client.renderPrompt('parent', { system: SYSTEM, snapshot: snapshot.snapshotId });
@@ -65,7 +66,7 @@ describe('POST /v1/threads/:id/snapshots and prompt?snapshot=', () => {
     // GET with the same pins renders the same bytes; the live render has moved on.
     const viaGet = await ingest.app.inject({
       method: 'GET',
-      url: `/v1/threads/parent/prompt?system=${encodeURIComponent(SYSTEM)}&planVersion=1&threadVersion=45`,
+      url: `/v1/threads/parent/prompt?system=${encodeURIComponent(SYSTEM)}&planVersion=1&threadVersion=46`,
       headers: bearer(KEY_A),
     });
     expect(viaGet.statusCode).toBe(200);
