@@ -22,7 +22,7 @@ import {
   type TriggerDecision,
   tokenBudget,
 } from '@compactor/core';
-import { createRenderCache } from '@compactor/render';
+import { compactorToolsTokens, createRenderCache } from '@compactor/render';
 import { createThreadTokenizers } from '@compactor/tokenizer';
 import { createRenderMeasurer } from './measure.js';
 
@@ -139,10 +139,16 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     if (events.length === 0) throw new NotFoundError('thread', threadId);
     const thread = foldThread(events);
     const current = await options.plans.getCurrent(tenantId, threadId);
-    const measurer = createRenderMeasurer(thread, tokenizerFor(thread), provider, renderCache);
+    const tokenizer = tokenizerFor(thread);
+    const measurer = createRenderMeasurer(thread, tokenizer, provider, renderCache);
     const messageTokens = measurer.measure(current.plan);
     const manual = checkOptions.manual;
-    const targetTokens = availableForMessages(threadBudget(thread, options.overhead));
+    // Compactor's own tools are in every request from the start (ADR-0141): the target leaves them room.
+    const toolSchemaTokens =
+      (options.overhead?.toolSchemaTokens ?? 0) + compactorToolsTokens(thread.policy, tokenizer, provider);
+    const targetTokens = availableForMessages(
+      threadBudget(thread, { ...options.overhead, toolSchemaTokens }),
+    );
     const automatic = buildTrigger(thread.policy.trigger).evaluate({
       messages: messagesForTrigger(thread.messages, current.plan),
       messageTokens,

@@ -38,6 +38,7 @@ export {
   type RehydrationState,
 } from './rehydration/rehydration-types.js';
 export { truncateToTokens } from './rehydration/truncate-to-tokens.js';
+export { compactorToolsTokens } from './render-context.js';
 export { RenderBudgetExceededError, type RenderBudgetNumbers } from './render-errors.js';
 export { renderPrompt, renderPromptSync } from './render-prompt.js';
 export type {

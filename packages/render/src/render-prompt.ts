@@ -1,4 +1,4 @@
-import { IntegrityError, type ProviderName } from '@compactor/core';
+import { compactorToolNames, IntegrityError, type ProviderName } from '@compactor/core';
 import { assembleMessages } from './assemble-messages.js';
 import { fitConversation } from './budget/fit-conversation.js';
 import { renderCeiling } from './budget/render-ceiling.js';
@@ -74,11 +74,20 @@ function render<P extends ProviderName>(
     warnings.push(`${planned - resolution.plannedIdsSeen} message ids in the plan are not in this thread`);
   }
 
-  const needsReadArtifact =
-    input.addReadArtifactTool !== false &&
-    (normalized?.records.some((record) => record.kind === 'externalize') ?? false);
-  const tools = effectiveTools(context, input.tools, needsReadArtifact);
-  const toolsAdded = tools === input.tools ? [] : [tools.at(-1)!.name];
+  // Compactor's own tools: one rule (core's compactorToolNames, ADR-0141), stable for the thread's life
+  // under the default policy, so a plan commit never changes the request's first bytes.
+  const tools = effectiveTools(
+    context,
+    input.tools,
+    compactorToolNames({
+      policy: thread.policy,
+      planExternalizes: normalized?.records.some((record) => record.kind === 'externalize') ?? false,
+      planCompacts: (normalized?.records.length ?? 0) > 0,
+      offerSearchHistory: false,
+      offerReadArtifact: input.addReadArtifactTool !== false,
+    }),
+  );
+  const toolsAdded = tools.slice(input.tools.length).map((tool) => tool.name);
   const toolPart = toolsPart(context, tools, tokenizer, provider);
   const systemTokens = maker.systemPrompt(input.system);
   const formatting = requestOverhead(context, tokenizer, provider);
