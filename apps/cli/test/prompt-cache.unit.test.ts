@@ -147,5 +147,5 @@ describe('call points of a replay', () => {
 });
 
 function emptyDrops() {
-  return { messages: 0, summaries: 0, summarySections: 0, clearedResults: 0 };
+  return { messages: 0, summaries: 0, trimmedSummaries: 0, summaryItems: 0, clearedResults: 0 };
 }

@@ -1,4 +1,10 @@
-export { conversationTokens, type EmergencyDrop, type EmergencyFitReport } from './budget/emergency-fit.js';
+export {
+  conversationTokens,
+  type EmergencyDrop,
+  type EmergencyFitReport,
+  MIN_CHUNK_SHARE,
+  type TrimmedSummary,
+} from './budget/emergency-fit.js';
 export { renderCeiling } from './budget/render-ceiling.js';
 export {
   createRenderCache,

@@ -1,4 +1,4 @@
-import { compactorToolNames, IntegrityError, type ProviderName } from '@compactor/core';
+import { availableForMessages, compactorToolNames, IntegrityError, type ProviderName } from '@compactor/core';
 import { assembleMessages } from './assemble-messages.js';
 import { fitConversation } from './budget/fit-conversation.js';
 import { renderCeiling } from './budget/render-ceiling.js';
@@ -94,6 +94,15 @@ function render<P extends ProviderName>(
   const ceiling = renderCeiling(input.budget);
   const limit = ceiling - systemTokens - toolPart.tokens - formatting;
 
+  // The planner's target for what the conversation takes (the thread's soft threshold, with what this
+  // request spends on system, tools and formatting): an emergency fit cuts back to about it.
+  const target = availableForMessages({
+    ...input.budget,
+    softThresholdPercent: thread.policy.softThresholdPercent,
+    systemPromptTokens: systemTokens,
+    toolSchemaTokens: toolPart.tokens,
+    formattingOverheadTokens: formatting,
+  });
   const { messageTokens, emergency } = fitConversation({
     thread,
     slots,
@@ -105,6 +114,8 @@ function render<P extends ProviderName>(
       formatting,
       availableForMessages: limit,
     },
+    target,
+    countText: (text) => tokenizer.count(text),
     logger: input.logger,
   });
 

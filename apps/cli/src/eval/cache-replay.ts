@@ -81,7 +81,8 @@ export function oursCacheFigures(replay: LocalReplayResult): CacheFigures {
           if (drop.kind === 'summary') dropped.summaries += 1;
           else if (drop.kind === 'message') dropped.messages += 1;
         }
-        dropped.summarySections += summarySectionsDropped(fit);
+        dropped.trimmedSummaries += fit.trimmedSummaries.length;
+        dropped.summaryItems += fit.trimmedSummaries.reduce((sum, trim) => sum + trim.itemsDropped, 0);
       }
     } catch (error) {
       if (!(error instanceof RenderBudgetExceededError)) throw error;
@@ -90,12 +91,6 @@ export function oursCacheFigures(replay: LocalReplayResult): CacheFigures {
     }
   }
   return meter.figures({ commits, emergencyFits, emergencyDropped: dropped });
-}
-
-/** Summary sections an emergency fit trimmed (reported by newer renderers; 0 when absent). */
-function summarySectionsDropped(fit: object): number {
-  const sections = (fit as { trimmedSummarySections?: unknown }).trimmedSummarySections;
-  return typeof sections === 'number' ? sections : Array.isArray(sections) ? sections.length : 0;
 }
 
 /** What a compacting system sends after one compaction, and how it builds a request on it. */

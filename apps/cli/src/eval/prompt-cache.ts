@@ -59,8 +59,17 @@ export interface CacheFigures {
   commits: number;
   /** Calls whose render needed the emergency fit (ours; 0 for the baselines, which have none). */
   emergencyFits: number;
-  /** What those emergency fits dropped, summed over calls (ours). */
-  emergencyDropped: { messages: number; summaries: number; summarySections: number; clearedResults: number };
+  /**
+   * What those emergency fits took, summed over calls (ours): messages and whole summaries dropped,
+   * summaries trimmed and the summary items that went, tool results cleared.
+   */
+  emergencyDropped: {
+    messages: number;
+    summaries: number;
+    trimmedSummaries: number;
+    summaryItems: number;
+    clearedResults: number;
+  };
   /** Calls whose common prefix with the previous request was under half of the previous request. */
   breaks: number;
   /** Anthropic Sonnet list prices: prefix as cache read, the rest as cache write. */
@@ -224,6 +233,7 @@ export function costOf(prices: CachePrices, requestTokens: number, cachedTokens:
 export const noEmergencyDrops = (): CacheFigures['emergencyDropped'] => ({
   messages: 0,
   summaries: 0,
-  summarySections: 0,
+  trimmedSummaries: 0,
+  summaryItems: 0,
   clearedResults: 0,
 });

@@ -12,6 +12,9 @@ export interface FitConversationInput {
   maker: PieceMaker;
   /** Everything but the protected tail, which this function measures. */
   numbers: Omit<RenderBudgetNumbers, 'protectedTail'>;
+  /** The planner's target for the conversation: an emergency fit cuts back to about it (ADR-0142). */
+  target: number;
+  countText: (text: string) => number;
   logger: Logger | undefined;
 }
 
@@ -20,7 +23,15 @@ export interface FitConversationInput {
  * emergency fit when it does not, or a typed error with the numbers when even the protected tail
  * (core's `protectedTail`, the same the planner protects) cannot fit.
  */
-export function fitConversation({ thread, slots, maker, numbers, logger }: FitConversationInput): {
+export function fitConversation({
+  thread,
+  slots,
+  maker,
+  numbers,
+  target,
+  countText,
+  logger,
+}: FitConversationInput): {
   messageTokens: number;
   emergency: EmergencyFitReport | null;
 } {
@@ -42,7 +53,7 @@ export function fitConversation({ thread, slots, maker, numbers, logger }: FitCo
   const truncatedResults =
     tailTokenCount > limit ? truncateTailResults(slots, tailStart, tailTokenCount - limit, maker) : [];
   if (tailTokens() > limit) throw new RenderBudgetExceededError({ ...numbers, protectedTail: tailTokens() });
-  const fitted = emergencyFit({ slots, limit, tailStart, maker, policy });
+  const fitted = emergencyFit({ slots, limit, target, tailStart, maker, policy, countText });
   const fittedTokens = conversationTokens(slots, maker);
   const emergency: EmergencyFitReport | null =
     fitted || truncatedResults.length > 0
@@ -52,6 +63,8 @@ export function fitConversation({ thread, slots, maker, numbers, logger }: FitCo
           clearedResults: fitted?.clearedResults ?? [],
           truncatedResults,
           dropped: fitted?.dropped ?? [],
+          trimmedSummaries: fitted?.trimmedSummaries ?? [],
+          step: fitted?.step ?? null,
         }
       : null;
   logger?.warn(
