@@ -142,8 +142,10 @@ describe('--policy and the command', () => {
   });
 
   // Spawns the CLI (tsx start-up included): ~5 s on the loaded 2-core machine, so not the 5 s default.
+  // Every part of the eval, including the call-by-call cache replay of each budget run (ADR-0140),
+  // on a loaded 2-core machine: a generous limit, not a speed check.
   it('`compactor eval --json --out` writes results.json, report.md and the charts', {
-    timeout: 30_000,
+    timeout: 90_000,
   }, async () => {
     const file = await writeChatTranscript(12);
     const out = await mkdtemp(join(tmpdir(), 'compactor-eval-out-'));
@@ -163,6 +165,7 @@ describe('--policy and the command', () => {
     const saved = JSON.parse(await readFile(join(out, 'results.json'), 'utf8')) as { runs: unknown[] };
     expect(saved.runs).toHaveLength(printed.runs.length);
     expect(await readFile(join(out, 'report.md'), 'utf8')).toContain('| compactor |');
+    expect(await readFile(join(out, 'report.md'), 'utf8')).toContain('## Prompt cache per run');
     expect(await readFile(join(out, 'retention.svg'), 'utf8')).toContain('<svg');
     expect(await readFile(join(out, 'retention-openai.svg'), 'utf8')).toContain('<svg');
   });

@@ -104,6 +104,18 @@ describe('the prompt-cache meter', () => {
     expect(call.cachedTokens).toBe(count(blocks[0]!) + count(blocks[1]!));
   });
 
+  it('attributes uncached tokens to what the call followed', () => {
+    const cache = meter();
+    const first = cache.observe({ messages: [user('one')] }, 'other');
+    const second = cache.observe({ messages: [user('[Summary] one'), user('two')] }, 'commit');
+    const figures = cache.figures({ commits: 1, emergencyFits: 0, emergencyDropped: emptyDrops() });
+    expect(figures.uncachedBy).toEqual({
+      other: first.requestTokens,
+      commit: second.requestTokens - second.cachedTokens,
+      emergencyFit: 0,
+    });
+  });
+
   it('counts a break when less than half of the previous request is reused', () => {
     const cache = meter();
     const long = 'word '.repeat(400);

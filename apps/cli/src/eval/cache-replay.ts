@@ -55,12 +55,15 @@ export function oursCacheFigures(replay: LocalReplayResult): CacheFigures {
   let next = 0;
   let plan: LocalReplayResult['plan'] = null;
   let commits = 0;
+  let committedBefore = 0;
   for (const point of callPoints(thread)) {
     while (next < planHistory.length && planHistory[next]!.fromMessages <= point) {
       plan = planHistory[next]!.plan;
       next += 1;
       commits += 1;
     }
+    const committed = commits > committedBefore;
+    committedBefore = commits;
     try {
       const rendered = renderPromptSync({
         thread: threadPrefix(thread, point),
@@ -72,8 +75,8 @@ export function oursCacheFigures(replay: LocalReplayResult): CacheFigures {
         tokenizer,
         cache,
       });
-      meter.observe(rendered.request);
       const fit = rendered.report.emergencyFit;
+      meter.observe(rendered.request, committed ? 'commit' : fit ? 'emergencyFit' : 'other');
       if (fit) {
         emergencyFits += 1;
         dropped.clearedResults += fit.clearedResults.length;
@@ -172,6 +175,7 @@ function plainRender(
     provider,
     tokenizer,
     promptCaching: false,
+    addReadArtifactTool: false,
   });
   return { request: rendered.request, tokens: rendered.tokens.total };
 }
@@ -219,8 +223,10 @@ export async function baselineCacheFigures(
       since = point;
       commits += 1;
       built = build(point);
+      meter.observe(built.request, 'commit');
+      continue;
     }
-    meter.observe(built.request);
+    meter.observe(built.request, 'other');
   }
   return meter.figures({ commits, emergencyFits: 0, emergencyDropped: noEmergencyDrops() });
 }

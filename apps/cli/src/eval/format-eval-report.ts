@@ -56,6 +56,22 @@ export function cacheTable(result: EvaluationResult): string[] {
     });
     lines.push(`| ${transcript} @ ${Math.round(Number(budget) / 1000)}k | ${cells.join(' | ')} |`);
   }
+  const ours = measured.filter((run) => run.system === result.systems[0]?.name);
+  if (ours.length > 0) {
+    lines.push(
+      '',
+      `Where ${result.systems[0]!.name}'s uncached tokens come from (calls right after a commit, calls with an emergency fit, the rest):`,
+      '',
+      '| run | uncached tokens | after a commit | emergency fit | other | fits: messages / summaries dropped, summaries trimmed |',
+      '|---|---|---|---|---|---|',
+      ...ours.map((run) => {
+        const cache = run.cache!;
+        const share = (part: number) => of(part, cache.uncachedTokens);
+        const dropped = cache.emergencyDropped;
+        return `| ${run.transcript} @ ${Math.round(run.budget / 1000)}k | ${cache.uncachedTokens} | ${share(cache.uncachedBy.commit)} | ${share(cache.uncachedBy.emergencyFit)} | ${share(cache.uncachedBy.other)} | ${dropped.messages} / ${dropped.summaries}, ${dropped.trimmedSummaries} |`;
+      }),
+    );
+  }
   return lines;
 }
 

@@ -72,6 +72,11 @@ export interface CacheFigures {
   };
   /** Calls whose common prefix with the previous request was under half of the previous request. */
   breaks: number;
+  /**
+   * Uncached tokens by what the call followed: a commit (ours: a new plan; a baseline: its
+   * compaction), an emergency fit (ours), or neither (appends, recall, the tail).
+   */
+  uncachedBy: Record<CallCause, number>;
   /** Anthropic Sonnet list prices: prefix as cache read, the rest as cache write. */
   costUsd: number;
   /** OpenAI GPT-4.1 list prices: cached prefix (≥1,024 tokens, 128-token steps) at the cached rate. */
@@ -79,6 +84,9 @@ export interface CacheFigures {
   /** Every request billed as plain input at Anthropic's price: what no caching at all would cost. */
   uncachedCostUsd: number;
 }
+
+/** What a call followed, for the attribution of uncached tokens. */
+export type CallCause = 'commit' | 'emergencyFit' | 'other';
 
 /** What one call of the meter measured. */
 export interface CacheCall {
@@ -151,6 +159,7 @@ export class CacheMeter {
   private costUsd = 0;
   private openAiCostUsd = 0;
   private previousTokens = 0;
+  private readonly uncachedBy: Record<CallCause, number> = { commit: 0, emergencyFit: 0, other: 0 };
 
   constructor(private readonly countTokens: CountTokens) {}
 
@@ -169,9 +178,10 @@ export class CacheMeter {
    * One request, after the previous one.
    *
    * @param request - The rendered request (any provider format).
+   * @param cause - What the call followed (a commit, an emergency fit), for `uncachedBy`.
    * @returns Its tokens and the tokens of its common prefix with the previous request.
    */
-  observe(request: unknown): CacheCall {
+  observe(request: unknown, cause: CallCause = 'other'): CacheCall {
     const blocks = requestBlocks(request);
     let requestTokens = 0;
     let cachedTokens = 0;
@@ -195,6 +205,7 @@ export class CacheMeter {
     this.calls += 1;
     this.inputTokens += requestTokens;
     this.uncachedTokens += requestTokens - cachedTokens;
+    this.uncachedBy[cause] += requestTokens - cachedTokens;
     if (requestTokens > 0) this.shareSum += cachedTokens / requestTokens;
     if (this.calls > 1 && cachedTokens < this.previousTokens / 2) this.breaks += 1;
     this.previousTokens = requestTokens;
@@ -212,6 +223,7 @@ export class CacheMeter {
       uncachedTokens: this.uncachedTokens,
       ...extra,
       breaks: this.breaks,
+      uncachedBy: { ...this.uncachedBy },
       costUsd: this.costUsd,
       openAiCostUsd: this.openAiCostUsd,
       uncachedCostUsd: (this.inputTokens * CACHE_PRICES.anthropic.inputPerMTok) / 1_000_000,

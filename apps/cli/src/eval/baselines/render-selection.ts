@@ -57,6 +57,8 @@ export function renderMeasured(
     provider: input.provider,
     tokenizer: input.tokenizer,
     promptCaching: false,
+    // A baseline sends only what it chose: none of Compactor's own tools (ADR-0141).
+    addReadArtifactTool: false,
   });
   const count = requestCounter(input.tokenizer);
   return {
