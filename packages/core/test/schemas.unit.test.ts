@@ -270,6 +270,7 @@ describe('policy and trigger schemas', () => {
         autoRehydrateSensitivities: ['public', 'internal'],
       },
       recall: { enabled: true, reserveShare: 1, topK: 4, minScore: 1, fillFreeRoom: true, freeRoomTopK: 12 },
+      compactorTools: 'stable',
     });
     expect(parsePolicy()).toEqual(policy);
     expect(parsePolicy(null)).toEqual(policy);

@@ -31,7 +31,7 @@ import {
   type TriggerView,
   tokenBudget,
 } from '@compactor/core';
-import { createRenderCache } from '@compactor/render';
+import { compactorToolsTokens, createRenderCache } from '@compactor/render';
 import { createThreadTokenizers } from '@compactor/tokenizer';
 import { captureCurrentDeterminism } from './determinism.js';
 import { createRenderMeasurer } from './measure.js';
@@ -198,12 +198,16 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     const messageTokens = measurer.measure(current.plan);
     const manual = checkOptions.manual;
     const registered = service.registered;
-    const overhead = registered
+    // Compactor's own tools are in every request from the start (ADR-0141): the target leaves them room.
+    const baseOverhead = registered
       ? {
           systemPromptTokens: registered.system === '' ? 0 : tokenizer.count(registered.system),
           toolSchemaTokens: tokenizer.countTools(registered.tools, provider),
         }
       : options.overhead;
+    const toolSchemaTokens =
+      (baseOverhead?.toolSchemaTokens ?? 0) + compactorToolsTokens(thread.policy, tokenizer, provider);
+    const overhead = { ...baseOverhead, toolSchemaTokens };
     const targetTokens = availableForMessages(threadBudget(thread, overhead));
     const automatic: TriggerDecision =
       options.autoCompact === false

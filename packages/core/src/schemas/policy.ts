@@ -171,6 +171,13 @@ export const compactionPolicyFieldsSchema = z.object({
     fillFreeRoom: true,
     freeRoomTopK: 12,
   }),
+  /**
+   * When Compactor's own tools (`read_artifact`, `search_history`) are in the request (ADR-0141):
+   * `stable`, from the first request of a thread that may need them, in a fixed place after the
+   * caller's tools, so a compaction never changes the request's first bytes; `on-demand`, only once
+   * the plan needs them (core's `compactorToolNames` is the rule).
+   */
+  compactorTools: z.enum(['stable', 'on-demand']).default('stable'),
 });
 
 /**
