@@ -234,8 +234,8 @@ describe('planCompaction', () => {
     expect(touched.has(thread.messages[0]!.id)).toBe(false);
   });
 
-  it('chains summaries: the second round replaces the first and keeps its facts', async () => {
-    const thread = longThread(10);
+  it('chains summaries (rolling composition): the second round replaces the first and keeps its facts', async () => {
+    const thread = longThread(10, { summaryComposition: 'rolling' });
     const first = await planCompaction(
       inputFor(thread, {
         targetTokens: 6000,

@@ -256,6 +256,10 @@ describe('policy and trigger schemas', () => {
       externalizeThresholdTokens: 1000,
       clearAtLeastTokens: 2000,
       maxSummarizationRounds: 50,
+      summaryComposition: 'append',
+      maxSummaryBlocks: 8,
+      cacheCostModel: true,
+      lowWaterPercent: 0.7,
       toolDurability: { defaultDurability: 'anchoring', overrides: {} },
       rehydration: {
         enabled: true,

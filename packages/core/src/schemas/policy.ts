@@ -107,6 +107,26 @@ export const compactionPolicyFieldsSchema = z.object({
   summaryBudgetTokens: z.number().int().positive().optional(),
   /** Cap on summarization rounds per thread (ADR-0017); past it the ladder degrades to clear and drop. */
   maxSummarizationRounds: z.number().int().positive().default(50),
+  /**
+   * How a new summarization round composes with earlier summaries (ADR-0150): `append` (the default)
+   * adds a block covering only the newly summarized span and leaves earlier blocks byte-identical, so
+   * the prompt cache keeps them; `rolling` rewrites one summary over the union every round.
+   */
+  summaryComposition: z.enum(['append', 'rolling']).default('append'),
+  /**
+   * At most this many summary blocks (ADR-0150); past it, or past `summaryBudgetTokens`, the oldest
+   * blocks are merged (pinned facts and key fields kept by `mergeSummaries`).
+   */
+  maxSummaryBlocks: z.number().int().positive().default(8),
+  /**
+   * The cache cost model (ADR-0151): once the ladder compacts, it goes on down to the low-water mark
+   * (`lowWaterPercent` of the target) when the model prices the deeper compaction cheaper per call, and
+   * clears tool results only in batches worth the cache break. `false` keeps the old depth (the target,
+   * or `clearAtLeastTokens` below where it started).
+   */
+  cacheCostModel: z.boolean().default(true),
+  /** The low-water mark as a fraction of the planner's target (ADR-0151): the deepest the cost model goes. */
+  lowWaterPercent: z.number().gt(0).max(1).default(0.7),
   toolDurability: toolDurabilityPolicySchema.default({ defaultDurability: 'anchoring', overrides: {} }),
   rehydration: rehydrationPolicySchema.default({
     enabled: true,
