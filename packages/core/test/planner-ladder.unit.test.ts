@@ -15,6 +15,12 @@ import {
   type Thread,
   type ThreadMessage,
 } from '../src/index.js';
+import {
+  callsBeforeNextCompaction,
+  chooseCompactionDepth,
+  costPerCall,
+  stepPays,
+} from '../src/planner/cache-cost.js';
 
 /** A deterministic stand-in tokenizer: one token per four characters. */
 const countText = (text: string) => Math.ceil(text.length / 4);
@@ -235,7 +241,7 @@ describe('planCompaction', () => {
   });
 
   it('chains summaries (rolling composition): the second round replaces the first and keeps its facts', async () => {
-    const thread = longThread(10, { summaryComposition: 'rolling' });
+    const thread = longThread(10, { summaryComposition: 'rolling', cacheCostModel: false });
     const first = await planCompaction(
       inputFor(thread, {
         targetTokens: 6000,
@@ -428,5 +434,64 @@ describe("the user's own words (ADR-0110)", () => {
     const outcome = await planCompaction(inputFor(thread, { targetTokens: 2500 }));
     const touched = new Set(normalizePlan(outcome.plan!).actions.keys());
     expect(touched.has(thread.messages.find((message) => message.role === 'user')!.id)).toBe(true);
+  });
+});
+
+describe('the cache cost model (ADR-0151)', () => {
+  const summarizeOnly = { externalize: false, summarize: true, clear: false, drop: false };
+
+  it('compacts down to the low-water mark when the model prices it cheaper, and only to the target when off', async () => {
+    const thread = longThread(12, { strategies: summarizeOnly, clearAtLeastTokens: 0 });
+    const events: LifecycleEvent[] = [];
+    const lifecycle = {
+      append: async (event: LifecycleEvent) => {
+        events.push(event);
+      },
+      list: async () => [],
+    };
+    const deep = await planCompaction(
+      inputFor(thread, { targetTokens: 8000, lifecycle: lifecycle as never }),
+    );
+    expect(deep.status).toBe('compacted');
+    expect(deep.tokensAfter).toBeLessThanOrEqual(Math.floor(8000 * 0.7));
+    const completed = events.find((event) => event.name === 'compaction_completed')!;
+    const model = completed.details!.cacheCostModel as {
+      stopAt: number;
+      candidates: { stopAt: number; costPerCall: number }[];
+    };
+    expect(model.stopAt).toBe(5600);
+    expect(model.candidates[1]!.costPerCall).toBeLessThan(model.candidates[0]!.costPerCall);
+    const shallow = await planCompaction(
+      inputFor(thread, { targetTokens: 8000, policy: { ...thread.policy, cacheCostModel: false } }),
+    );
+    expect(shallow.tokensAfter).toBeLessThanOrEqual(8000);
+    expect(shallow.tokensAfter).toBeGreaterThan(deep.tokensAfter);
+  });
+
+  it('never drops content to go below the target', async () => {
+    const thread = longThread(12, {
+      strategies: { externalize: false, summarize: false, clear: false, drop: true },
+      clearAtLeastTokens: 0,
+    });
+    const outcome = await planCompaction(inputFor(thread, { targetTokens: 8000 }));
+    expect(outcome.status).toBe('compacted');
+    const without = await planCompaction(
+      inputFor(thread, { targetTokens: 8000, policy: { ...thread.policy, cacheCostModel: false } }),
+    );
+    // The drop rung stops where it would without the model: the target reached, nothing more dropped.
+    expect(outcome.plan.drops).toEqual(without.plan.drops);
+  });
+
+  it('prices steps: a clear that rewrites a long cached stretch for a few tokens does not pay', () => {
+    expect(stepPays({ tokensFreed: 2000, extraRewrittenTokens: 0, calls: 1 })).toBe(true);
+    expect(stepPays({ tokensFreed: 100, extraRewrittenTokens: 20_000, calls: 5 })).toBe(false);
+    expect(stepPays({ tokensFreed: 4000, extraRewrittenTokens: 20_000, calls: 60 })).toBe(true);
+    // Deeper costs the same rewrite and buys more calls before the next compaction.
+    const cycle = { highWater: 60_000, growthPerCall: 1500, stablePrefix: 2000 };
+    expect(costPerCall({ ...cycle, low: 42_000 })).toBeLessThan(costPerCall({ ...cycle, low: 58_000 }));
+    expect(callsBeforeNextCompaction({ ...cycle, low: 42_000 })).toBe(12);
+    expect(chooseCompactionDepth([58_000, 42_000], cycle).stopAt).toBe(42_000);
+    // Equal prices keep the shallower stop.
+    expect(chooseCompactionDepth([50_000, 50_000], cycle).candidates).toHaveLength(2);
   });
 });

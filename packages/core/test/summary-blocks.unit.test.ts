@@ -148,7 +148,8 @@ describe('append-only summary blocks (ADR-0150)', () => {
     // Merging the oldest rewrote only the oldest blocks: the three before the new one are unchanged.
     const inLogOrder = (plan: CompactionPlan) =>
       [...plan.summarizations].sort(
-        (left, right) => Number(left.span.messageIds[0]!.slice(1)) - Number(right.span.messageIds[0]!.slice(1)),
+        (left, right) =>
+          Number(left.span.messageIds[0]!.slice(1)) - Number(right.span.messageIds[0]!.slice(1)),
       );
     expect(inLogOrder(last).slice(1, 4)).toEqual(inLogOrder(plans.at(-2)!).slice(2, 5));
     // Every summarized message is in exactly one block.
@@ -237,7 +238,9 @@ describe('consolidateSummaryBlocks', () => {
           expect(out.length).toBeLessThanOrEqual(Math.max(1, maxBlocks));
           expect(out.length).toBe(blocks.length - merged);
           const pinnedIn = (list: SummarizationRecord[]) =>
-            new Set(list.flatMap((record) => record.summary.facts.filter((f) => f.pinned).map((f) => f.text)));
+            new Set(
+              list.flatMap((record) => record.summary.facts.filter((f) => f.pinned).map((f) => f.text)),
+            );
           const before = pinnedIn(blocks);
           const after = pinnedIn(out);
           for (const text of before) expect(after.has(text)).toBe(true);

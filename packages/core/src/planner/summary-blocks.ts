@@ -1,6 +1,6 @@
 import type { SummarizationRecord } from '../plan/records.js';
-import { renderSummary } from '../summary/render.js';
 import { mergeSummaries } from '../summary/merge.js';
+import { renderSummary } from '../summary/render.js';
 import { trimSummaryToBudget } from '../summary/trim.js';
 
 /*
@@ -109,7 +109,11 @@ export function consolidateSummaryBlocks(
   let merged = 0;
   const overBudget = () => summaryBlockTokens(current) > limits.budgetTokens;
   while (current.length > 1 && (current.length > Math.max(1, limits.maxBlocks) || overBudget())) {
-    const [older, newer, ...rest] = current as [SummarizationRecord, SummarizationRecord, ...SummarizationRecord[]];
+    const [older, newer, ...rest] = current as [
+      SummarizationRecord,
+      SummarizationRecord,
+      ...SummarizationRecord[],
+    ];
     const room = overBudget()
       ? Math.max(1, Math.floor(limits.budgetTokens / 2) - summaryBlockTokens(rest))
       : limits.budgetTokens;
