@@ -217,28 +217,40 @@ describe('planCompaction', () => {
     }
   });
 
-  it('lets a long running turn shed old tool results while keeping its most recent tokens', async () => {
-    const builder = threadBuilder('t4', {
-      policy: { keepRecentTurns: 3, keepRecentTokens: 800, clearAtLeastTokens: 0 },
-    });
-    builder.user('Fix every failing test.');
-    for (let step = 1; step <= 30; step += 1) {
-      builder.assistant(undefined, { toolCalls: [{ id: `ls${step}`, name: 'ls', input: { step } }] });
-      builder.toolResult(`ls${step}`, 'entry '.repeat(100), { durability: 'ephemeral' });
-    }
-    const { thread } = builder.build();
-    const outcome = await planCompaction(inputFor(thread, { targetTokens: 2500 }));
-    expect(outcome.status).toBe('compacted');
-    expect(outcome.rungsUsed).toEqual(['clear']);
-    const touched = new Set(normalizePlan(outcome.plan).actions.keys());
-    let recent = 0;
-    for (const message of [...thread.messages].reverse()) {
-      if (recent >= 800) break;
-      recent += countMessage(message);
-      expect(touched.has(message.id)).toBe(false);
-    }
-    expect(touched.has(thread.messages[0]!.id)).toBe(false);
-  });
+  it.each([
+    // Split-turn summaries (ADR-0152): the older part of the turn becomes a summary block.
+    { splitTurnSummaries: true, rungs: ['summarize'] },
+    // Without them, only the tool results can go.
+    { splitTurnSummaries: false, rungs: ['clear'] },
+  ])(
+    'lets a long running turn shed its older part while keeping its most recent tokens (%o)',
+    async ({ splitTurnSummaries, rungs }) => {
+      const builder = threadBuilder('t4', {
+        policy: { keepRecentTurns: 3, keepRecentTokens: 800, clearAtLeastTokens: 0, splitTurnSummaries },
+      });
+      builder.user('Fix every failing test.');
+      for (let step = 1; step <= 30; step += 1) {
+        builder.assistant(undefined, { toolCalls: [{ id: `ls${step}`, name: 'ls', input: { step } }] });
+        builder.toolResult(`ls${step}`, 'entry '.repeat(100), { durability: 'ephemeral' });
+      }
+      const { thread } = builder.build();
+      const outcome = await planCompaction(inputFor(thread, { targetTokens: 2500 }));
+      expect(outcome.status).toBe('compacted');
+      expect(outcome.rungsUsed).toEqual(rungs);
+      const touched = new Set(normalizePlan(outcome.plan).actions.keys());
+      // The protected tail is the longest suffix within keepRecentTokens (core's protectedTail).
+      let recent = 0;
+      let untouchedSuffix = 0;
+      for (const message of [...thread.messages].reverse()) {
+        if (recent + countMessage(message) > 800) break;
+        recent += countMessage(message);
+        expect(touched.has(message.id)).toBe(false);
+        untouchedSuffix += 1;
+      }
+      expect(untouchedSuffix).toBeGreaterThanOrEqual(8);
+      expect(touched.has(thread.messages[0]!.id)).toBe(false);
+    },
+  );
 
   it('chains summaries (rolling composition): the second round replaces the first and keeps its facts', async () => {
     const thread = longThread(10, { summaryComposition: 'rolling', cacheCostModel: false });
@@ -493,5 +505,65 @@ describe('the cache cost model (ADR-0151)', () => {
     expect(chooseCompactionDepth([58_000, 42_000], cycle).stopAt).toBe(42_000);
     // Equal prices keep the shallower stop.
     expect(chooseCompactionDepth([50_000, 50_000], cycle).candidates).toHaveLength(2);
+  });
+});
+
+describe('split-turn summaries (ADR-0152)', () => {
+  function longRunningTurn(calls: number, policy: Record<string, unknown> = {}) {
+    const builder = threadBuilder('t-long', {
+      policy: {
+        keepRecentTurns: 1,
+        keepRecentTokens: 1500,
+        clearAtLeastTokens: 0,
+        strategies: { externalize: false, summarize: true, clear: false, drop: false },
+        ...policy,
+      },
+    });
+    builder.user('Migrate every module to the new logger.');
+    for (let call = 1; call <= calls; call += 1) {
+      builder.assistant(`Step ${call}.`, {
+        toolCalls: [{ id: `c${call}`, name: 'edit', input: { path: `src/m${call}.ts` } }],
+      });
+      builder.toolResult(`c${call}`, `patched m${call} `.repeat(60), { durability: 'replayable' });
+    }
+    return builder.build().thread;
+  }
+
+  it('summarizes the older part of one long running turn, never splitting a call from its result', async () => {
+    const thread = longRunningTurn(60);
+    const outcome = await planCompaction(inputFor(thread, { targetTokens: 6000 }));
+    expect(outcome.status).toBe('compacted');
+    expect(outcome.tokensAfter).toBeLessThanOrEqual(6000);
+    const [block] = outcome.plan.summarizations;
+    expect(block).toBeDefined();
+    const summarized = new Set(block!.span.messageIds);
+    // The request itself is the person's own words: kept; the newest exchanges are the tail.
+    expect(summarized.has(thread.messages[0]!.id)).toBe(false);
+    expect(summarized.has(thread.messages.at(-1)!.id)).toBe(false);
+    // Every call and its result are on the same side.
+    for (let call = 1; call <= 60; call += 1) {
+      const callMessage = thread.messages.find((message) =>
+        message.content.some((part) => part.type === 'tool_call' && part.id === `c${call}`),
+      )!;
+      const resultMessage = thread.messages.find((message) =>
+        message.content.some((part) => part.type === 'tool_result' && part.toolCallId === `c${call}`),
+      )!;
+      expect(summarized.has(callMessage.id)).toBe(summarized.has(resultMessage.id));
+    }
+  });
+
+  it('without split-turn summaries the same turn cannot be brought under the target', async () => {
+    const thread = longRunningTurn(60, { splitTurnSummaries: false });
+    const outcome = await planCompaction(inputFor(thread, { targetTokens: 6000 }));
+    expect(outcome.status).toBe('target_unreachable');
+  });
+
+  it('a later round appends a block after the first inside the same turn', async () => {
+    const first = await planCompaction(inputFor(longRunningTurn(60), { targetTokens: 6000 }));
+    const thread = longRunningTurn(90);
+    const second = await planCompaction(inputFor(thread, { currentPlan: first.plan, targetTokens: 6000 }));
+    expect(second.status).toBe('compacted');
+    expect(second.plan.summarizations[0]).toEqual(first.plan.summarizations[0]);
+    expect(second.plan.summarizations).toHaveLength(2);
   });
 });

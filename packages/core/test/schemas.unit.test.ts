@@ -259,6 +259,7 @@ describe('policy and trigger schemas', () => {
       summaryComposition: 'append',
       maxSummaryBlocks: 8,
       cacheCostModel: true,
+      splitTurnSummaries: true,
       lowWaterPercent: 0.7,
       toolDurability: { defaultDurability: 'anchoring', overrides: {} },
       rehydration: {

@@ -125,6 +125,11 @@ export const compactionPolicyFieldsSchema = z.object({
    * or `clearAtLeastTokens` below where it started).
    */
   cacheCostModel: z.boolean().default(true),
+  /**
+   * Split-turn summaries (ADR-0152): when the protected tail cuts a long running turn, the summarize
+   * rung may summarize the turn's older part (never splitting a tool call from its result).
+   */
+  splitTurnSummaries: z.boolean().default(true),
   /** The low-water mark as a fraction of the planner's target (ADR-0151): the deepest the cost model goes. */
   lowWaterPercent: z.number().gt(0).max(1).default(0.7),
   toolDurability: toolDurabilityPolicySchema.default({ defaultDurability: 'anchoring', overrides: {} }),

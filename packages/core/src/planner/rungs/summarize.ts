@@ -156,6 +156,8 @@ export const summarizeRung: Rung = {
     const candidates = structuralTurnCandidates(
       context,
       (_message, action) => action === 'include' || action === 'clear' || action === 'externalize',
+      undefined,
+      { splitTurn: context.policy.splitTurnSummaries },
     );
     if (candidates.length === 0) return [];
     const taken: ThreadMessage[] = [];
