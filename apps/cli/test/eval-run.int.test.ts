@@ -68,8 +68,14 @@ describe('runEvaluation', () => {
       onProgress: ({ done }) => progress.push(done),
     });
     expect(progress).toEqual([1, 2]);
-    expect(result.systems.map((system) => system.name)).toEqual([OURS, 'last-six', 'everything']);
-    expect(result.runs).toHaveLength(6);
+    expect(result.systems.map((system) => system.name)).toEqual([
+      OURS,
+      'last-six',
+      'everything',
+      'sliding-window+recall',
+      'user-messages+summary',
+    ]);
+    expect(result.runs).toHaveLength(10);
     const at = (system: string, budget: number) =>
       result.runs.find((run) => run.system === system && run.budget === budget)!;
     const small = at(OURS, 3000);
@@ -89,7 +95,28 @@ describe('runEvaluation', () => {
     expect(unbounded.retained).toBe(unbounded.total);
     const everythingSummary = result.summaries.overall!.find((row) => row.system === 'everything')!;
     expect(everythingSummary.withinBudget).toBe(1);
+    // The prompt cache, every system, every run: a request before every assistant message.
+    for (const run of result.runs) {
+      expect(run.cache?.calls, `${run.system} @ ${run.budget}`).toBeGreaterThan(10);
+      expect(run.cache!.cachedShare).toBeGreaterThanOrEqual(0);
+      expect(run.cache!.cachedShare).toBeLessThanOrEqual(1);
+      expect(run.cache!.uncachedTokens).toBeLessThanOrEqual(run.cache!.inputTokens);
+    }
+    // Nothing compacts under a window larger than the transcript: ours sends what sending everything
+    // sends, call for call (breakpoint markers aside), so the two measure alike.
+    const roomy = at(OURS, 1_000_000).cache!;
+    expect(roomy.commits).toBe(0);
+    expect(roomy.emergencyFits).toBe(0);
+    expect(roomy.cachedShare).toBeCloseTo(at('everything', 1_000_000).cache!.cachedShare, 12);
+    expect(roomy.costUsd).toBeCloseTo(at('everything', 1_000_000).cache!.costUsd, 12);
+    expect(roomy.cachedShare).toBeGreaterThan(0.8);
+    // At 3k, something compacts: the cache shows what that cost.
+    expect(at(OURS, 3000).cache!.commits).toBeGreaterThan(0);
+    expect(at(OURS, 3000).cache!.cachedShare).toBeLessThan(roomy.cachedShare);
+    expect(at('last-six', 3000).cache!.commits).toBeGreaterThan(0);
     const report = formatEvaluationReport(result);
+    expect(report).toContain('## Prompt cache per run');
+    expect(report).toContain('| garden @ 3k |');
     expect(report).toContain('| last-six |');
     expect(report).toContain('everything on garden @ 3000');
   });

@@ -20,6 +20,8 @@ interface EvalCommandOptions {
   ratios?: number[];
   seed?: number;
   parts?: EvalPart[];
+  /** `--no-cache-replay` sets it false. */
+  cacheReplay?: boolean;
 }
 
 /** `qa,needles` → ['qa', 'needles']. */
@@ -82,6 +84,10 @@ export function registerEvalCommand(program: Command): void {
     )
     .option('--parts <list>', `run only these parts: ${EVAL_PARTS.join(', ')} (default all)`, parsePartList)
     .option('--seed <n>', 'seed of the planted needles', (value) => Number.parseInt(value, 10))
+    .option(
+      '--no-cache-replay',
+      'skip the prompt-cache replay of the budget runs (a request before every assistant message)',
+    )
     .action(async (options: EvalCommandOptions) => {
       const progress = process.stderr.isTTY
         ? new SingleBar({
@@ -101,6 +107,7 @@ export function registerEvalCommand(program: Command): void {
           ...(options.images ? { images: true } : {}),
           ...(options.ratios ? { qaRatios: options.ratios } : {}),
           ...(options.parts ? { parts: options.parts } : {}),
+          ...(options.cacheReplay === false ? { cache: false } : {}),
           ...(options.seed !== undefined && Number.isInteger(options.seed)
             ? { needleSeed: options.seed }
             : {}),

@@ -8,6 +8,15 @@ import type { Baseline } from './baselines/baseline.js';
 import { baselines as defaultBaselines } from './baselines/index.js';
 import { slidingWindowBaseline } from './baselines/sliding-window-baseline.js';
 import {
+  baselineCacheFigures,
+  type CacheSystem,
+  cacheBaseline,
+  cacheCodexRule,
+  cacheWindowWithRecall,
+  compactedRequest,
+  oursCacheFigures,
+} from './cache-replay.js';
+import {
   conditionedBaseline,
   slidingWindowWithRecall,
   userMessagesVerbatim,
@@ -66,6 +75,11 @@ export interface EvaluationOptions {
   needleSeed?: number;
   /** Run only these parts (default all). */
   parts?: EvalPart[];
+  /**
+   * The prompt-cache replay of the budget runs: every system's request before every assistant
+   * message, compared call to call (default true; ADR-0140).
+   */
+  cache?: boolean;
   onProgress?: (progress: EvaluationProgress) => void;
 }
 
@@ -96,9 +110,16 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
     options.onProgress?.({ done, total: scope.steps, step });
   };
   const runs: RunMetrics[] = [];
+  const measureCache = options.cache !== false;
+  const extraSystems = [cacheWindowWithRecall(), cacheCodexRule()];
   for (const { transcript, budgets } of scope.budgetRuns) {
     for (const budget of budgets) {
-      runs.push(...(await evaluateAtBudget(transcript, budget, baselines, policy)));
+      runs.push(
+        ...(await evaluateAtBudget(transcript, budget, baselines, policy, {
+          cache: measureCache,
+          extraSystems,
+        })),
+      );
       progress(`${transcript.label} @ ${budget}`);
     }
   }
@@ -138,6 +159,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
   const systems = [
     { name: OURS, source: '@compactor/engine (replayTranscript)' },
     ...baselines.map((baseline) => ({ name: baseline.name, source: baseline.source })),
+    ...extraSystems.map((system) => ({ name: system.name, source: system.source })),
   ];
   return {
     startedAt,
@@ -163,6 +185,7 @@ async function evaluateAtBudget(
   budget: number,
   baselines: readonly Baseline[],
   policy: Partial<CompactionPolicy> | undefined,
+  options: { cache: boolean; extraSystems: readonly CacheSystem[] },
 ): Promise<RunMetrics[]> {
   const replay = await replayTranscript({
     file: transcript.file,
@@ -205,9 +228,11 @@ async function evaluateAtBudget(
       summarizerCalls: report.summarizerCalls,
       summarizerCostUsd: report.summarizerCostUsd,
       compactions: report.compactions,
+      ...(options.cache ? { cache: oursCacheFigures(replay) } : {}),
       ...(report.renderError ? { error: report.renderError } : {}),
     },
   ];
+  const cacheInput = { thread, ceiling, provider, tokenizer };
   for (const baseline of baselines) {
     const started = performance.now();
     try {
@@ -221,6 +246,7 @@ async function evaluateAtBudget(
         compressionRatio: compressionRatio(report.tokensBefore, checks.requestTokens),
         retention: retentionOf(output.request),
         elapsedMs,
+        ...(options.cache ? { cache: await baselineCacheFigures(cacheBaseline(baseline), cacheInput) } : {}),
       });
     } catch (error) {
       results.push({
@@ -236,6 +262,20 @@ async function evaluateAtBudget(
         error: error instanceof Error ? error.message : String(error),
       });
     }
+  }
+  for (const system of options.extraSystems) {
+    const started = performance.now();
+    const output = await compactedRequest(system, cacheInput);
+    const checks = checkRequest(output.request, provider, tokenizer, ceiling);
+    results.push({
+      system: system.name,
+      ...common,
+      ...checks,
+      compressionRatio: compressionRatio(report.tokensBefore, checks.requestTokens),
+      retention: retentionOf(output.request),
+      elapsedMs: Math.round(performance.now() - started),
+      ...(options.cache ? { cache: await baselineCacheFigures(system, cacheInput) } : {}),
+    });
   }
   return results;
 }
