@@ -258,6 +258,16 @@ describe('consolidateSummaryBlocks', () => {
     );
   });
 
+  it('rewrites nothing for the budget when merging cannot bring the blocks within it', () => {
+    const pinned = (index: number) => block(index, [{ text: `pinned ${'x'.repeat(400)} ${index}`, pinned: true }]);
+    const blocks = [pinned(0), pinned(1), pinned(2)];
+    const result = consolidateSummaryBlocks(blocks, { maxBlocks: 8, budgetTokens: 200, countText }, (id) =>
+      Number(id.slice(1)),
+    );
+    expect(result.merged).toBe(0);
+    expect(result.blocks).toEqual(blocks);
+  });
+
   it('merges nothing while the blocks are within both caps', () => {
     const blocks = [block(0, [{ text: 'a', pinned: true }]), block(1, [{ text: 'b', pinned: false }])];
     const result = consolidateSummaryBlocks(blocks, { maxBlocks: 2, budgetTokens: 10_000, countText }, (id) =>

@@ -89,11 +89,12 @@ export function mergeSummaryBlocks(
 }
 
 /**
- * Keep the blocks within their caps by merging the oldest: while there are more than `maxBlocks`, or
- * they take more than the budget, the two oldest become one. A consolidation forced by the budget
- * trims the merged block to what half the budget leaves beside the newer blocks, so consolidations stay
- * rare; one forced by the count alone only merges. Blocks within both caps come back unchanged (the same
- * objects), so what the prompt cache holds is not rewritten.
+ * Keep the blocks within their caps by merging the oldest: while there are more than `maxBlocks` the
+ * two oldest become one; when they take more than the budget, the oldest are merged and trimmed to what
+ * half the budget leaves beside the newer blocks (so consolidations stay rare), provided that brings them
+ * within the budget (when the untrimmable parts alone exceed it, nothing is rewritten for the budget).
+ * Blocks within both caps come back unchanged (the same objects), so what the prompt cache holds is not
+ * rewritten.
  *
  * @param blocks - Summary blocks in log order.
  * @param limits - The caps and the counter.
@@ -105,20 +106,41 @@ export function consolidateSummaryBlocks(
   limits: SummaryBlockLimits,
   indexOf: (messageId: string) => number,
 ): ConsolidatedBlocks {
+  const maxBlocks = Math.max(1, limits.maxBlocks);
+  // The count cap always applies: merge the oldest until there are at most maxBlocks.
   let current = [...blocks];
   let merged = 0;
-  const overBudget = () => summaryBlockTokens(current) > limits.budgetTokens;
-  while (current.length > 1 && (current.length > Math.max(1, limits.maxBlocks) || overBudget())) {
-    const [older, newer, ...rest] = current as [
-      SummarizationRecord,
-      SummarizationRecord,
-      ...SummarizationRecord[],
-    ];
-    const room = overBudget()
-      ? Math.max(1, Math.floor(limits.budgetTokens / 2) - summaryBlockTokens(rest))
-      : limits.budgetTokens;
-    current = [mergeSummaryBlocks(older, newer, indexOf, room, limits.countText), ...rest];
+  while (current.length > maxBlocks) {
+    current = mergeOldest(current, limits.budgetTokens, limits, indexOf);
     merged += 1;
   }
+  if (summaryBlockTokens(current) <= limits.budgetTokens) return { blocks: current, merged };
+  // Over the budget: merge the oldest down to the low-water mark, but only if that brings the blocks
+  // within the budget; what cannot be trimmed (pinned facts, key fields) alone may exceed it, and then a
+  // rewrite would break the cache every round for nothing.
+  let trimmed = current;
+  let trimmedMerges = 0;
+  while (trimmed.length > 1 && summaryBlockTokens(trimmed) > limits.budgetTokens) {
+    const rest = trimmed.slice(2);
+    const room = Math.max(1, Math.floor(limits.budgetTokens / 2) - summaryBlockTokens(rest));
+    trimmed = mergeOldest(trimmed, room, limits, indexOf);
+    trimmedMerges += 1;
+  }
+  if (summaryBlockTokens(trimmed) <= limits.budgetTokens)
+    return { blocks: trimmed, merged: merged + trimmedMerges };
   return { blocks: current, merged };
+}
+
+function mergeOldest(
+  blocks: readonly SummarizationRecord[],
+  maxTokens: number,
+  limits: SummaryBlockLimits,
+  indexOf: (messageId: string) => number,
+): SummarizationRecord[] {
+  const [older, newer, ...rest] = blocks as [
+    SummarizationRecord,
+    SummarizationRecord,
+    ...SummarizationRecord[],
+  ];
+  return [mergeSummaryBlocks(older, newer, indexOf, maxTokens, limits.countText), ...rest];
 }
