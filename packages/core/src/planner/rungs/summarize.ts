@@ -16,11 +16,13 @@ import { compressionRatioOf, consolidateSummaryBlocks } from '../summary-blocks.
 
 /**
  * What a summary is expected to cost (used only to choose how much to take): a tenth of what it
- * replaces, but never less than a short summary nor more than a long one. Summaries do not grow
+ * replaces, but never less than a short summary nor more than a long one (3,000 tokens, or the summary
+ * budget when that is larger: a large span's summary fills its budget, and an estimate below it made a
+ * deep compaction take a second step). Summaries do not grow
  * with their span, so a flat share would make large spans look too expensive and over-compact.
  */
-function expectedSummaryTokens(replacedTokens: number): number {
-  return Math.min(3000, Math.max(300, Math.round(replacedTokens * 0.1)));
+function expectedSummaryTokens(replacedTokens: number, budget: number): number {
+  return Math.min(Math.max(3000, budget), Math.max(300, Math.round(replacedTokens * 0.1)));
 }
 
 function summaryRecordsBefore(context: RungContext, firstIndex: number): SummarizationRecord[] {
@@ -169,7 +171,7 @@ export const summarizeRung: Rung = {
         (total, message) => total + context.input.countMessage(message),
         0,
       );
-      estimated = replaced - expectedSummaryTokens(replaced);
+      estimated = replaced - expectedSummaryTokens(replaced, summaryBudget(context));
       if (estimated >= context.tokensToFree) break;
     }
     const first = taken[0]!;
