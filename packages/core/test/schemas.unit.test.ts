@@ -260,6 +260,7 @@ describe('policy and trigger schemas', () => {
       maxSummaryBlocks: 8,
       cacheCostModel: true,
       splitTurnSummaries: true,
+      highWaterPercent: 0.95,
       lowWaterPercent: 0.7,
       toolDurability: { defaultDurability: 'anchoring', overrides: {} },
       rehydration: {

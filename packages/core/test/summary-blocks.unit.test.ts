@@ -259,7 +259,8 @@ describe('consolidateSummaryBlocks', () => {
   });
 
   it('rewrites nothing for the budget when merging cannot bring the blocks within it', () => {
-    const pinned = (index: number) => block(index, [{ text: `pinned ${'x'.repeat(400)} ${index}`, pinned: true }]);
+    const pinned = (index: number) =>
+      block(index, [{ text: `pinned ${'x'.repeat(400)} ${index}`, pinned: true }]);
     const blocks = [pinned(0), pinned(1), pinned(2)];
     const result = consolidateSummaryBlocks(blocks, { maxBlocks: 8, budgetTokens: 200, countText }, (id) =>
       Number(id.slice(1)),

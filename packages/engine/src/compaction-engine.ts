@@ -101,17 +101,41 @@ export interface CheckResult {
 export function threadBudget(
   thread: Thread,
   overhead: CompactionEngineOptions['overhead'] = {},
+  softThresholdPercent: number = thread.policy.softThresholdPercent,
 ): TokenBudget {
   const policy = thread.policy;
   return tokenBudget({
     maxInputTokens: thread.contextWindow,
-    softThresholdPercent: policy.softThresholdPercent,
+    softThresholdPercent,
     systemPromptTokens: overhead.systemPromptTokens ?? 0,
     toolSchemaTokens: overhead.toolSchemaTokens ?? 0,
     safetyBufferTokens: policy.safetyBufferTokens,
     outputReserveTokens: policy.outputReserveTokens,
     rehydrationReserveTokens: policy.rehydrationReserveTokens,
   });
+}
+
+/**
+ * Where the `target` trigger fires (ADR-0151): with the cache cost model on, the messages may grow to
+ * `highWaterPercent` of the window (computed as the target is, never below it) before a compaction
+ * brings them to the target or deeper; with it off, at the target.
+ *
+ * @param thread - The thread (its policy and window).
+ * @param overhead - System prompt and tool tokens.
+ * @param targetTokens - The planner's target.
+ * @returns Message tokens at which the target trigger fires.
+ */
+export function highWaterFor(
+  thread: Thread,
+  overhead: CompactionEngineOptions['overhead'],
+  targetTokens: number,
+): number {
+  const policy = thread.policy;
+  if (!policy.cacheCostModel || policy.highWaterPercent <= policy.softThresholdPercent) return targetTokens;
+  return Math.max(
+    targetTokens,
+    availableForMessages(threadBudget(thread, overhead, policy.highWaterPercent)),
+  );
 }
 
 /**
@@ -143,11 +167,13 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     const messageTokens = measurer.measure(current.plan);
     const manual = checkOptions.manual;
     const targetTokens = availableForMessages(threadBudget(thread, options.overhead));
+    const highWaterTokens = highWaterFor(thread, options.overhead, targetTokens);
     const automatic = buildTrigger(thread.policy.trigger).evaluate({
       messages: messagesForTrigger(thread.messages, current.plan),
       messageTokens,
       contextWindow: thread.contextWindow,
-      targetTokens,
+      // The target trigger fires at the high-water mark; the planner compacts to the target or deeper (ADR-0151).
+      targetTokens: highWaterTokens,
     });
     // A request always runs; the thread's own trigger still says whether to act within the target.
     const trigger = manual
@@ -175,6 +201,7 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       thread,
       currentPlan: current.plan,
       targetTokens,
+      highWaterTokens,
       measure: measurer.measure,
       countMessage: measurer.countMessage,
       countText: measurer.countText,

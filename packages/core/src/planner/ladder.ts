@@ -92,7 +92,10 @@ function chooseDepth(
   const { policy } = start;
   const minimalStop = Math.min(input.targetTokens, start.tokensBefore - policy.clearAtLeastTokens);
   const growth = growthPerCall(input.thread.messages, input.countMessage);
-  const cycle = { highWater: input.targetTokens, growthPerCall: growth };
+  const cycle = {
+    highWater: Math.max(input.targetTokens, input.highWaterTokens ?? 0),
+    growthPerCall: growth,
+  };
   const lowWater = Math.floor(input.targetTokens * policy.lowWaterPercent);
   if (!policy.cacheCostModel || lowWater >= minimalStop) {
     return {

@@ -14,7 +14,13 @@ import { climbLadder } from './ladder.js';
 import { editPlan } from './plan-edit.js';
 import type { PlannerInput, PlannerOutcome } from './planner-types.js';
 import { type PlanningStart, reasonToStop, startPlanning } from './planning-start.js';
-import { appendSummaryBlock, coveredWith, summaryBudgetFor, summaryRecord } from './rungs/summarize.js';
+import {
+  appendSummaryBlock,
+  blockBudget,
+  coveredWith,
+  summaryBudgetFor,
+  summaryRecord,
+} from './rungs/summarize.js';
 
 /** The planner's input, plus a callback for recursive summarization's failures. */
 export interface PolicyPlannerInput extends PlannerInput {
@@ -132,7 +138,7 @@ async function recursiveSummarization(
     covered: append ? messages : coveredWith(input.thread.messages, previous, archived),
     result,
     round: Math.max(0, ...previous.map((candidate) => candidate.round)) + 1,
-    budget,
+    budget: append ? blockBudget(budget, previous, start.policy) : budget,
     countText: input.countText,
     ...(append
       ? { originalTokens: messages.reduce((total, message) => total + input.countMessage(message), 0) }

@@ -130,6 +130,13 @@ export const compactionPolicyFieldsSchema = z.object({
    * rung may summarize the turn's older part (never splitting a tool call from its result).
    */
   splitTurnSummaries: z.boolean().default(true),
+  /**
+   * The high-water mark (ADR-0151): with the cost model on, the default `target` trigger fires only
+   * when the messages pass this fraction of the window (computed like `softThresholdPercent`, never
+   * below the target), and the planner then compacts to the target or deeper; so compaction runs less
+   * often and breaks the prompt cache less often. Ignored when `cacheCostModel` is false.
+   */
+  highWaterPercent: z.number().gt(0).max(1).default(0.95),
   /** The low-water mark as a fraction of the planner's target (ADR-0151): the deepest the cost model goes. */
   lowWaterPercent: z.number().gt(0).max(1).default(0.7),
   toolDurability: toolDurabilityPolicySchema.default({ defaultDurability: 'anchoring', overrides: {} }),

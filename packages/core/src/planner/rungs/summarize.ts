@@ -89,6 +89,28 @@ export function summaryRecord(parts: {
 }
 
 /**
+ * What a new block may take (ADR-0150): what the summary budget leaves beside the blocks already in the
+ * plan, but at least an even share of the budget (`budget / maxSummaryBlocks`), so a block always says
+ * something; when the blocks then exceed the budget, consolidation merges the oldest.
+ *
+ * @param budget - The summary budget.
+ * @param records - The plan's records (its summary blocks are counted).
+ * @param policy - For `maxSummaryBlocks`.
+ * @returns The new block's budget.
+ */
+export function blockBudget(
+  budget: number,
+  records: readonly CompactionRecord[],
+  policy: CompactionPolicy,
+): number {
+  const used = records.reduce(
+    (total, record) => total + (record.kind === 'summarize' ? record.summaryTokenCount : 0),
+    0,
+  );
+  return Math.max(Math.floor(budget / policy.maxSummaryBlocks), budget - used);
+}
+
+/**
  * Append a new block to the summary blocks and consolidate them within their caps (ADR-0150): the
  * execution adds the new block (and any merged one) and removes the blocks merged away; blocks within
  * the caps are left as they are.
@@ -234,7 +256,9 @@ export const summarizeRung: Rung = {
       covered,
       result,
       round: roundsSoFar(context) + 1,
-      budget: summaryBudget(context),
+      budget: append
+        ? blockBudget(summaryBudget(context), normalized.records, context.policy)
+        : summaryBudget(context),
       countText: context.input.countText,
       originalTokens: originalTokensOf(covered, previous, append, context),
     });
