@@ -11,6 +11,7 @@ export {
   type CompactionEngine,
   type CompactionEngineOptions,
   createCompactionEngine,
+  highWaterFor,
   type SummarizationFailure,
   threadBudget,
 } from './compaction-engine.js';
