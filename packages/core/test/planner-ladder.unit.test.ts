@@ -516,6 +516,7 @@ describe('split-turn summaries (ADR-0152)', () => {
         keepRecentTokens: 1500,
         clearAtLeastTokens: 0,
         strategies: { externalize: false, summarize: true, clear: false, drop: false },
+        splitTurnSummaries: true,
         ...policy,
       },
     });

@@ -259,7 +259,7 @@ describe('policy and trigger schemas', () => {
       summaryComposition: 'append',
       maxSummaryBlocks: 8,
       cacheCostModel: true,
-      splitTurnSummaries: true,
+      splitTurnSummaries: false,
       highWaterPercent: 0.95,
       lowWaterPercent: 0.7,
       toolDurability: { defaultDurability: 'anchoring', overrides: {} },

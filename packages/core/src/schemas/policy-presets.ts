@@ -51,6 +51,8 @@ export const POLICY_PRESETS: Readonly<Record<PolicyPresetName, Partial<Compactio
     keepRecentTokens: 20_000,
     strategies: { externalize: false, summarize: true, clear: false, drop: false },
     summaryBudgetTokens: Math.floor(0.8 * PI_RESERVE_TOKENS),
+    // pi summarizes the prefix of a turn its cut splits.
+    splitTurnSummaries: true,
   },
   // The AI SDK compaction layer: compact at 93,600 message tokens, keep the last 10 messages, summarize the rest.
   'seed-003': {

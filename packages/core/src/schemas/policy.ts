@@ -127,9 +127,11 @@ export const compactionPolicyFieldsSchema = z.object({
   cacheCostModel: z.boolean().default(true),
   /**
    * Split-turn summaries (ADR-0152): when the protected tail cuts a long running turn, the summarize
-   * rung may summarize the turn's older part (never splitting a tool call from its result).
+   * rung may summarize the turn's older part (never splitting a tool call from its result). Off by
+   * default (the extractive summary of a turn's older part can lose its last failing command); the `pi`
+   * preset turns it on.
    */
-  splitTurnSummaries: z.boolean().default(true),
+  splitTurnSummaries: z.boolean().default(false),
   /**
    * The high-water mark (ADR-0151): with the cost model on, the default `target` trigger fires only
    * when the messages pass this fraction of the window (computed like `softThresholdPercent`, never
