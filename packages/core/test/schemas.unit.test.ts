@@ -260,6 +260,12 @@ describe('policy and trigger schemas', () => {
       keepUserWordsInDialogue: 'instructions',
       onSummaryFailure: 'fallback',
       summaryStyle: { format: 'structured', message: 'assistant' },
+      summaryComposition: 'append',
+      maxSummaryBlocks: 8,
+      cacheCostModel: true,
+      splitTurnSummaries: false,
+      highWaterPercent: 0.95,
+      lowWaterPercent: 0.7,
       toolDurability: { defaultDurability: 'anchoring', overrides: {} },
       rehydration: {
         enabled: true,
