@@ -111,7 +111,12 @@ export function consolidateSummaryBlocks(
   let current = [...blocks];
   let merged = 0;
   while (current.length > maxBlocks) {
-    current = mergeOldest(current, limits.budgetTokens, limits, indexOf);
+    const within = mergeOldest(current, limits.budgetTokens, limits, indexOf);
+    // A merge for the count never moves a pinned fact behind a pointer (ADR-0161 is for the budget):
+    // when trimming to the budget would, the two blocks are merged untrimmed.
+    current = keepsPinnedFacts(current, within)
+      ? within
+      : mergeOldest(current, Number.POSITIVE_INFINITY, limits, indexOf);
     merged += 1;
   }
   if (summaryBlockTokens(current) <= limits.budgetTokens) return { blocks: current, merged };
@@ -126,9 +131,20 @@ export function consolidateSummaryBlocks(
     trimmed = mergeOldest(trimmed, room, limits, indexOf);
     trimmedMerges += 1;
   }
-  if (summaryBlockTokens(trimmed) <= limits.budgetTokens)
+  if (summaryBlockTokens(trimmed) <= limits.budgetTokens && keepsPinnedFacts(current, trimmed))
     return { blocks: trimmed, merged: merged + trimmedMerges };
   return { blocks: current, merged };
+}
+
+/** Whether every pinned fact of `before` is still a pinned fact in `after` (none went behind a pointer). */
+function keepsPinnedFacts(
+  before: readonly SummarizationRecord[],
+  after: readonly SummarizationRecord[],
+): boolean {
+  const kept = new Set(
+    after.flatMap((record) => record.summary.facts.filter((fact) => fact.pinned).map((fact) => fact.text)),
+  );
+  return before.every((record) => record.summary.facts.every((fact) => !fact.pinned || kept.has(fact.text)));
 }
 
 function mergeOldest(
