@@ -69,8 +69,14 @@ describe('runEvaluation', () => {
       onProgress: ({ done }) => progress.push(done),
     });
     expect(progress).toEqual([1, 2]);
-    expect(result.systems.map((system) => system.name)).toEqual([OURS, 'last-six', 'everything']);
-    expect(result.runs).toHaveLength(6);
+    expect(result.systems.map((system) => system.name)).toEqual([
+      OURS,
+      'last-six',
+      'everything',
+      'sliding-window+recall',
+      'user-messages+summary',
+    ]);
+    expect(result.runs).toHaveLength(10);
     const at = (system: string, window: number) =>
       result.runs.find((run) => run.system === system && run.window === window)!;
     const small = at(OURS, 3000);
@@ -90,7 +96,33 @@ describe('runEvaluation', () => {
     expect(unbounded.retained).toBe(unbounded.total);
     const everythingSummary = result.summaries.overall!.find((row) => row.system === 'everything')!;
     expect(everythingSummary.withinBudget).toBe(1);
+    // The prompt cache, every system, every run: a request before every assistant message.
+    for (const run of result.runs) {
+      expect(run.cache?.calls, `${run.system} @ ${run.window}`).toBeGreaterThan(10);
+      expect(run.cache!.cachedShare).toBeGreaterThanOrEqual(0);
+      expect(run.cache!.cachedShare).toBeLessThanOrEqual(1);
+      expect(run.cache!.uncachedTokens).toBeLessThanOrEqual(run.cache!.inputTokens);
+    }
+    // Nothing compacts under a window larger than the transcript: ours sends what sending everything
+    // sends, call for call (breakpoint markers aside), plus Compactor's read_artifact tool first in
+    // every request (ADR-0141): the same tool block on every call, uncached only on the first.
+    const roomy = at(OURS, 1_000_000).cache!;
+    const plain = at('everything', 1_000_000).cache!;
+    expect(roomy.commits).toBe(0);
+    expect(roomy.emergencyFits).toBe(0);
+    expect(roomy.calls).toBe(plain.calls);
+    const toolBlock = roomy.uncachedTokens - plain.uncachedTokens;
+    expect(toolBlock).toBeGreaterThan(0);
+    expect(roomy.inputTokens - plain.inputTokens).toBe(toolBlock * roomy.calls);
+    expect(roomy.cachedShare).toBeGreaterThan(plain.cachedShare);
+    expect(roomy.cachedShare).toBeGreaterThan(0.8);
+    // At 3k, something compacts: the cache shows what that cost.
+    expect(at(OURS, 3000).cache!.commits).toBeGreaterThan(0);
+    expect(at(OURS, 3000).cache!.cachedShare).toBeLessThan(roomy.cachedShare);
+    expect(at('last-six', 3000).cache!.commits).toBeGreaterThan(0);
     const report = formatEvaluationReport(result);
+    expect(report).toContain('## Prompt cache per run');
+    expect(report).toContain('| garden @ 3k |');
     expect(report).toContain('| last-six |');
     expect(report).toContain('everything on garden @ 3000');
   });
@@ -151,8 +183,10 @@ describe('--policy and the command', () => {
   });
 
   // Spawns the CLI (tsx start-up included): ~5 s on the loaded 2-core machine, so not the 5 s default.
+  // Every part of the eval, including the call-by-call cache replay of each budget run (ADR-0140),
+  // on a loaded 2-core machine: a generous limit, not a speed check.
   it('`compactor eval --json --out` writes results.json, report.md and the charts', {
-    timeout: 30_000,
+    timeout: 90_000,
   }, async () => {
     const file = await writeChatTranscript(12);
     const out = await mkdtemp(join(tmpdir(), 'compactor-eval-out-'));
@@ -176,6 +210,7 @@ describe('--policy and the command', () => {
     const saved = JSON.parse(await readFile(join(out, 'results.json'), 'utf8')) as { runs: unknown[] };
     expect(saved.runs).toHaveLength(printed.runs.length);
     expect(await readFile(join(out, 'report.md'), 'utf8')).toContain('| compactor |');
+    expect(await readFile(join(out, 'report.md'), 'utf8')).toContain('## Prompt cache per run');
     expect(await readFile(join(out, 'retention.svg'), 'utf8')).toContain('<svg');
     expect(await readFile(join(out, 'retention-openai.svg'), 'utf8')).toContain('<svg');
   });

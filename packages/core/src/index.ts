@@ -8,6 +8,7 @@ export * from './durability/tool-sensitivity.js';
 export * from './errors.js';
 export * from './plan/as-rendered.js';
 export * from './plan/compaction-outcome.js';
+export * from './plan/compactor-tools.js';
 export * from './plan/normalize.js';
 export * from './plan/plan.js';
 export * from './plan/records.js';

@@ -15,6 +15,12 @@ import {
   type Thread,
   type ThreadMessage,
 } from '../src/index.js';
+import {
+  callsBeforeNextCompaction,
+  chooseCompactionDepth,
+  costPerCall,
+  stepPays,
+} from '../src/planner/cache-cost.js';
 
 /** A deterministic stand-in tokenizer: one token per four characters. */
 const countText = (text: string) => Math.ceil(text.length / 4);
@@ -211,31 +217,43 @@ describe('planCompaction', () => {
     }
   });
 
-  it('lets a long running turn shed old tool results while keeping its most recent tokens', async () => {
-    const builder = threadBuilder('t4', {
-      policy: { keepRecentTurns: 3, keepRecentTokens: 800, clearAtLeastTokens: 0 },
-    });
-    builder.user('Fix every failing test.');
-    for (let step = 1; step <= 30; step += 1) {
-      builder.assistant(undefined, { toolCalls: [{ id: `ls${step}`, name: 'ls', input: { step } }] });
-      builder.toolResult(`ls${step}`, 'entry '.repeat(100), { durability: 'ephemeral' });
-    }
-    const { thread } = builder.build();
-    const outcome = await planCompaction(inputFor(thread, { targetTokens: 2500 }));
-    expect(outcome.status).toBe('compacted');
-    expect(outcome.rungsUsed).toEqual(['clear']);
-    const touched = new Set(normalizePlan(outcome.plan).actions.keys());
-    let recent = 0;
-    for (const message of [...thread.messages].reverse()) {
-      if (recent >= 800) break;
-      recent += countMessage(message);
-      expect(touched.has(message.id)).toBe(false);
-    }
-    expect(touched.has(thread.messages[0]!.id)).toBe(false);
-  });
+  it.each([
+    // Split-turn summaries (ADR-0152): the older part of the turn becomes a summary block.
+    { splitTurnSummaries: true, rungs: ['summarize'] },
+    // Without them, only the tool results can go.
+    { splitTurnSummaries: false, rungs: ['clear'] },
+  ])(
+    'lets a long running turn shed its older part while keeping its most recent tokens (%o)',
+    async ({ splitTurnSummaries, rungs }) => {
+      const builder = threadBuilder('t4', {
+        policy: { keepRecentTurns: 3, keepRecentTokens: 800, clearAtLeastTokens: 0, splitTurnSummaries },
+      });
+      builder.user('Fix every failing test.');
+      for (let step = 1; step <= 30; step += 1) {
+        builder.assistant(undefined, { toolCalls: [{ id: `ls${step}`, name: 'ls', input: { step } }] });
+        builder.toolResult(`ls${step}`, 'entry '.repeat(100), { durability: 'ephemeral' });
+      }
+      const { thread } = builder.build();
+      const outcome = await planCompaction(inputFor(thread, { targetTokens: 2500 }));
+      expect(outcome.status).toBe('compacted');
+      expect(outcome.rungsUsed).toEqual(rungs);
+      const touched = new Set(normalizePlan(outcome.plan).actions.keys());
+      // The protected tail is the longest suffix within keepRecentTokens (core's protectedTail).
+      let recent = 0;
+      let untouchedSuffix = 0;
+      for (const message of [...thread.messages].reverse()) {
+        if (recent + countMessage(message) > 800) break;
+        recent += countMessage(message);
+        expect(touched.has(message.id)).toBe(false);
+        untouchedSuffix += 1;
+      }
+      expect(untouchedSuffix).toBeGreaterThanOrEqual(8);
+      expect(touched.has(thread.messages[0]!.id)).toBe(false);
+    },
+  );
 
-  it('chains summaries: the second round replaces the first and keeps its facts', async () => {
-    const thread = longThread(10);
+  it('chains summaries (rolling composition): the second round replaces the first and keeps its facts', async () => {
+    const thread = longThread(10, { summaryComposition: 'rolling', cacheCostModel: false });
     const first = await planCompaction(
       inputFor(thread, {
         targetTokens: 6000,
@@ -428,5 +446,125 @@ describe("the user's own words (ADR-0110)", () => {
     const outcome = await planCompaction(inputFor(thread, { targetTokens: 2500 }));
     const touched = new Set(normalizePlan(outcome.plan!).actions.keys());
     expect(touched.has(thread.messages.find((message) => message.role === 'user')!.id)).toBe(true);
+  });
+});
+
+describe('the cache cost model (ADR-0151)', () => {
+  const summarizeOnly = { externalize: false, summarize: true, clear: false, drop: false };
+
+  it('compacts down to the low-water mark when the model prices it cheaper, and only to the target when off', async () => {
+    const thread = longThread(12, { strategies: summarizeOnly, clearAtLeastTokens: 0 });
+    const events: LifecycleEvent[] = [];
+    const lifecycle = {
+      append: async (event: LifecycleEvent) => {
+        events.push(event);
+      },
+      list: async () => [],
+    };
+    const deep = await planCompaction(
+      inputFor(thread, { targetTokens: 8000, lifecycle: lifecycle as never }),
+    );
+    expect(deep.status).toBe('compacted');
+    expect(deep.tokensAfter).toBeLessThanOrEqual(Math.floor(8000 * 0.7));
+    const completed = events.find((event) => event.name === 'compaction_completed')!;
+    const model = completed.details!.cacheCostModel as {
+      stopAt: number;
+      candidates: { stopAt: number; costPerCall: number }[];
+    };
+    expect(model.stopAt).toBe(5600);
+    expect(model.candidates[1]!.costPerCall).toBeLessThan(model.candidates[0]!.costPerCall);
+    const shallow = await planCompaction(
+      inputFor(thread, { targetTokens: 8000, policy: { ...thread.policy, cacheCostModel: false } }),
+    );
+    expect(shallow.tokensAfter).toBeLessThanOrEqual(8000);
+    expect(shallow.tokensAfter).toBeGreaterThan(deep.tokensAfter);
+  });
+
+  it('never drops content to go below the target', async () => {
+    const thread = longThread(12, {
+      strategies: { externalize: false, summarize: false, clear: false, drop: true },
+      clearAtLeastTokens: 0,
+    });
+    const outcome = await planCompaction(inputFor(thread, { targetTokens: 8000 }));
+    expect(outcome.status).toBe('compacted');
+    const without = await planCompaction(
+      inputFor(thread, { targetTokens: 8000, policy: { ...thread.policy, cacheCostModel: false } }),
+    );
+    // The drop rung stops where it would without the model: the target reached, nothing more dropped.
+    expect(outcome.plan.drops).toEqual(without.plan.drops);
+  });
+
+  it('prices steps: a clear that rewrites a long cached stretch for a few tokens does not pay', () => {
+    expect(stepPays({ tokensFreed: 2000, extraRewrittenTokens: 0, calls: 1 })).toBe(true);
+    expect(stepPays({ tokensFreed: 100, extraRewrittenTokens: 20_000, calls: 5 })).toBe(false);
+    expect(stepPays({ tokensFreed: 4000, extraRewrittenTokens: 20_000, calls: 60 })).toBe(true);
+    // Deeper costs the same rewrite and buys more calls before the next compaction.
+    const cycle = { highWater: 60_000, growthPerCall: 1500, stablePrefix: 2000 };
+    expect(costPerCall({ ...cycle, low: 42_000 })).toBeLessThan(costPerCall({ ...cycle, low: 58_000 }));
+    expect(callsBeforeNextCompaction({ ...cycle, low: 42_000 })).toBe(12);
+    expect(chooseCompactionDepth([58_000, 42_000], cycle).stopAt).toBe(42_000);
+    // Equal prices keep the shallower stop.
+    expect(chooseCompactionDepth([50_000, 50_000], cycle).candidates).toHaveLength(2);
+  });
+});
+
+describe('split-turn summaries (ADR-0152)', () => {
+  function longRunningTurn(calls: number, policy: Record<string, unknown> = {}) {
+    const builder = threadBuilder('t-long', {
+      policy: {
+        keepRecentTurns: 1,
+        keepRecentTokens: 1500,
+        clearAtLeastTokens: 0,
+        strategies: { externalize: false, summarize: true, clear: false, drop: false },
+        splitTurnSummaries: true,
+        ...policy,
+      },
+    });
+    builder.user('Migrate every module to the new logger.');
+    for (let call = 1; call <= calls; call += 1) {
+      builder.assistant(`Step ${call}.`, {
+        toolCalls: [{ id: `c${call}`, name: 'edit', input: { path: `src/m${call}.ts` } }],
+      });
+      builder.toolResult(`c${call}`, `patched m${call} `.repeat(60), { durability: 'replayable' });
+    }
+    return builder.build().thread;
+  }
+
+  it('summarizes the older part of one long running turn, never splitting a call from its result', async () => {
+    const thread = longRunningTurn(60);
+    const outcome = await planCompaction(inputFor(thread, { targetTokens: 6000 }));
+    expect(outcome.status).toBe('compacted');
+    expect(outcome.tokensAfter).toBeLessThanOrEqual(6000);
+    const [block] = outcome.plan.summarizations;
+    expect(block).toBeDefined();
+    const summarized = new Set(block!.span.messageIds);
+    // The request itself is the person's own words: kept; the newest exchanges are the tail.
+    expect(summarized.has(thread.messages[0]!.id)).toBe(false);
+    expect(summarized.has(thread.messages.at(-1)!.id)).toBe(false);
+    // Every call and its result are on the same side.
+    for (let call = 1; call <= 60; call += 1) {
+      const callMessage = thread.messages.find((message) =>
+        message.content.some((part) => part.type === 'tool_call' && part.id === `c${call}`),
+      )!;
+      const resultMessage = thread.messages.find((message) =>
+        message.content.some((part) => part.type === 'tool_result' && part.toolCallId === `c${call}`),
+      )!;
+      expect(summarized.has(callMessage.id)).toBe(summarized.has(resultMessage.id));
+    }
+  });
+
+  it('without split-turn summaries the same turn cannot be brought under the target', async () => {
+    const thread = longRunningTurn(60, { splitTurnSummaries: false });
+    const outcome = await planCompaction(inputFor(thread, { targetTokens: 6000 }));
+    expect(outcome.status).toBe('target_unreachable');
+  });
+
+  it('a later round appends a block after the first inside the same turn', async () => {
+    const first = await planCompaction(inputFor(longRunningTurn(60), { targetTokens: 6000 }));
+    const thread = longRunningTurn(90);
+    const second = await planCompaction(inputFor(thread, { currentPlan: first.plan, targetTokens: 6000 }));
+    expect(second.status).toBe('compacted');
+    expect(second.plan.summarizations[0]).toEqual(first.plan.summarizations[0]);
+    expect(second.plan.summarizations).toHaveLength(2);
   });
 });

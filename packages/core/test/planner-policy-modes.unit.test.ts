@@ -23,8 +23,8 @@ const measureFor = (thread: Thread) => (plan: CompactionPlan) => {
   }, 0);
 };
 
-function conversation(turns: number, mode: unknown) {
-  const builder = threadBuilder('t1', { policy: { mode: mode as never } });
+function conversation(turns: number, mode: unknown, policy: Record<string, unknown> = {}) {
+  const builder = threadBuilder('t1', { policy: { mode: mode as never, ...policy } });
   for (let turn = 1; turn <= turns; turn += 1) {
     builder.user(`question ${turn} ${'about the garden '.repeat(10)}`);
     builder.assistant(`answer ${turn} ${'plant tomatoes '.repeat(10)}`);
@@ -106,10 +106,11 @@ describe('compaction modes: sliding window, turn window, token budget, recursive
     );
   });
 
-  it('chains: the next round folds the previous summary in and replaces it', async () => {
-    const thread = conversation(6, { kind: 'recursive-summarization', maxEventsToKeep: 4, overlapSize: 0 });
+  it('chains (rolling composition): the next round folds the previous summary in and replaces it', async () => {
+    const mode = { kind: 'recursive-summarization', maxEventsToKeep: 4, overlapSize: 0 };
+    const thread = conversation(6, mode, { summaryComposition: 'rolling' });
     const first = await planWithPolicy(inputFor(thread));
-    const longer = conversation(9, { kind: 'recursive-summarization', maxEventsToKeep: 4, overlapSize: 0 });
+    const longer = conversation(9, mode, { summaryComposition: 'rolling' });
     const recording = summarizer();
     const second = await planWithPolicy(
       inputFor(longer, { currentPlan: first.plan, summarizer: recording, measure: measureFor(longer) }),

@@ -260,6 +260,12 @@ describe('policy and trigger schemas', () => {
       keepUserWordsInDialogue: 'instructions',
       onSummaryFailure: 'fallback',
       summaryStyle: { format: 'structured', message: 'assistant' },
+      summaryComposition: 'append',
+      maxSummaryBlocks: 8,
+      cacheCostModel: true,
+      splitTurnSummaries: false,
+      highWaterPercent: 0.95,
+      lowWaterPercent: 0.7,
       toolDurability: { defaultDurability: 'anchoring', overrides: {} },
       rehydration: {
         enabled: true,
@@ -270,6 +276,7 @@ describe('policy and trigger schemas', () => {
         autoRehydrateSensitivities: ['public', 'internal'],
       },
       recall: { enabled: true, reserveShare: 1, topK: 4, minScore: 1, fillFreeRoom: true, freeRoomTopK: 12 },
+      compactorTools: 'stable',
     });
     expect(parsePolicy()).toEqual(policy);
     expect(parsePolicy(null)).toEqual(policy);

@@ -29,7 +29,7 @@ import {
   type TriggerView,
   tokenBudget,
 } from '@compactor/core';
-import { createRenderCache } from '@compactor/render';
+import { compactorToolsTokens, createRenderCache } from '@compactor/render';
 import { createThreadTokenizers } from '@compactor/tokenizer';
 import { captureCurrentDeterminism } from './determinism.js';
 import { createRenderMeasurer } from './measure.js';
@@ -143,17 +143,41 @@ export const REHYDRATION_LOOKBACK_EVENTS = 200;
 export function threadBudget(
   thread: Thread,
   overhead: CompactionEngineOptions['overhead'] = {},
+  softThresholdPercent: number = thread.policy.softThresholdPercent,
 ): TokenBudget {
   const policy = thread.policy;
   return tokenBudget({
     maxInputTokens: thread.contextWindow,
-    softThresholdPercent: policy.softThresholdPercent,
+    softThresholdPercent,
     systemPromptTokens: overhead.systemPromptTokens ?? 0,
     toolSchemaTokens: overhead.toolSchemaTokens ?? 0,
     safetyBufferTokens: policy.safetyBufferTokens,
     outputReserveTokens: policy.outputReserveTokens,
     rehydrationReserveTokens: policy.rehydrationReserveTokens,
   });
+}
+
+/**
+ * Where the `target` trigger fires (ADR-0151): with the cache cost model on, the messages may grow to
+ * `highWaterPercent` of the window (computed as the target is, never below it) before a compaction
+ * brings them to the target or deeper; with it off, at the target.
+ *
+ * @param thread - The thread (its policy and window).
+ * @param overhead - System prompt and tool tokens.
+ * @param targetTokens - The planner's target.
+ * @returns Message tokens at which the target trigger fires.
+ */
+export function highWaterFor(
+  thread: Thread,
+  overhead: CompactionEngineOptions['overhead'],
+  targetTokens: number,
+): number {
+  const policy = thread.policy;
+  if (!policy.cacheCostModel || policy.highWaterPercent <= policy.softThresholdPercent) return targetTokens;
+  return Math.max(
+    targetTokens,
+    availableForMessages(threadBudget(thread, overhead, policy.highWaterPercent)),
+  );
 }
 
 /**
@@ -196,13 +220,18 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     const messageTokens = measurer.measure(current.plan);
     const manual = checkOptions.manual;
     const registered = service.registered;
-    const overhead = registered
+    // Compactor's own tools are in every request from the start (ADR-0141): the target leaves them room.
+    const baseOverhead = registered
       ? {
           systemPromptTokens: registered.system === '' ? 0 : tokenizer.count(registered.system),
           toolSchemaTokens: tokenizer.countTools(registered.tools, provider),
         }
       : options.overhead;
+    const toolSchemaTokens =
+      (baseOverhead?.toolSchemaTokens ?? 0) + compactorToolsTokens(thread.policy, tokenizer, provider);
+    const overhead = { ...baseOverhead, toolSchemaTokens };
     const targetTokens = availableForMessages(threadBudget(thread, overhead));
+    const highWaterTokens = highWaterFor(thread, overhead, targetTokens);
     const automatic: TriggerDecision =
       options.autoCompact === false
         ? {
@@ -214,7 +243,8 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
             messages: triggerMessages(thread, current.plan),
             messageTokens,
             contextWindow: thread.contextWindow,
-            targetTokens,
+            // The target trigger fires at the high-water mark; the planner compacts to the target or deeper (ADR-0151).
+            targetTokens: highWaterTokens,
           });
     // A request always runs; the thread's own trigger still says whether to act within the target.
     const trigger = manual
@@ -253,6 +283,7 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       thread,
       currentPlan: current.plan,
       targetTokens,
+      highWaterTokens,
       measure: measurer.measure,
       countMessage: measurer.countMessage,
       countText: measurer.countText,

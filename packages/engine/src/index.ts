@@ -12,6 +12,7 @@ export {
   type CompactionEngineOptions,
   createCompactionEngine,
   REHYDRATION_LOOKBACK_EVENTS,
+  highWaterFor,
   type SummarizationFailure,
   threadBudget,
 } from './compaction-engine.js';

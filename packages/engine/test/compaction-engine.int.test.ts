@@ -5,7 +5,7 @@ import {
   TOKENIZER_FAMILY_METADATA_KEY,
   tokenBudget,
 } from '@compactor/core';
-import { renderPromptSync } from '@compactor/render';
+import { compactorToolsTokens, renderPromptSync } from '@compactor/render';
 import { createExtractiveSummarizer } from '@compactor/summarizer';
 import { asInputs, codingSession } from '@compactor/testkit/sessions';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
@@ -127,7 +127,10 @@ describe('compaction engine on the embedded stores', () => {
       tokenizer,
     });
     expect(rendered.tokens.messages).toBeLessThanOrEqual(result.planner!.targetTokens);
-    expect(result.planner!.targetTokens).toBe(Math.floor(40_000 * 0.85) - 500 - 2000 - 2000);
+    // The window's share less the reserves and Compactor's own tools, present from the start (ADR-0141).
+    const ownTools = compactorToolsTokens(thread.policy, tokenizer, 'anthropic');
+    expect(ownTools).toBeGreaterThan(0);
+    expect(result.planner!.targetTokens).toBe(Math.floor(40_000 * 0.85) - 500 - 2000 - 2000 - ownTools);
     expect(threadBudget(thread).maxInputTokens).toBe(40_000);
     const lifecycle = await store.lifecycle.list('tenant-1', 't1');
     expect(lifecycle[0]!.name).toBe('compaction_check_started');

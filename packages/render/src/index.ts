@@ -1,4 +1,10 @@
-export { conversationTokens, type EmergencyDrop, type EmergencyFitReport } from './budget/emergency-fit.js';
+export {
+  conversationTokens,
+  type EmergencyDrop,
+  type EmergencyFitReport,
+  MIN_CHUNK_SHARE,
+  type TrimmedSummary,
+} from './budget/emergency-fit.js';
 export { renderCeiling } from './budget/render-ceiling.js';
 export {
   createRenderCache,
@@ -56,6 +62,7 @@ export {
   type RehydrationState,
 } from './rehydration/rehydration-types.js';
 export { truncateToTokens } from './rehydration/truncate-to-tokens.js';
+export { compactorToolsTokens } from './render-context.js';
 export { RenderBudgetExceededError, type RenderBudgetNumbers } from './render-errors.js';
 export { renderPrompt, renderPromptSync } from './render-prompt.js';
 export type {

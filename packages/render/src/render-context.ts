@@ -1,5 +1,8 @@
 import {
   type CompactionPlan,
+  type CompactionPolicy,
+  type CompactorToolName,
+  compactorToolNames,
   type ProviderName,
   parsePolicy,
   type RehydrationPolicy,
@@ -13,6 +16,7 @@ import { PieceMaker } from './plan/piece-maker.js';
 import type { ToolExchangeIndex } from './plan/tool-exchanges.js';
 import { providerFormat } from './providers/formats.js';
 import type { ProviderFormat } from './providers/provider-format.js';
+import { SEARCH_HISTORY_TOOL_NAME, searchHistoryTool } from './recall/search-history-tool.js';
 import { READ_ARTIFACT_TOOL_NAME, readArtifactTool } from './rehydration/read-artifact-tool.js';
 import { emptyRehydrationState, type RehydrationState } from './rehydration/rehydration-types.js';
 import type { RenderInput } from './render-types.js';
@@ -57,14 +61,57 @@ export function renderContext(input: RenderInput): RenderContext {
   };
 }
 
-/** The tools sent: the caller's, plus read_artifact when pointers tell the model to call it. */
+/** The definitions of Compactor's own tools this renderer can offer, by name. */
+const compactorToolDefinitions: Partial<Record<CompactorToolName, ToolDefinition>> = {
+  [READ_ARTIFACT_TOOL_NAME]: readArtifactTool,
+  [SEARCH_HISTORY_TOOL_NAME]: searchHistoryTool,
+};
+
+/**
+ * The tools sent: the caller's, then Compactor's own (core's `compactorToolNames`, ADR-0141) in their
+ * fixed order, each unless the caller already has a tool of that name.
+ */
 export function effectiveTools(
   context: RenderContext,
   tools: readonly ToolDefinition[],
-  needsReadArtifact: boolean,
+  names: readonly CompactorToolName[],
 ): readonly ToolDefinition[] {
-  if (!needsReadArtifact || tools.some((tool) => tool.name === READ_ARTIFACT_TOOL_NAME)) return tools;
-  return context.cache.toolsWithReadArtifact(tools, (original) => [...original, readArtifactTool]);
+  const added = names.filter(
+    (name) => compactorToolDefinitions[name] && !tools.some((tool) => tool.name === name),
+  );
+  if (added.length === 0) return tools;
+  return context.cache.toolsWithCompactorTools(tools, added.join(','), (original) => [
+    ...original,
+    ...added.map((name) => compactorToolDefinitions[name]!),
+  ]);
+}
+
+/**
+ * Tokens of Compactor's own tools as a request for `policy` carries them before any plan (ADR-0141):
+ * what the planner sets aside beside the caller's tools, so its target leaves them room.
+ *
+ * @param policy - The thread's policy.
+ * @param tokenizer - The thread's tokenizer.
+ * @param provider - The wire format counted.
+ * @param offer - What the caller offers (`search_history`), as for render.
+ * @returns The tokens they add to a request with no tools of the caller's (0 when none are added).
+ */
+export function compactorToolsTokens(
+  policy: CompactionPolicy,
+  tokenizer: Tokenizer,
+  provider: ProviderName,
+  offer: { offerSearchHistory?: boolean } = {},
+): number {
+  const definitions = compactorToolNames({
+    policy,
+    planExternalizes: false,
+    planCompacts: false,
+    offerSearchHistory: offer.offerSearchHistory === true,
+  }).flatMap((name) => {
+    const definition = compactorToolDefinitions[name];
+    return definition ? [definition] : [];
+  });
+  return definitions.length === 0 ? 0 : tokenizer.countTools(definitions, provider);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { IntegrityError, type ProviderName } from '@compactor/core';
+import { availableForMessages, compactorToolNames, IntegrityError, type ProviderName } from '@compactor/core';
 import { assembleMessages } from './assemble-messages.js';
 import { fitConversation } from './budget/fit-conversation.js';
 import { renderCeiling } from './budget/render-ceiling.js';
@@ -7,7 +7,6 @@ import { normalizedPlanFor, resolutionWarnings, resolvePlan } from './plan/resol
 import { buildSlots, type Slot } from './plan/slots.js';
 import type { RequestByProvider } from './providers/request-types.js';
 import { fitRecall } from './recall/render-recall.js';
-import { SEARCH_HISTORY_TOOL_NAME, searchHistoryTool } from './recall/search-history-tool.js';
 import { fitRehydration } from './rehydration/fit-rehydration.js';
 import { type GatheredRehydration, gatherRehydration } from './rehydration/gather-rehydration.js';
 import { nextRehydrationState } from './rehydration/rehydration-state.js';
@@ -76,16 +75,19 @@ function render<P extends ProviderName>(
     warnings.push(`${planned - resolution.plannedIdsSeen} message ids in the plan are not in this thread`);
   }
 
-  const needsReadArtifact =
-    input.addReadArtifactTool !== false &&
-    (normalized?.records.some((record) => record.kind === 'externalize') ?? false);
-  const withArtifacts = effectiveTools(context, input.tools, needsReadArtifact);
-  const tools =
-    input.addSearchHistoryTool === true &&
-    (normalized?.records.length ?? 0) > 0 &&
-    !withArtifacts.some((tool) => tool.name === SEARCH_HISTORY_TOOL_NAME)
-      ? context.cache.toolsWithSearchHistory(withArtifacts, (original) => [...original, searchHistoryTool])
-      : withArtifacts;
+  // Compactor's own tools: one rule (core's compactorToolNames, ADR-0141), stable for the thread's life
+  // under the default policy, so a plan commit never changes the request's first bytes.
+  const tools = effectiveTools(
+    context,
+    input.tools,
+    compactorToolNames({
+      policy: thread.policy,
+      planExternalizes: normalized?.records.some((record) => record.kind === 'externalize') ?? false,
+      planCompacts: (normalized?.records.length ?? 0) > 0,
+      offerSearchHistory: input.addSearchHistoryTool === true,
+      offerReadArtifact: input.addReadArtifactTool !== false,
+    }),
+  );
   const toolsAdded = tools.slice(input.tools.length).map((tool) => tool.name);
   const toolPart = toolsPart(context, tools, tokenizer, provider);
   const systemTokens = maker.systemPrompt(input.system);
@@ -93,6 +95,15 @@ function render<P extends ProviderName>(
   const ceiling = renderCeiling(input.budget);
   const limit = ceiling - systemTokens - toolPart.tokens - formatting;
 
+  // The planner's target for what the conversation takes (the thread's soft threshold, with what this
+  // request spends on system, tools and formatting): an emergency fit cuts back to about it.
+  const target = availableForMessages({
+    ...input.budget,
+    softThresholdPercent: thread.policy.softThresholdPercent,
+    systemPromptTokens: systemTokens,
+    toolSchemaTokens: toolPart.tokens,
+    formattingOverheadTokens: formatting,
+  });
   const { messageTokens, emergency } = fitConversation({
     thread,
     slots,
@@ -104,6 +115,8 @@ function render<P extends ProviderName>(
       formatting,
       availableForMessages: limit,
     },
+    target,
+    countText: (text) => tokenizer.count(text),
     logger: input.logger,
     currentDeterminism: input.currentDeterminism,
   });

@@ -65,7 +65,10 @@ export interface RenderInput<P extends ProviderName = ProviderName> {
    */
   query?: string;
   /**
-   * Add the `read_artifact` tool when the plan externalizes something and `tools` lacks it.
+   * Allow Compactor's `read_artifact` tool in the request when `tools` lacks it: from the first
+   * request when the thread's policy may externalize (`compactorTools: 'stable'`, the default), or
+   * once the plan externalizes (`'on-demand'`); core's `compactorToolNames` decides (ADR-0141).
+   * False never adds it (the planner's measurement counts messages only).
    * @defaultValue true
    */
   addReadArtifactTool?: boolean;

@@ -81,8 +81,10 @@ describe('the budget guarantee', () => {
       const result = renderUnder(provider, withoutTurnOne(provider));
       const fit = result.report.emergencyFit!;
       // c2 is replayable and unverified; c3/c4 are shorter than their placeholders; c5 is in the tail.
-      expect(fit.clearedResults.map((entry) => entry.toolCallId)).toEqual(['c1']);
+      // c1 (m4) was cleared on the way, then went with turn 1: it is reported as dropped, not cleared.
+      expect(fit.clearedResults.map((entry) => entry.toolCallId)).toEqual([]);
       expect(fit.dropped.length).toBeGreaterThan(0);
+      expect(fit.dropped.flatMap((entry) => entry.resultMessageIds)).toContain('m4');
       const text = requestText(result.request);
       for (const kept of TAIL_TEXTS) expect(text).toContain(kept);
       expect(text).toContain('tickets.example.com/OPS-42');
@@ -132,6 +134,64 @@ describe('the budget guarantee', () => {
       expect(droppedIds.indexOf('m1')).toBeLessThan(droppedIds.indexOf('m2'));
       expect(droppedIds.indexOf('m13')).toBeLessThan(droppedIds.indexOf('m1'));
     }
+  });
+
+  it('cuts a summary to its guaranteed items before it would drop it whole, and reports what went', () => {
+    const facts = Array.from({ length: 30 }, (_, index) => ({
+      text: `Loose fact number ${index} about the deploy.`,
+    }));
+    const plan = planOf(thread, [
+      summarize(thread, ids(1, 13), {
+        facts: [...facts, { text: 'Never touch production data', pinned: true }],
+      }),
+    ]);
+    for (const provider of PROVIDERS) {
+      const result = renderUnder(provider, fullTotal(provider, plan) - 60, plan);
+      const fit = result.report.emergencyFit!;
+      // Outside the tail only the summary (and the session's opening note) is left: the summary is
+      // trimmed and kept, never dropped whole.
+      expect(
+        fit.dropped.filter((drop) => drop.kind === 'summary'),
+        provider,
+      ).toEqual([]);
+      expect(fit.trimmedSummaries).toHaveLength(1);
+      const [trimmed] = fit.trimmedSummaries;
+      expect(trimmed!.itemsDropped).toBeGreaterThan(0);
+      expect(trimmed!.toTokens).toBeLessThan(trimmed!.fromTokens);
+      expect(fit.tokensFreed).toBeGreaterThanOrEqual(trimmed!.fromTokens - trimmed!.toTokens);
+      const text = requestText(result.request);
+      expect(text).toContain('Never touch production data');
+      expect(text).toContain('[Context Summary');
+      for (const kept of TAIL_TEXTS) expect(text).toContain(kept);
+    }
+  });
+
+  it('cuts in chunks on a grid the next, longer render repeats until it is over the ceiling again', () => {
+    // The session growing one message at a time past a plan made at m3 (nothing compacted yet).
+    const planSeq = thread.messages.find((message) => message.id === 'm3')!.seq;
+    const stale = planOf(thread, [], { basedOnSeq: planSeq });
+    let fits = 0;
+    for (const provider of PROVIDERS) {
+      const ceiling = Math.floor(fullTotal(provider) * 0.7);
+      let previousStep: number | null = null;
+      let previousDropped: string[] = [];
+      for (let end = 8; end <= thread.messages.length; end += 1) {
+        const grown = { ...thread, messages: thread.messages.slice(0, end) };
+        const result = renderPromptSync(
+          renderInput(provider, grown, stale, { budget: ceilingOf(ceiling), promptCaching: false }),
+        );
+        const fit = result.report.emergencyFit;
+        if (!fit) continue;
+        fits += 1;
+        const dropped = fit.dropped.map((drop) => drop.messageId);
+        // Never undone, and a step at a time.
+        for (const id of previousDropped) expect(dropped).toContain(id);
+        if (previousStep !== null && fit.step !== null) expect(fit.step).toBeGreaterThanOrEqual(previousStep);
+        previousStep = fit.step;
+        previousDropped = dropped;
+      }
+    }
+    expect(fits).toBeGreaterThan(0);
   });
 
   it('throws a typed error with the numbers when the system prompt, tools and protected tail cannot fit', () => {

@@ -60,13 +60,16 @@ describe('emergency fit and replayable results (ADR-0193)', () => {
       Array.from({ length: 8 }, (_, index) => [`read${index + 1}`, { contentHash: `hash-${index + 1}` }]),
     );
     const verified = render(currentDeterminismFrom(unchanged));
-    expect(verified.clearedResults.map((result) => result.toolCallId)).toContain('read1');
+    // The monotone fit (ADR-0142) clears within its band and drops older bands whole.
+    const cleared = verified.clearedResults.map((result) => result.toolCallId);
+    expect(cleared.length).toBeGreaterThan(0);
     expect(verified.dropped.length).toBeLessThan(unverified.dropped.length);
 
     // A source that changed stays: only the unchanged ones are cleared.
+    const changedId = cleared[0]!;
     const oneChanged = new Map(unchanged);
-    oneChanged.set('read1', { contentHash: 'hash-1-edited' });
+    oneChanged.set(changedId, { contentHash: 'edited' });
     const partly = render(currentDeterminismFrom(oneChanged));
-    expect(partly.clearedResults.map((result) => result.toolCallId)).not.toContain('read1');
+    expect(partly.clearedResults.map((result) => result.toolCallId)).not.toContain(changedId);
   });
 });

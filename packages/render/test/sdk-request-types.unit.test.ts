@@ -72,7 +72,9 @@ describe('requests typed as the SDKs type them', () => {
     });
     const params = openAIChatParams(rendered.request);
     expect(params.messages[0]).toEqual({ role: 'system', content: SYSTEM_PROMPT });
-    expect(params.tools?.map((entry) => entry.type)).toEqual(['function', 'function']);
+    // The caller's two tools, then Compactor's read_artifact (present from the start, ADR-0141).
+    expect(params.tools?.map((entry) => entry.type)).toEqual(['function', 'function', 'function']);
+    expect(params.tools?.at(-1)).toMatchObject({ function: { name: 'read_artifact' } });
   });
 
   it('AI SDK messages of random threads pass the SDK’s own modelMessageSchema', () => {

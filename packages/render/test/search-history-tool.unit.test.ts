@@ -97,15 +97,27 @@ describe('search_history (ADR-0163)', () => {
     expect(words.result.content).toContain('Fetch the vault entry.');
   });
 
-  it('is offered by the render only when asked and the plan compacted something', () => {
+  it('is offered only when asked: from the first request under the stable tool list, once something is compacted on demand', () => {
     const offered = renderPromptSync(renderInput('anthropic', base, plan, { addSearchHistoryTool: true }));
-    expect(offered.report.toolsAdded).toEqual([SEARCH_HISTORY_TOOL_NAME]);
+    expect(offered.report.toolsAdded).toContain(SEARCH_HISTORY_TOOL_NAME);
     expect(JSON.stringify(offered.request)).toContain('"search_history"');
     expect(validateProviderRequest('anthropic', offered.request).errors).toEqual([]);
-    expect(renderPromptSync(renderInput('anthropic', base, plan)).report.toolsAdded).toEqual([]);
+    expect(renderPromptSync(renderInput('anthropic', base, plan)).report.toolsAdded).not.toContain(
+      SEARCH_HISTORY_TOOL_NAME,
+    );
+    // Stable (the default, ADR-0141): present before any plan, so a first compaction changes no tool bytes.
     expect(
       renderPromptSync(renderInput('anthropic', base, null, { addSearchHistoryTool: true })).report
         .toolsAdded,
-    ).toEqual([]);
+    ).toContain(SEARCH_HISTORY_TOOL_NAME);
+    const onDemand = { ...base, policy: { ...base.policy, compactorTools: 'on-demand' as const } };
+    expect(
+      renderPromptSync(renderInput('anthropic', onDemand, null, { addSearchHistoryTool: true })).report
+        .toolsAdded,
+    ).not.toContain(SEARCH_HISTORY_TOOL_NAME);
+    expect(
+      renderPromptSync(renderInput('anthropic', onDemand, plan, { addSearchHistoryTool: true })).report
+        .toolsAdded,
+    ).toContain(SEARCH_HISTORY_TOOL_NAME);
   });
 });

@@ -65,6 +65,9 @@ export function longConversation(threadId: string) {
       keepRecentTokens: 1500,
       clearAtLeastTokens: 500,
       strategies: { externalize: false, summarize: true, clear: false, drop: false },
+      // Sized to be just over the target: the trigger fires there, not at the cost model's high-water
+      // mark (ADR-0151), so one check always compacts.
+      highWaterPercent: 0.85,
     },
   });
   builder.user('Plan the billing migration. Never run migrations against production.');

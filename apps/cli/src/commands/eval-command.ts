@@ -28,6 +28,8 @@ export interface EvalCommandOptions {
   seed?: number;
   parts?: EvalPart[];
   presets?: PolicyPresetName[];
+  /** `--no-cache-replay` sets it false. */
+  cacheReplay?: boolean;
 }
 
 /** `qa,needles` → ['qa', 'needles']. */
@@ -131,6 +133,10 @@ export function registerEvalCommand(program: Command): void {
     )
     .option('--parts <list>', `run only these parts: ${EVAL_PARTS.join(', ')} (default all)`, parsePartList)
     .option('--seed <n>', 'seed of the planted needles', (value) => Number.parseInt(value, 10))
+    .option(
+      '--no-cache-replay',
+      'skip the prompt-cache replay of the budget runs (a request before every assistant message)',
+    )
     .action(async (options: EvalCommandOptions) => {
       const windows = windowsOf(options, (text) => process.stderr.write(text));
       const progress = process.stderr.isTTY
@@ -152,6 +158,7 @@ export function registerEvalCommand(program: Command): void {
           ...(options.ratios ? { qaRatios: options.ratios } : {}),
           ...(options.parts ? { parts: options.parts } : {}),
           ...(options.presets ? { presets: options.presets } : {}),
+          ...(options.cacheReplay === false ? { cache: false } : {}),
           ...(options.seed !== undefined && Number.isInteger(options.seed)
             ? { needleSeed: options.seed }
             : {}),

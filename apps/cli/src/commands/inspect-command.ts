@@ -1,6 +1,6 @@
 import { availableForMessages, foldThread } from '@compactor/core';
 import { createEmbeddedStores } from '@compactor/embedded';
-import { threadBudget } from '@compactor/engine';
+import { highWaterFor, threadBudget } from '@compactor/engine';
 import { tokenizerForThread } from '@compactor/tokenizer';
 import type { Command } from 'commander';
 import { providerForModel } from '../replay/replay-transcript.js';
@@ -73,6 +73,8 @@ export async function inspectThreadIn(
     storedMessageTokens: metadata.messageTokens,
     renderedMessageTokens: rendered.tokens.messages,
     targetMessageTokens: availableForMessages(threadBudget(thread)),
+    // Where the trigger fires (ADR-0151): the prompt sits between the low-water mark and this.
+    highWaterMessageTokens: highWaterFor(thread, {}, availableForMessages(threadBudget(thread))),
     compactionPending: metadata.compactionPending,
     plan: current.plan
       ? {
@@ -128,7 +130,7 @@ export function registerInspectCommand(program: Command): void {
         `thread    ${view.threadId} (tenant ${view.tenantId})`,
         `model     ${view.model}, ${n(view.contextWindow)}-token window; mode ${view.policy.mode}, auto-compaction ${view.policy.autoCompact ? 'on' : 'off'}`,
         `log       ${n(view.events)} events, version ${view.version}; ${n(view.messages)} messages (user ${view.roles.user}, assistant ${view.roles.assistant}, tool ${view.roles.tool}, system ${view.roles.system}), ${view.userTurns} user turns${view.compactionPending ? '; compaction check pending' : ''}`,
-        `tokens    ${n(view.storedMessageTokens)} stored; ${n(view.renderedMessageTokens)} rendered under the current plan; target ${n(view.targetMessageTokens)}`,
+        `tokens    ${n(view.storedMessageTokens)} stored; ${n(view.renderedMessageTokens)} rendered under the current plan; target ${n(view.targetMessageTokens)}; high water ${n(view.highWaterMessageTokens)}`,
         view.plan
           ? `plan      version ${view.plan.version} (based on seq ${view.plan.basedOnSeq}${view.plan.stale ? ', newer events since' : ''}): externalize ${view.plan.records.externalize}, summarize ${view.plan.records.summarize} (${view.plan.summaryRounds} rounds), clear ${view.plan.records.clear}, drop ${view.plan.records.drop}; ${view.planHistory.length} versions kept`
           : 'plan      none committed',

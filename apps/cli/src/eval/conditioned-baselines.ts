@@ -8,7 +8,7 @@ import type { AskedRequest, ConditionedSystem, PrepareContext } from './conditio
 
 const noArtifacts: ReadonlyMap<string, ReadonlySet<string>> = new Map();
 
-function baselineInput(context: PrepareContext, ceiling: number): BaselineInput {
+export function baselineInput(context: PrepareContext, ceiling: number): BaselineInput {
   return {
     thread: context.thread,
     ceiling,
@@ -18,7 +18,7 @@ function baselineInput(context: PrepareContext, ceiling: number): BaselineInput 
   };
 }
 
-function plainRequest(
+export function plainRequest(
   input: BaselineInput,
   messages: readonly ThreadMessage[],
   extra: Partial<AskedRequest> = {},
@@ -85,36 +85,67 @@ export function slidingWindowWithRecall(name = 'sliding-window+recall'): Conditi
     name,
     source: '@compactor/core slidingWindow + @compactor/recall (minisearch BM25)',
     async prepare(context) {
-      const reserve = Math.floor(context.ceiling * RECALL_SHARE);
-      const input = baselineInput(context, Math.max(0, context.ceiling - reserve - context.questionReserve));
-      const output = await slidingWindowBaseline.run(input);
-      const kept = new Set(output.keptMessageIds);
-      const window = context.thread.messages.filter((message) => kept.has(message.id));
-      const index = createRecallIndex();
-      index.add(
-        context.thread.messages
-          .filter((message) => !kept.has(message.id))
-          .map((message) => ({ id: message.id, text: messageRecallText(message), turn: message.turn })),
-      );
-      const full = baselineInput(context, context.ceiling);
-      const count = (text: string) => context.tokenizer.count(text);
-      return {
-        ask(question) {
-          const result = index.search({
-            query: messageRecallText(question),
-            topK: RECALL_TOP_K,
-            maxTokens: reserve,
-            minScore: RECALL_MIN_SCORE,
-            countTokens: count,
-          });
-          // The block's own lines cost tokens too: drop the lowest-scoring hits until it fits the reserve.
-          const hits = [...result.hits];
-          while (hits.length > 0 && count(recallBlock(hits)) > reserve) hits.pop();
-          if (hits.length === 0) return plainRequest(full, [...window, question]);
-          const block = recallBlock(hits);
-          return plainRequest(full, [...window, withRecall(question, block)], { recallTokens: count(block) });
-        },
-      };
+      const recall = await windowWithRecall(context);
+      return { ask: (question) => recall.ask([...recall.window, question]) };
+    },
+  };
+}
+
+/** The window kept, and how a request with recall is built on it. */
+export interface WindowWithRecall {
+  /** The messages the sliding window kept. */
+  window: ThreadMessage[];
+  /**
+   * The request for `messages` (the window and what came after it) with a recall block for the
+   * newest user message's text, searched in what the window left out.
+   */
+  ask(messages: readonly ThreadMessage[]): AskedRequest;
+}
+
+/** The sliding window within the ceiling less the recall reserve, and the index of what it left out. */
+export async function windowWithRecall(context: PrepareContext): Promise<WindowWithRecall> {
+  const reserve = Math.floor(context.ceiling * RECALL_SHARE);
+  const input = baselineInput(context, Math.max(0, context.ceiling - reserve - context.questionReserve));
+  const output = await slidingWindowBaseline.run(input);
+  const kept = new Set(output.keptMessageIds);
+  const window = context.thread.messages.filter((message) => kept.has(message.id));
+  const index = createRecallIndex();
+  index.add(
+    context.thread.messages
+      .filter((message) => !kept.has(message.id))
+      .map((message) => ({ id: message.id, text: messageRecallText(message), turn: message.turn })),
+  );
+  const full = baselineInput(context, context.ceiling);
+  const count = (text: string) => context.tokenizer.count(text);
+  const blocks = new Map<string, string | null>();
+  const blockFor = (newest: ThreadMessage): string | null => {
+    let block = blocks.get(newest.id);
+    if (block !== undefined) return block;
+    const result = index.search({
+      query: messageRecallText(newest),
+      topK: RECALL_TOP_K,
+      maxTokens: reserve,
+      minScore: RECALL_MIN_SCORE,
+      countTokens: count,
+    });
+    // The block's own lines cost tokens too: drop the lowest-scoring hits until it fits the reserve.
+    const hits = [...result.hits];
+    while (hits.length > 0 && count(recallBlock(hits)) > reserve) hits.pop();
+    block = hits.length === 0 ? null : recallBlock(hits);
+    blocks.set(newest.id, block);
+    return block;
+  };
+  return {
+    window,
+    ask(messages) {
+      let newest = -1;
+      for (let at = messages.length - 1; at >= 0 && newest < 0; at -= 1)
+        if (isTurnStart(messages[at]!)) newest = at;
+      const block = newest < 0 ? null : blockFor(messages[newest]!);
+      if (block === null) return plainRequest(full, messages);
+      const withBlock = [...messages];
+      withBlock[newest] = withRecall(messages[newest]!, block);
+      return plainRequest(full, withBlock, { recallTokens: count(block) });
     },
   };
 }
@@ -137,68 +168,86 @@ export function userMessagesVerbatim(name = 'user-messages+summary'): Conditione
     name,
     source: 'Codex rule (recent user messages ≤ 20k tokens + summary), summary by @compactor/summarizer',
     async prepare(context) {
-      const available = Math.max(0, context.ceiling - context.questionReserve);
-      const userLimit = Math.min(CODEX_USER_MESSAGE_TOKENS, Math.floor(available * USER_MESSAGE_SHARE));
-      const count = (message: ThreadMessage) => context.tokenizer.countMessage(message, context.provider);
-      const users: ThreadMessage[] = [];
-      let userTokens = 0;
-      for (let index = context.thread.messages.length - 1; index >= 0; index -= 1) {
-        const message = context.thread.messages[index]!;
-        if (!isTurnStart(message)) continue;
-        const tokens = count(message);
-        if (userTokens + tokens > userLimit) break;
-        userTokens += tokens;
-        users.unshift(message);
-      }
-      const messages = context.thread.messages;
+      const compacted = await codexCompaction(context);
       const full = baselineInput(context, context.ceiling);
-      // The request's formatting (per-message overhead) is measured, not guessed: what the user
-      // messages cost as rendered is what the summary cannot have.
-      const usersRendered = users.length > 0 ? renderSelection(full, users).tokens : 0;
-      let summaryBudget = Math.max(0, available - usersRendered - SUMMARY_MESSAGE_OVERHEAD);
-      let summaryMessage: ThreadMessage | undefined;
-      let summaryTokens = 0;
-      if (messages.length > 0 && summaryBudget > 0) {
-        const result = await createResilientSummarizer().summarize({
-          tenantId: 'eval',
-          threadId: context.thread.id,
-          span: spanOf(messages),
-          messages,
-        });
-        const last = messages.at(-1)!;
-        const build = (budget: number): ThreadMessage => ({
-          id: 'eval-codex-summary',
-          role: 'user',
-          synthetic: true,
-          content: [
-            {
-              type: 'text',
-              text: `[Summary of the conversation so far]\n${renderSummary(
-                trimSummaryToBudget(result.summary, budget, (value) => context.tokenizer.count(value)),
-              )}`,
-            },
-          ],
-          seq: last.seq,
-          index: last.index,
-          turn: last.turn,
-        });
-        summaryMessage = build(summaryBudget);
-        // One correction pass: trim by what the rendered request is over (pinned facts may still not fit).
-        const over = renderSelection(full, [...users, summaryMessage]).tokens - available;
-        if (over > 0) {
-          summaryBudget = Math.max(0, summaryBudget - over);
-          summaryMessage = build(summaryBudget);
-        }
-        summaryTokens = context.tokenizer.count(messageRecallText(summaryMessage));
-      }
-      const sent = summaryMessage ? [...users, summaryMessage] : users;
       return {
         ask: (question) =>
-          plainRequest(full, [...sent, question], {
-            summaryTokens,
-            summaryBudget: summaryMessage ? summaryBudget : null,
+          plainRequest(full, [...compacted.sent, question], {
+            summaryTokens: compacted.summaryTokens,
+            summaryBudget: compacted.summaryBudget,
           }),
       };
     },
+  };
+}
+
+/** What the Codex rule sends after compacting: the user's recent messages, then the summary. */
+export interface CodexCompaction {
+  sent: ThreadMessage[];
+  summaryTokens: number;
+  /** Null when there is no summary. */
+  summaryBudget: number | null;
+}
+
+/** The Codex rule applied to `context.thread` within `context.ceiling` less the question's reserve. */
+export async function codexCompaction(context: PrepareContext): Promise<CodexCompaction> {
+  const available = Math.max(0, context.ceiling - context.questionReserve);
+  const userLimit = Math.min(CODEX_USER_MESSAGE_TOKENS, Math.floor(available * USER_MESSAGE_SHARE));
+  const count = (message: ThreadMessage) => context.tokenizer.countMessage(message, context.provider);
+  const users: ThreadMessage[] = [];
+  let userTokens = 0;
+  for (let index = context.thread.messages.length - 1; index >= 0; index -= 1) {
+    const message = context.thread.messages[index]!;
+    if (!isTurnStart(message)) continue;
+    const tokens = count(message);
+    if (userTokens + tokens > userLimit) break;
+    userTokens += tokens;
+    users.unshift(message);
+  }
+  const messages = context.thread.messages;
+  const full = baselineInput(context, context.ceiling);
+  // The request's formatting (per-message overhead) is measured, not guessed: what the user
+  // messages cost as rendered is what the summary cannot have.
+  const usersRendered = users.length > 0 ? renderSelection(full, users).tokens : 0;
+  let summaryBudget = Math.max(0, available - usersRendered - SUMMARY_MESSAGE_OVERHEAD);
+  let summaryMessage: ThreadMessage | undefined;
+  let summaryTokens = 0;
+  if (messages.length > 0 && summaryBudget > 0) {
+    const result = await createResilientSummarizer().summarize({
+      tenantId: 'eval',
+      threadId: context.thread.id,
+      span: spanOf(messages),
+      messages,
+    });
+    const last = messages.at(-1)!;
+    const build = (budget: number): ThreadMessage => ({
+      id: 'eval-codex-summary',
+      role: 'user',
+      synthetic: true,
+      content: [
+        {
+          type: 'text',
+          text: `[Summary of the conversation so far]\n${renderSummary(
+            trimSummaryToBudget(result.summary, budget, (value) => context.tokenizer.count(value)),
+          )}`,
+        },
+      ],
+      seq: last.seq,
+      index: last.index,
+      turn: last.turn,
+    });
+    summaryMessage = build(summaryBudget);
+    // One correction pass: trim by what the rendered request is over (pinned facts may still not fit).
+    const over = renderSelection(full, [...users, summaryMessage]).tokens - available;
+    if (over > 0) {
+      summaryBudget = Math.max(0, summaryBudget - over);
+      summaryMessage = build(summaryBudget);
+    }
+    summaryTokens = context.tokenizer.count(messageRecallText(summaryMessage));
+  }
+  return {
+    sent: summaryMessage ? [...users, summaryMessage] : users,
+    summaryTokens,
+    summaryBudget: summaryMessage ? summaryBudget : null,
   };
 }

@@ -50,6 +50,9 @@ export interface EmergencyFigures {
   droppedMessages: number;
   droppedSummaries: number;
   droppedSummaryTokens: number;
+  /** Summaries cut to their guaranteed items instead of dropped (ADR-0142), and the items that went. */
+  trimmedSummaries: number;
+  trimmedSummaryItems: number;
   droppedExternalizations: number;
   clearedResults: number;
   truncatedResults: number;

@@ -1,6 +1,7 @@
 import type { TranscriptFormat } from '@compactor/importers';
 import type { EmergencyFigures } from './conditioned-system.js';
 import type { NeedleRun } from './needle-rounds.js';
+import type { CacheFigures } from './prompt-cache.js';
 import type { QaTally, UsageFigures } from './qa-tally.js';
 import type { QaRun } from './question-conditioned.js';
 
@@ -65,6 +66,11 @@ export interface RunMetrics {
   summarizerCalls?: number;
   summarizerCostUsd?: number;
   compactions?: number;
+  /**
+   * The prompt cache over the whole replay: a request before every assistant message, each compared
+   * with the one before (ADR-0140). Absent when the run was made with the cache replay off.
+   */
+  cache?: CacheFigures;
   error?: string;
 }
 
@@ -95,6 +101,24 @@ export interface SystemSummary {
   fill: number;
   /** Summed over the runs (ours: the whole replay, import and every compaction included). */
   elapsedMs: number;
+  /**
+   * Prompt cache over the runs that measured it: mean of the runs' cached shares, tokens and
+   * estimated costs summed. Null when no run measured it.
+   */
+  cache: CacheSummary | null;
+}
+
+/** {@link CacheFigures} over several runs. */
+export interface CacheSummary {
+  runs: number;
+  /** Mean of the runs' `cachedShare`. */
+  cachedShare: number;
+  inputTokens: number;
+  uncachedTokens: number;
+  commits: number;
+  emergencyFits: number;
+  costUsd: number;
+  openAiCostUsd: number;
 }
 
 export interface EvaluationResult {

@@ -7,6 +7,7 @@ import type {
 } from './eval-types.js';
 import { NEUTRAL_TURN } from './needle-rounds.js';
 import { addCounts, share } from './probe-retention.js';
+import { CACHE_PRICES } from './prompt-cache.js';
 import type { QaTally } from './qa-tally.js';
 
 function percent(count: RetentionCount): string {
@@ -20,13 +21,58 @@ function of(part: number, whole: number): string {
 
 function summaryTable(rows: readonly SystemSummary[]): string[] {
   return [
-    '| system | runs | within budget | valid | compression (geo. mean) | fill of ceiling | coding probes retained | time |',
-    '|---|---|---|---|---|---|---|---|',
+    '| system | runs | within budget | valid | compression (geo. mean) | fill of ceiling | coding probes retained | cached share (mean) | cost, Sonnet | time |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (row) =>
-        `| ${row.system} | ${row.runs} | ${of(row.withinBudget, row.runs)} | ${of(row.valid, row.runs)} | ${row.compression.toFixed(2)}× | ${(row.fill * 100).toFixed(0)}% | ${percent(row.retention)} | ${(row.elapsedMs / 1000).toFixed(1)} s |`,
+        `| ${row.system} | ${row.runs} | ${of(row.withinBudget, row.runs)} | ${of(row.valid, row.runs)} | ${row.compression.toFixed(2)}× | ${(row.fill * 100).toFixed(0)}% | ${percent(row.retention)} | ${row.cache ? row.cache.cachedShare.toFixed(3) : '–'} | ${row.cache ? dollars(row.cache.costUsd) : '–'} | ${(row.elapsedMs / 1000).toFixed(1)} s |`,
     ),
   ];
+}
+
+function dollars(value: number): string {
+  return `$${value.toFixed(2)}`;
+}
+
+/** One row per run (transcript @ budget), one cell per system: cached share, Sonnet cost, commits. */
+export function cacheTable(result: EvaluationResult): string[] {
+  const measured = result.runs.filter((run) => run.cache);
+  if (measured.length === 0) return [];
+  const systems = result.systems.filter((system) => measured.some((run) => run.system === system.name));
+  const keys = [...new Set(measured.map((run) => `${run.transcript}\u0000${run.window}`))];
+  const lines = [
+    `| run | ${systems.map((system) => system.name).join(' | ')} |`,
+    `|---|${systems.map(() => '---').join('|')}|`,
+  ];
+  for (const key of keys) {
+    const [transcript, budget] = key.split('\u0000');
+    const cells = systems.map((system) => {
+      const cache = measured.find(
+        (run) => run.system === system.name && run.transcript === transcript && String(run.window) === budget,
+      )?.cache;
+      return cache
+        ? `${cache.cachedShare.toFixed(3)} (${dollars(cache.costUsd)}; ${cache.commits} c${cache.emergencyFits > 0 ? `, ${cache.emergencyFits} fits` : ''})`
+        : '–';
+    });
+    lines.push(`| ${transcript} @ ${Math.round(Number(budget) / 1000)}k | ${cells.join(' | ')} |`);
+  }
+  const ours = measured.filter((run) => run.system === result.systems[0]?.name);
+  if (ours.length > 0) {
+    lines.push(
+      '',
+      `Where ${result.systems[0]!.name}'s uncached tokens come from (calls right after a commit, calls with an emergency fit, the rest):`,
+      '',
+      '| run | uncached tokens | after a commit | emergency fit | other | fits: messages / summaries dropped, summaries trimmed |',
+      '|---|---|---|---|---|---|',
+      ...ours.map((run) => {
+        const cache = run.cache!;
+        const share = (part: number) => of(part, cache.uncachedTokens);
+        const dropped = cache.emergencyDropped;
+        return `| ${run.transcript} @ ${Math.round(run.window / 1000)}k | ${cache.uncachedTokens} | ${share(cache.uncachedBy.commit)} | ${share(cache.uncachedBy.emergencyFit)} | ${share(cache.uncachedBy.other)} | ${dropped.messages} / ${dropped.summaries}, ${dropped.trimmedSummaries} |`;
+      }),
+    );
+  }
+  return lines;
 }
 
 function tallyCell(tally: QaTally, field: 'evidence' | 'answer' | 'chance'): string {
@@ -126,6 +172,18 @@ export function formatEvaluationReport(result: EvaluationResult): string {
 
   for (const [kind, rows] of Object.entries(result.summaries)) {
     lines.push(`## Budget runs: ${kind}`, '', ...summaryTable(rows), '');
+  }
+
+  const cache = cacheTable(result);
+  if (cache.length > 0) {
+    lines.push(
+      '## Prompt cache per run',
+      '',
+      `Every system's request before every assistant message of the replay, serialized in provider order (tools, system, messages) and counted by the run's tokenizer; cached share = mean over calls of the longest common prefix with the previous request ÷ request tokens. Cost at Claude Sonnet list prices: the common prefix as cache read ($${CACHE_PRICES.anthropic.cacheReadPerMTok}/MTok), the rest as cache write ($${CACHE_PRICES.anthropic.cacheWritePerMTok}/MTok), output not counted (plain input is $${CACHE_PRICES.anthropic.inputPerMTok}/MTok); results.json also has \`openAiCostUsd\` at ${CACHE_PRICES.openai.model} prices ($${CACHE_PRICES.openai.inputPerMTok} input, $${CACHE_PRICES.openai.cacheReadPerMTok} cached, prefixes of ${CACHE_PRICES.openai.minimumCachedTokens}+ tokens in ${CACHE_PRICES.openai.cachedIncrement}-token steps). Baselines compact on overflow to our planner's target and keep their result until the next overflow. Cells: share ($ cost; commits, emergency fits).`,
+      '',
+      ...cache,
+      '',
+    );
   }
 
   const ours = result.runs.filter((run) => run.system === result.systems[0]?.name);

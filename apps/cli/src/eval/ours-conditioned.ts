@@ -76,6 +76,8 @@ export function emergencyFigures(report: RenderReport): EmergencyFigures | null 
     droppedMessages: fit.dropped.filter((drop) => drop.kind === 'message').length,
     droppedSummaries: summaries.length,
     droppedSummaryTokens: summaries.reduce((sum, drop) => sum + drop.tokens, 0),
+    trimmedSummaries: fit.trimmedSummaries.length,
+    trimmedSummaryItems: fit.trimmedSummaries.reduce((sum, trim) => sum + trim.itemsDropped, 0),
     droppedExternalizations: fit.dropped.filter((drop) => drop.kind === 'externalization').length,
     clearedResults: fit.clearedResults.length,
     truncatedResults: fit.truncatedResults.length,

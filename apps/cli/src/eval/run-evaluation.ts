@@ -15,6 +15,15 @@ import type { Baseline } from './baselines/baseline.js';
 import { baselines as defaultBaselines } from './baselines/index.js';
 import { slidingWindowBaseline } from './baselines/sliding-window-baseline.js';
 import {
+  baselineCacheFigures,
+  type CacheSystem,
+  cacheBaseline,
+  cacheCodexRule,
+  cacheWindowWithRecall,
+  compactedRequest,
+  oursCacheFigures,
+} from './cache-replay.js';
+import {
   conditionedBaseline,
   slidingWindowWithRecall,
   userMessagesVerbatim,
@@ -78,6 +87,11 @@ export interface EvaluationOptions {
   needleSeed?: number;
   /** Run only these parts (default all). */
   parts?: EvalPart[];
+  /**
+   * The prompt-cache replay of the budget runs: every system's request before every assistant
+   * message, compared call to call (default true; ADR-0140).
+   */
+  cache?: boolean;
   onProgress?: (progress: EvaluationProgress) => void;
 }
 
@@ -109,9 +123,16 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
     options.onProgress?.({ done, total: scope.steps, step });
   };
   const runs: RunMetrics[] = [];
+  const measureCache = options.cache !== false;
+  const extraSystems = [cacheWindowWithRecall(), cacheCodexRule()];
   for (const { transcript, windows } of scope.budgetRuns) {
     for (const window of windows) {
-      runs.push(...(await evaluateInWindow(transcript, window, baselines, policy, presets)));
+      runs.push(
+        ...(await evaluateInWindow(transcript, window, baselines, policy, presets, {
+          cache: measureCache,
+          extraSystems,
+        })),
+      );
       progress(`${transcript.label} @ ${window}`);
     }
   }
@@ -155,6 +176,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
       source: `@compactor/engine (replayTranscript), policy preset ${preset}`,
     })),
     ...baselines.map((baseline) => ({ name: baseline.name, source: baseline.source })),
+    ...extraSystems.map((system) => ({ name: system.name, source: system.source })),
   ];
   return {
     startedAt,
@@ -186,6 +208,7 @@ async function evaluateInWindow(
   baselines: readonly Baseline[],
   policy: Partial<CompactionPolicy> | undefined,
   presets: readonly PolicyPresetName[],
+  options: { cache: boolean; extraSystems: readonly CacheSystem[] },
 ): Promise<RunMetrics[]> {
   const replay = await replayTranscript({
     file: transcript.file,
@@ -208,7 +231,7 @@ async function evaluateInWindow(
     ceiling,
     transcriptTokens: report.tokensBefore,
   };
-  const results: RunMetrics[] = [replayRun(OURS, replay, common, retentionOf)];
+  const results: RunMetrics[] = [replayRun(OURS, replay, common, retentionOf, options.cache)];
   // Each preset replays the transcript under its own policy, measured like ours (ADR-0181).
   for (const preset of presets) {
     const presetReplay = await replayTranscript({
@@ -217,8 +240,9 @@ async function evaluateInWindow(
       window,
       policy: { preset },
     });
-    results.push(replayRun(presetSystemName(preset), presetReplay, common, retentionOf));
+    results.push(replayRun(presetSystemName(preset), presetReplay, common, retentionOf, options.cache));
   }
+  const cacheInput = { thread, ceiling, provider, tokenizer };
   for (const baseline of baselines) {
     const started = performance.now();
     try {
@@ -232,6 +256,7 @@ async function evaluateInWindow(
         compressionRatio: compressionRatio(report.tokensBefore, checks.requestTokens),
         retention: retentionOf(output.request),
         elapsedMs,
+        ...(options.cache ? { cache: await baselineCacheFigures(cacheBaseline(baseline), cacheInput) } : {}),
       });
     } catch (error) {
       results.push({
@@ -248,6 +273,20 @@ async function evaluateInWindow(
       });
     }
   }
+  for (const system of options.extraSystems) {
+    const started = performance.now();
+    const output = await compactedRequest(system, cacheInput);
+    const checks = checkRequest(output.request, provider, tokenizer, ceiling);
+    results.push({
+      system: system.name,
+      ...common,
+      ...checks,
+      compressionRatio: compressionRatio(report.tokensBefore, checks.requestTokens),
+      retention: retentionOf(output.request),
+      elapsedMs: Math.round(performance.now() - started),
+      ...(options.cache ? { cache: await baselineCacheFigures(system, cacheInput) } : {}),
+    });
+  }
   return results;
 }
 
@@ -260,6 +299,7 @@ function replayRun(
   replay: Awaited<ReturnType<typeof replayTranscript>>,
   common: Pick<RunMetrics, 'transcript' | 'kind' | 'window' | 'ceiling' | 'transcriptTokens'>,
   retentionOf: (request: unknown) => ProbeRetention,
+  measureCache: boolean,
 ): RunMetrics {
   const { report, thread, plan, tokenizer } = replay;
   const ceiling = report.ceiling > 0 ? report.ceiling : common.window;
@@ -287,6 +327,7 @@ function replayRun(
     summarizerCalls: report.summarizerCalls,
     summarizerCostUsd: report.summarizerCostUsd,
     compactions: report.compactions,
+    ...(measureCache ? { cache: oursCacheFigures(replay) } : {}),
     ...(report.renderError ? { error: report.renderError } : {}),
   };
 }

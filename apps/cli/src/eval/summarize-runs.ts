@@ -1,4 +1,5 @@
 import type {
+  CacheSummary,
   NeedleSummaryRow,
   QaSummaryRow,
   RetentionCount,
@@ -50,6 +51,25 @@ function summarizeSystem(
     retention: runs.reduce((total, run) => addCounts(total, run.retention.overall), zero()),
     fill: fills.length === 0 ? 0 : fills.reduce((sum, fill) => sum + fill, 0) / fills.length,
     elapsedMs: runs.reduce((total, run) => total + run.elapsedMs, 0),
+    cache: summarizeCache(runs),
+  };
+}
+
+/** The cache figures of `runs` that measured it: mean share, sums of the rest. */
+export function summarizeCache(runs: readonly RunMetrics[]): CacheSummary | null {
+  const measured = runs.flatMap((run) => (run.cache ? [run.cache] : []));
+  if (measured.length === 0) return null;
+  const sum = (pick: (cache: (typeof measured)[number]) => number) =>
+    measured.reduce((total, cache) => total + pick(cache), 0);
+  return {
+    runs: measured.length,
+    cachedShare: sum((cache) => cache.cachedShare) / measured.length,
+    inputTokens: sum((cache) => cache.inputTokens),
+    uncachedTokens: sum((cache) => cache.uncachedTokens),
+    commits: sum((cache) => cache.commits),
+    emergencyFits: sum((cache) => cache.emergencyFits),
+    costUsd: sum((cache) => cache.costUsd),
+    openAiCostUsd: sum((cache) => cache.openAiCostUsd),
   };
 }
 

@@ -119,6 +119,12 @@ export interface LocalReplayResult extends ReplayResult {
   tokenizer: ProviderTokenizer;
   /** The final render's report (null when the render failed). */
   renderReport: RenderReport | null;
+  /**
+   * Every plan the replay committed, in order, with the number of messages the thread had when it
+   * was committed: a render of the first `fromMessages` or more messages uses it until the next one
+   * (the eval's prompt-cache replay renders before every assistant message with the plan current then).
+   */
+  planHistory: Array<{ fromMessages: number; plan: CompactionPlan }>;
 }
 
 const noStrategies = (): StrategyCounts => ({ externalize: 0, summarize: 0, clear: 0, drop: 0 });
@@ -215,6 +221,7 @@ export async function replayTranscript(options: ReplayOptions): Promise<LocalRep
     elapsedMs: 0,
     importWarnings: imported.warnings,
   };
+  const planHistory: LocalReplayResult['planHistory'] = [];
   try {
     const check = async () => {
       const result = await engine.check(tenantId, threadId);
@@ -225,6 +232,8 @@ export async function replayTranscript(options: ReplayOptions): Promise<LocalRep
       if (result.planner.status === 'target_unreachable') report.unreachable += 1;
       if (result.commit.status === 'committed') {
         report.compactions += 1;
+        const committed = (await stores.plans.getCurrent(tenantId, threadId)).plan;
+        if (committed) planHistory.push({ fromMessages: report.messages, plan: committed });
         for (const record of result.planner.added) report.recordsAddedByStrategy[record.kind] += 1;
       } else if (result.commit.status === 'lost_race') report.lostRaces += 1;
     };
@@ -299,7 +308,7 @@ export async function replayTranscript(options: ReplayOptions): Promise<LocalRep
       report.ceiling = error.numbers.ceiling;
     }
     report.elapsedMs = Math.round(performance.now() - started);
-    return { report, request, imported, thread, plan: current.plan, tokenizer, renderReport };
+    return { report, request, imported, thread, plan: current.plan, tokenizer, renderReport, planHistory };
   } finally {
     await stores.close();
     if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });

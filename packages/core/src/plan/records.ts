@@ -18,6 +18,13 @@ export const summarizationRecordSchema = z.object({
     .optional(),
   /** 1 for the first summarization of a thread, n for its n-th chained round. */
   round: z.number().int().positive().default(1),
+  /**
+   * Tokens the span had as rendered before it was summarized (ADR-0150): with `summaryTokenCount`, the
+   * block's compression ratio. Absent on plans written before summary blocks.
+   */
+  originalTokenCount: z.number().int().min(0).optional(),
+  /** `originalTokenCount / summaryTokenCount`, persisted with the block (the seed-000 checkpoint field). */
+  compressionRatio: z.number().min(0).optional(),
 });
 
 export const externalizationRecordSchema = z.object({

@@ -30,31 +30,44 @@ export interface TurnCandidate {
 /**
  * Whole turns before the turn tail, each with the messages a structural rung (summarize, drop)
  * may take: not pinned, not already dropped, and only when every tool partner comes along.
+ *
+ * With `splitTurn` (the summarize rung, ADR-0152), a turn the protected tail cuts (one request followed
+ * by hundreds of tool calls, so the tail is the token suffix alone) offers its older part too: the
+ * messages before the edge, whose tool calls and results all lie before it, so a long running turn is
+ * summarized in place rather than left for the renderer to slide a window over.
  */
 export function structuralTurnCandidates(
   context: RungContext,
   accept: (message: ThreadMessage, action: CompactionAction) => boolean,
   pairs: ToolPairIndex = buildToolPairIndex(context.input.thread.messages),
+  options: { splitTurn?: boolean } = {},
 ): TurnCandidate[] {
   const actionOf = actionsOf(context);
   const messages = context.input.thread.messages;
   const byId = new Map(messages.map((message) => [message.id, message]));
   const candidates: TurnCandidate[] = [];
+  const edge = context.regions.protectedStart;
   for (const range of turnRanges(messages)) {
-    if (range.end > context.regions.protectedStart) break;
+    const split = range.end > edge;
+    if (split && !(options.splitTurn && range.start < edge)) break;
     const taken = messages
-      .slice(range.start, range.end)
+      .slice(range.start, Math.min(range.end, edge))
       .filter(
         (message) => !context.regions.untouchable.has(message.id) && accept(message, actionOf(message)),
       );
-    if (taken.length === 0) continue;
+    if (taken.length === 0) {
+      if (split) break;
+      continue;
+    }
     const takenIds = new Set(taken.map((message) => message.id));
     const closure = closeOverToolPairs(takenIds, pairs);
     // A partner outside the turn, or one the rung may not take, would be orphaned: skip the turn.
     if ([...closure].some((id) => !takenIds.has(id) && actionOf(byId.get(id)!) !== 'drop')) {
+      if (split) break;
       continue;
     }
     candidates.push({ turn: range.turn, messages: taken });
+    if (split) break;
   }
   return candidates;
 }

@@ -1,3 +1,15 @@
+export {
+  ANTHROPIC_CACHE_PRICES,
+  type CachePrices,
+  type CompactionCycle,
+  callsBeforeNextCompaction,
+  chooseCompactionDepth,
+  costPerCall,
+  type DepthDecision,
+  growthPerCall,
+  type PricedDepth,
+  stepPays,
+} from './cache-cost.js';
 export { buildDroppedSpanIndex } from './dropped-span-index.js';
 export { keptUserMessageIds } from './kept-user-words.js';
 export { LADDER, planCompaction } from './ladder.js';
@@ -24,3 +36,11 @@ export {
 } from './protected-tail.js';
 export { contentAsText } from './rungs/externalize.js';
 export { summaryBudgetFor } from './rungs/summarize.js';
+export {
+  type ConsolidatedBlocks,
+  compressionRatioOf,
+  consolidateSummaryBlocks,
+  mergeSummaryBlocks,
+  type SummaryBlockLimits,
+  summaryBlockTokens,
+} from './summary-blocks.js';

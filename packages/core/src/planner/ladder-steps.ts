@@ -30,6 +30,8 @@ export interface Climb {
   rungsUsed: RungName[];
   summarizerCalls: number;
   summarizerCostUsd: number;
+  /** Log index of the earliest message this compaction changed so far (Infinity: none yet). */
+  firstChangedIndex: number;
 }
 
 export interface Executed {
@@ -90,6 +92,11 @@ export async function applyStep(
   const newRecords = succeeded.flatMap(({ execution }) => execution.added);
   const removers = succeeded.flatMap(({ execution }) => (execution.removes ? [execution.removes] : []));
   climb.plan = editPlan(climb.plan, newRecords, (record) => removers.some((remove) => remove(record)));
+  const indexById = input.thread.messages.length > 0 ? messageIndex(input) : undefined;
+  for (const record of newRecords) {
+    const index = indexById?.get(record.span.messageIds[0]!);
+    if (index !== undefined && index < climb.firstChangedIndex) climb.firstChangedIndex = index;
+  }
   climb.tokensNow = input.measure(climb.plan);
   for (const { execution, proposal } of succeeded) {
     climb.proposals.push(proposal);
@@ -108,6 +115,18 @@ export async function applyStep(
       details: { recordsInStep: newRecords.length },
     });
   }
+}
+
+const messageIndexes = new WeakMap<PlannerInput['thread'], Map<string, number>>();
+
+/** A message id's position in the log, built once per thread object. */
+export function messageIndex(input: PlannerInput): Map<string, number> {
+  let index = messageIndexes.get(input.thread);
+  if (!index) {
+    index = new Map(input.thread.messages.map((message) => [message.id, message.index]));
+    messageIndexes.set(input.thread, index);
+  }
+  return index;
 }
 
 export function spanKey(proposal: Proposal): string {

@@ -1,14 +1,29 @@
 import { normalizePlan } from '../plan/normalize.js';
 import {
+  callsBeforeNextCompaction,
+  chooseCompactionDepth,
+  type DepthDecision,
+  growthPerCall,
+  stepPays,
+} from './cache-cost.js';
+import {
   applyStep,
   type Climb,
   type Emit,
   executeBatch,
   makeEmitter,
+  messageIndex,
   spanKey,
   takeBatch,
 } from './ladder-steps.js';
-import type { PlannerInput, PlannerOutcome, PlannerStatus, Rung, RungContext } from './planner-types.js';
+import type {
+  PlannerInput,
+  PlannerOutcome,
+  PlannerStatus,
+  Proposal,
+  Rung,
+  RungContext,
+} from './planner-types.js';
 import { type PlanningStart, reasonToStop, startPlanning } from './planning-start.js';
 import { computeProtectedRegions } from './protected-tail.js';
 import { clearRung } from './rungs/clear.js';
@@ -57,8 +72,76 @@ export async function climbLadder(input: PlannerInput, start: PlanningStart): Pr
   return finishClimb(climb, input, start, emit);
 }
 
-function startClimb(input: PlannerInput, start: PlanningStart): Climb {
+/** What the climb adds to the ladder's state: the cost model's depth and what a step must pay. */
+interface PricedClimb extends Climb {
+  /** Where the climb would stop without the cost model: the target, or `clearAtLeastTokens` down. */
+  minimalStop: number;
+  depth: DepthDecision | undefined;
+  /** Calls expected before the next compaction at the chosen depth. */
+  calls: number;
+}
+
+/**
+ * How deep to go (ADR-0151): at least to the target and `clearAtLeastTokens` below where the climb
+ * started; with the cost model on, down to the low-water mark when the model prices that cheaper per call.
+ */
+function chooseDepth(
+  input: PlannerInput,
+  start: PlanningStart,
+): Pick<PricedClimb, 'stopAt' | 'minimalStop' | 'depth' | 'calls'> {
+  const { policy } = start;
+  const minimalStop = Math.min(input.targetTokens, start.tokensBefore - policy.clearAtLeastTokens);
+  const growth = growthPerCall(input.thread.messages, input.countMessage);
+  const cycle = {
+    highWater: Math.max(input.targetTokens, input.highWaterTokens ?? 0),
+    growthPerCall: growth,
+  };
+  const lowWater = Math.floor(input.targetTokens * policy.lowWaterPercent);
+  if (!policy.cacheCostModel || lowWater >= minimalStop) {
+    return {
+      stopAt: minimalStop,
+      minimalStop,
+      depth: undefined,
+      calls: callsBeforeNextCompaction({ ...cycle, low: minimalStop }),
+    };
+  }
+  // Summary blocks already in the prompt stay byte-identical (ADR-0150): the compaction rewrites what follows.
+  const stablePrefix = (input.currentPlan?.summarizations ?? []).reduce(
+    (total, record) => total + record.summaryTokenCount,
+    0,
+  );
+  const depth = chooseCompactionDepth([minimalStop, lowWater], { ...cycle, stablePrefix });
   return {
+    stopAt: depth.stopAt,
+    minimalStop,
+    depth,
+    calls: callsBeforeNextCompaction({ ...cycle, low: depth.stopAt }),
+  };
+}
+
+/**
+ * A step below the target must pay for the cache it breaks: a clear batch that changes messages before
+ * what this compaction already rewrites pays the write of the difference, against the cached reads it
+ * saves until the next compaction (LangChain's `clear_at_least`: clear in batches worth the break).
+ */
+function batchPays(climb: PricedClimb, batch: readonly Proposal[], input: PlannerInput): boolean {
+  if (climb.tokensNow > input.targetTokens || !climb.depth) return true;
+  const index = messageIndex(input);
+  const first = Math.min(
+    ...batch.map((proposal) => index.get(proposal.span.messageIds[0]!) ?? Number.POSITIVE_INFINITY),
+  );
+  const end = Math.min(climb.firstChangedIndex, input.thread.messages.length);
+  let extraRewrittenTokens = 0;
+  for (let position = first; position < end; position += 1)
+    extraRewrittenTokens += input.countMessage(input.thread.messages[position]!);
+  const tokensFreed = batch.reduce((total, proposal) => total + proposal.estimatedTokensFreed, 0);
+  return stepPays({ tokensFreed, extraRewrittenTokens, calls: climb.calls });
+}
+
+function startClimb(input: PlannerInput, start: PlanningStart): PricedClimb {
+  return {
+    ...chooseDepth(input, start),
+    firstChangedIndex: Number.POSITIVE_INFINITY,
     plan: {
       ...start.base,
       threadId: input.thread.id,
@@ -67,8 +150,6 @@ function startClimb(input: PlannerInput, start: PlanningStart): Climb {
       policyVersion: start.policy.version,
     },
     tokensNow: start.tokensBefore,
-    // Free at least clearAtLeastTokens whenever we compact at all: no compaction loops.
-    stopAt: Math.min(input.targetTokens, start.tokensBefore - start.policy.clearAtLeastTokens),
     added: [],
     proposals: [],
     rungsUsed: [],
@@ -87,22 +168,31 @@ function enabledRungs(input: PlannerInput, start: PlanningStart): Rung[] {
 }
 
 /** Take batches of one rung's proposals until the climb stops or the rung has nothing left. */
-async function climbRung(climb: Climb, rung: Rung, input: PlannerInput, start: PlanningStart, emit: Emit) {
+async function climbRung(
+  climb: PricedClimb,
+  rung: Rung,
+  input: PlannerInput,
+  start: PlanningStart,
+  emit: Emit,
+) {
   const failed = new Set<string>();
-  while (climb.tokensNow > climb.stopAt) {
+  // Dropping content is never worth the cache (ADR-0151): the drop rung stops where it would without the model.
+  const stopAt = rung.name === 'drop' ? Math.max(climb.stopAt, climb.minimalStop) : climb.stopAt;
+  while (climb.tokensNow > stopAt) {
     input.signal?.throwIfAborted();
-    const context = rungContext(climb, input, start);
+    const context = rungContext(climb, input, start, stopAt);
     const batch = takeBatch(
       rung.analyze(context).filter((candidate) => !failed.has(spanKey(candidate))),
       context.tokensToFree,
     );
     if (batch.length === 0) return;
+    if (rung.name === 'clear' && !batchPays(climb, batch, input)) return;
     const succeeded = await executeBatch(rung, context, batch, failed, emit);
     if (succeeded.length > 0) await applyStep(climb, rung, succeeded, input, emit);
   }
 }
 
-function rungContext(climb: Climb, input: PlannerInput, start: PlanningStart): RungContext {
+function rungContext(climb: Climb, input: PlannerInput, start: PlanningStart, stopAt: number): RungContext {
   return {
     input,
     policy: start.policy,
@@ -115,7 +205,7 @@ function rungContext(climb: Climb, input: PlannerInput, start: PlanningStart): R
       input.targetTokens,
     ),
     tokensNow: climb.tokensNow,
-    tokensToFree: climb.tokensNow - climb.stopAt,
+    tokensToFree: climb.tokensNow - stopAt,
   };
 }
 
@@ -140,7 +230,7 @@ function climbReason(
 }
 
 async function finishClimb(
-  climb: Climb,
+  climb: PricedClimb,
   input: PlannerInput,
   start: PlanningStart,
   emit: Emit,
@@ -158,6 +248,9 @@ async function finishClimb(
       summarizerCalls: climb.summarizerCalls,
       summarizerCostUsd: climb.summarizerCostUsd,
       compressionRatio: tokensAfter > 0 ? tokensBefore / tokensAfter : null,
+      ...(climb.depth
+        ? { cacheCostModel: { stopAt: climb.stopAt, candidates: climb.depth.candidates } }
+        : {}),
     },
   });
   const plan = { ...climb.plan, originalTokenCount: tokensBefore, compactedTokenCount: tokensAfter };

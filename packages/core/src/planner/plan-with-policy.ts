@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors.js';
 import { normalizePlan } from '../plan/normalize.js';
+import type { CompactionPlan } from '../plan/plan.js';
 import type { SummarizationRecord } from '../plan/records.js';
 import { spanOf } from '../plan/span.js';
 import type { SummarizeResult } from '../ports/summarizer.js';
@@ -14,7 +15,13 @@ import { climbLadder } from './ladder.js';
 import { editPlan } from './plan-edit.js';
 import type { PlannerInput, PlannerOutcome } from './planner-types.js';
 import { type PlanningStart, reasonToStop, startPlanning } from './planning-start.js';
-import { coveredWith, summaryBudgetFor, summaryRecord } from './rungs/summarize.js';
+import {
+  appendSummaryBlock,
+  blockBudget,
+  coveredWith,
+  summaryBudgetFor,
+  summaryRecord,
+} from './rungs/summarize.js';
 import { summaryCallSettings } from './summary-call.js';
 
 /** The planner's input, plus a callback for recursive summarization's failures. */
@@ -91,14 +98,21 @@ async function recursiveSummarization(
       : slidingWindow(input.thread, { maxEvents: mode.maxEventsToKeep }, windowOptions);
   if (window.archivedIds.length === 0)
     return start.outcome('unchanged', 'recursive summarization: nothing older than the active window');
-  const archived = new Set(window.archivedIds);
-  const messages = input.thread.messages.filter((message) => archived.has(message.id));
-  const kept = new Set(window.keptIds);
-  const overlap = input.thread.messages.filter((message) => kept.has(message.id)).slice(0, mode.overlapSize);
+  const append = start.policy.summaryComposition === 'append';
   const previous = normalizePlan(start.base).records.filter(
     (record): record is SummarizationRecord => record.kind === 'summarize',
   );
-  const previousSummary = previous.at(-1)?.summary;
+  const alreadySummarized = new Set(previous.flatMap((record) => record.span.messageIds));
+  // Appending (ADR-0150), the new checkpoint covers only what no earlier one does.
+  const archived = new Set(
+    append ? window.archivedIds.filter((id) => !alreadySummarized.has(id)) : window.archivedIds,
+  );
+  if (archived.size === 0)
+    return start.outcome('unchanged', 'recursive summarization: everything older is already summarized');
+  const messages = input.thread.messages.filter((message) => archived.has(message.id));
+  const kept = new Set(window.keptIds);
+  const overlap = input.thread.messages.filter((message) => kept.has(message.id)).slice(0, mode.overlapSize);
+  const previousSummary = append ? undefined : previous.at(-1)?.summary;
   let result: SummarizeResult;
   try {
     result = await input.summarizer.summarize({
@@ -123,24 +137,43 @@ async function recursiveSummarization(
     input.onSummarizationFailure?.({ threadId: input.thread.id, error });
     return start.outcome('unchanged', 'recursive summarization failed; history left unchanged');
   }
+  const budget = summaryBudgetFor(start.policy, input.targetTokens, threadKindOf(input.thread.messages));
   const record = summaryRecord({
     summary: result.summary,
-    covered: coveredWith(input.thread.messages, previous, archived),
+    covered: append ? messages : coveredWith(input.thread.messages, previous, archived),
     result,
     round: Math.max(0, ...previous.map((candidate) => candidate.round)) + 1,
-    budget: summaryBudgetFor(start.policy, input.targetTokens, threadKindOf(input.thread.messages)),
+    budget: append ? blockBudget(budget, previous, start.policy) : budget,
     countText: input.countText,
+    ...(append
+      ? { originalTokens: messages.reduce((total, message) => total + input.countMessage(message), 0) }
+      : {}),
   });
-  const plan = editPlan(
-    {
-      ...start.base,
-      basedOnSeq: input.thread.version,
-      createdAt: input.now,
-      policyVersion: start.policy.version,
-    },
-    [record],
-    (candidate) => candidate.kind === 'summarize',
-  );
+  const base = {
+    ...start.base,
+    basedOnSeq: input.thread.version,
+    createdAt: input.now,
+    policyVersion: start.policy.version,
+  };
+  let plan: CompactionPlan;
+  let added: SummarizationRecord[];
+  if (append) {
+    const blocks = appendSummaryBlock(previous, record, start.policy, {
+      budget,
+      countText: input.countText,
+      messages: input.thread.messages,
+    });
+    const removedFirstIds = new Set([...blocks.removed].map((candidate) => candidate.span.messageIds[0]));
+    added = blocks.added;
+    plan = editPlan(
+      base,
+      added,
+      (candidate) => candidate.kind === 'summarize' && removedFirstIds.has(candidate.span.messageIds[0]),
+    );
+  } else {
+    added = [record];
+    plan = editPlan(base, added, (candidate) => candidate.kind === 'summarize');
+  }
   const tokensAfter = input.measure(plan);
   return start.outcome(
     tokensAfter <= input.targetTokens ? 'compacted' : 'target_unreachable',
@@ -148,7 +181,7 @@ async function recursiveSummarization(
     {
       plan: { ...plan, originalTokenCount: start.tokensBefore, compactedTokenCount: tokensAfter },
       tokensAfter,
-      added: [record],
+      added,
       summarizerCalls: result.via === 'cache' ? 0 : 1,
       summarizerCostUsd: result.costUsd,
     },

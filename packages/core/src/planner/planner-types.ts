@@ -21,6 +21,11 @@ export interface PlannerInput {
   policy?: CompactionPolicy;
   /** Message tokens the rendered prompt must come down to (soft threshold minus all overheads). */
   targetTokens: number;
+  /**
+   * Where the trigger fires (ADR-0151): the cost model prices the calls until the prompt grows back
+   * to it. Defaults to `targetTokens`.
+   */
+  highWaterTokens?: number;
   /** Message tokens of the prompt rendered under a plan, counted exactly as the renderer counts. */
   measure: (plan: CompactionPlan) => number;
   /** Tokens of one message as rendered (used for estimates and the protected tail). */

@@ -33,10 +33,12 @@ export const SEED_003_THRESHOLD_TOKENS = availableForMessages(
 );
 
 export const POLICY_PRESETS: Readonly<Record<PolicyPresetName, Partial<CompactionPolicyInput>>> = {
-  // The multi-agent assistant: at 80,000 tokens, keep the latest checkpoint and the last 10 messages.
+  // The multi-agent assistant: at 80,000 tokens, checkpoint what is older than the last 10 messages;
+  // at most 5 checkpoints per session, then merge the oldest.
   'seed-000': {
     trigger: { kind: 'tokens', threshold: 80_000 },
     mode: { kind: 'recursive-summarization', maxEventsToKeep: 10, overlapSize: 0 },
+    maxSummaryBlocks: 5,
   },
   // pi: compact when the context passes window − reserveTokens; keep keepRecentTokens; summarize only,
   // the summary within 0.8 × reserveTokens.
@@ -56,6 +58,8 @@ export const POLICY_PRESETS: Readonly<Record<PolicyPresetName, Partial<Compactio
     summarizerMaxOutputTokens: Math.floor(0.8 * PI_RESERVE_TOKENS),
     // The summary is a user message opened by pi's prefix.
     summaryStyle: { format: 'structured', message: 'user-prefixed' },
+    // pi summarizes the prefix of a turn its cut splits.
+    splitTurnSummaries: true,
   },
   // The AI SDK compaction layer: compact at 93,600 message tokens, keep the last 10 messages, summarize the rest.
   'seed-003': {

@@ -154,6 +154,40 @@ export const compactionPolicyFieldsSchema = z.object({
   onSummaryFailure: z.enum(['fallback', 'leave-unchanged']).default('fallback'),
   /** How summaries are written and sent (ADR-0185); default Compactor's structured assistant message. */
   summaryStyle: summaryStyleSchema.default({ format: 'structured', message: 'assistant' }),
+  /**
+   * How a new summarization round composes with earlier summaries (ADR-0150): `append` (the default)
+   * adds a block covering only the newly summarized span and leaves earlier blocks byte-identical, so
+   * the prompt cache keeps them; `rolling` rewrites one summary over the union every round.
+   */
+  summaryComposition: z.enum(['append', 'rolling']).default('append'),
+  /**
+   * At most this many summary blocks (ADR-0150); past it, or past `summaryBudgetTokens`, the oldest
+   * blocks are merged (pinned facts and key fields kept by `mergeSummaries`).
+   */
+  maxSummaryBlocks: z.number().int().positive().default(8),
+  /**
+   * The cache cost model (ADR-0151): once the ladder compacts, it goes on down to the low-water mark
+   * (`lowWaterPercent` of the target) when the model prices the deeper compaction cheaper per call, and
+   * clears tool results only in batches worth the cache break. `false` keeps the old depth (the target,
+   * or `clearAtLeastTokens` below where it started).
+   */
+  cacheCostModel: z.boolean().default(true),
+  /**
+   * Split-turn summaries (ADR-0152): when the protected tail cuts a long running turn, the summarize
+   * rung may summarize the turn's older part (never splitting a tool call from its result). Off by
+   * default (the extractive summary of a turn's older part can lose its last failing command); the `pi`
+   * preset turns it on.
+   */
+  splitTurnSummaries: z.boolean().default(false),
+  /**
+   * The high-water mark (ADR-0151): with the cost model on, the default `target` trigger fires only
+   * when the messages pass this fraction of the window (computed like `softThresholdPercent`, never
+   * below the target), and the planner then compacts to the target or deeper; so compaction runs less
+   * often and breaks the prompt cache less often. Ignored when `cacheCostModel` is false.
+   */
+  highWaterPercent: z.number().gt(0).max(1).default(0.95),
+  /** The low-water mark as a fraction of the planner's target (ADR-0151): the deepest the cost model goes. */
+  lowWaterPercent: z.number().gt(0).max(1).default(0.7),
   toolDurability: toolDurabilityPolicySchema.default({ defaultDurability: 'anchoring', overrides: {} }),
   rehydration: rehydrationPolicySchema.default({
     enabled: true,
@@ -171,6 +205,13 @@ export const compactionPolicyFieldsSchema = z.object({
     fillFreeRoom: true,
     freeRoomTopK: 12,
   }),
+  /**
+   * When Compactor's own tools (`read_artifact`, `search_history`) are in the request (ADR-0141):
+   * `stable`, from the first request of a thread that may need them, in a fixed place after the
+   * caller's tools, so a compaction never changes the request's first bytes; `on-demand`, only once
+   * the plan needs them (core's `compactorToolNames` is the rule).
+   */
+  compactorTools: z.enum(['stable', 'on-demand']).default('stable'),
 });
 
 /**

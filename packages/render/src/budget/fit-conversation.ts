@@ -18,6 +18,9 @@ export interface FitConversationInput {
   maker: PieceMaker;
   /** Everything but the protected tail, which this function measures. */
   numbers: Omit<RenderBudgetNumbers, 'protectedTail'>;
+  /** The planner's target for the conversation: an emergency fit cuts back to about it (ADR-0142). */
+  target: number;
+  countText: (text: string) => number;
   logger: Logger | undefined;
   /** Replayable sources the runtime verified (ADR-0193). */
   currentDeterminism?: CurrentDeterminism | undefined;
@@ -33,6 +36,8 @@ export function fitConversation({
   slots,
   maker,
   numbers,
+  target,
+  countText,
   logger,
   currentDeterminism,
 }: FitConversationInput): {
@@ -57,7 +62,16 @@ export function fitConversation({
   const truncatedResults =
     tailTokenCount > limit ? truncateTailResults(slots, tailStart, tailTokenCount - limit, maker) : [];
   if (tailTokens() > limit) throw new RenderBudgetExceededError({ ...numbers, protectedTail: tailTokens() });
-  const fitted = emergencyFit({ slots, limit, tailStart, maker, policy, currentDeterminism });
+  const fitted = emergencyFit({
+    slots,
+    limit,
+    target,
+    tailStart,
+    maker,
+    policy,
+    countText,
+    currentDeterminism,
+  });
   const fittedTokens = conversationTokens(slots, maker);
   const emergency: EmergencyFitReport | null =
     fitted || truncatedResults.length > 0
@@ -67,6 +81,8 @@ export function fitConversation({
           clearedResults: fitted?.clearedResults ?? [],
           truncatedResults,
           dropped: fitted?.dropped ?? [],
+          trimmedSummaries: fitted?.trimmedSummaries ?? [],
+          step: fitted?.step ?? null,
         }
       : null;
   logger?.warn(

@@ -94,8 +94,10 @@ export class RenderCache {
   readonly #toolsByArray = new WeakMap<readonly ToolDefinition[], Map<string, ToolsPart>>();
   readonly #toolsByContent = new Map<string, RememberedTools>();
   readonly #requestOverhead = new Map<string, number>();
-  readonly #withReadArtifact = new WeakMap<readonly ToolDefinition[], readonly ToolDefinition[]>();
-  readonly #withSearchHistory = new WeakMap<readonly ToolDefinition[], readonly ToolDefinition[]>();
+  readonly #withCompactorTools = new WeakMap<
+    readonly ToolDefinition[],
+    Map<string, readonly ToolDefinition[]>
+  >();
 
   /** @param options - The memory bound; a non-finite or non-positive `maxBytes` keeps nothing. */
   constructor(options: RenderCacheOptions = {}) {
@@ -214,40 +216,28 @@ export class RenderCache {
   }
 
   /**
-   * The caller's tools with read_artifact added, the same array for the same tools array.
+   * The caller's tools with Compactor's own tools added (ADR-0141), the same array for the same tools
+   * array and names, so the formatted tools part stays memoized by identity.
    *
    * @param tools - The caller's tools array.
-   * @param augment - Adds the tool on a miss.
+   * @param names - Which of Compactor's tools are added, as one key (`read_artifact,search_history`).
+   * @param augment - Adds them on a miss.
    * @returns The augmented array.
    */
-  toolsWithReadArtifact(
+  toolsWithCompactorTools(
     tools: readonly ToolDefinition[],
+    names: string,
     augment: (tools: readonly ToolDefinition[]) => readonly ToolDefinition[],
   ): readonly ToolDefinition[] {
-    let augmented = this.#withReadArtifact.get(tools);
-    if (!augmented) {
-      augmented = augment(tools);
-      this.#withReadArtifact.set(tools, augmented);
+    let byNames = this.#withCompactorTools.get(tools);
+    if (!byNames) {
+      byNames = new Map();
+      this.#withCompactorTools.set(tools, byNames);
     }
-    return augmented;
-  }
-
-  /**
-   * `tools` with `search_history` added (ADR-0163), the same array for the same input array, so the
-   * tools part stays memoized by identity.
-   *
-   * @param tools - The caller's tools (with read_artifact when added).
-   * @param augment - Adds the tool on a miss.
-   * @returns The augmented array.
-   */
-  toolsWithSearchHistory(
-    tools: readonly ToolDefinition[],
-    augment: (tools: readonly ToolDefinition[]) => readonly ToolDefinition[],
-  ): readonly ToolDefinition[] {
-    let augmented = this.#withSearchHistory.get(tools);
+    let augmented = byNames.get(names);
     if (!augmented) {
       augmented = augment(tools);
-      this.#withSearchHistory.set(tools, augmented);
+      byNames.set(names, augmented);
     }
     return augmented;
   }

@@ -58,6 +58,8 @@ export function renderMeasured(
     tokenizer: input.tokenizer,
     promptCaching: false,
     recall: false,
+    // A baseline sends only what it chose: none of Compactor's own tools (ADR-0141).
+    addReadArtifactTool: false,
   });
   const count = requestCounter(input.tokenizer);
   return {

@@ -14,14 +14,17 @@ import { type ThreadKind, threadKindOf } from '../../thread/thread-kind.js';
 import { structuralTurnCandidates } from '../candidates.js';
 import type { Rung, RungContext } from '../planner-types.js';
 import { summaryCallSettings } from '../summary-call.js';
+import { compressionRatioOf, consolidateSummaryBlocks } from '../summary-blocks.js';
 
 /**
  * What a summary is expected to cost (used only to choose how much to take): a tenth of what it
- * replaces, but never less than a short summary nor more than a long one. Summaries do not grow
+ * replaces, but never less than a short summary nor more than a long one (3,000 tokens, or the summary
+ * budget when that is larger: a large span's summary fills its budget, and an estimate below it made a
+ * deep compaction take a second step). Summaries do not grow
  * with their span, so a flat share would make large spans look too expensive and over-compact.
  */
-function expectedSummaryTokens(replacedTokens: number): number {
-  return Math.min(3000, Math.max(300, Math.round(replacedTokens * 0.1)));
+function expectedSummaryTokens(replacedTokens: number, budget: number): number {
+  return Math.min(Math.max(3000, budget), Math.max(300, Math.round(replacedTokens * 0.1)));
 }
 
 function summaryRecordsBefore(context: RungContext, firstIndex: number): SummarizationRecord[] {
@@ -76,19 +79,85 @@ export function summaryRecord(parts: {
   round: number;
   budget: number;
   countText: (text: string) => number;
+  /** Tokens of the covered messages before summarization (the block's compression ratio, ADR-0150). */
+  originalTokens?: number;
 }): SummarizationRecord {
   const summary = trimSummaryToBudget(parts.summary, parts.budget, parts.countText);
+  const summaryTokenCount = parts.countText(renderSummary(summary));
   return {
     kind: 'summarize',
     span: spanOf(parts.covered),
     summary,
-    summaryTokenCount: parts.countText(renderSummary(summary)),
+    summaryTokenCount,
     summarizer: {
       id: parts.result.summarizerId,
       modelId: parts.result.modelId,
       costUsd: parts.result.costUsd,
     },
     round: parts.round,
+    ...(parts.originalTokens !== undefined
+      ? {
+          originalTokenCount: parts.originalTokens,
+          compressionRatio: compressionRatioOf(parts.originalTokens, summaryTokenCount),
+        }
+      : {}),
+  };
+}
+
+/**
+ * What a new block may take (ADR-0150): what the summary budget leaves beside the blocks already in the
+ * plan, but at least an even share of the budget (`budget / maxSummaryBlocks`), so a block always says
+ * something; when the blocks then exceed the budget, consolidation merges the oldest.
+ *
+ * @param budget - The summary budget.
+ * @param records - The plan's records (its summary blocks are counted).
+ * @param policy - For `maxSummaryBlocks`.
+ * @returns The new block's budget.
+ */
+export function blockBudget(
+  budget: number,
+  records: readonly CompactionRecord[],
+  policy: CompactionPolicy,
+): number {
+  const used = records.reduce(
+    (total, record) => total + (record.kind === 'summarize' ? record.summaryTokenCount : 0),
+    0,
+  );
+  return Math.max(Math.floor(budget / policy.maxSummaryBlocks), budget - used);
+}
+
+/**
+ * Append a new block to the summary blocks and consolidate them within their caps (ADR-0150): the
+ * execution adds the new block (and any merged one) and removes the blocks merged away; blocks within
+ * the caps are left as they are.
+ *
+ * @param existing - The plan's summary blocks, in log order.
+ * @param block - The new block.
+ * @param policy - For `maxSummaryBlocks`.
+ * @param parts - The summary budget, the counter and the log.
+ * @returns What to add and what to remove.
+ */
+export function appendSummaryBlock(
+  existing: readonly SummarizationRecord[],
+  block: SummarizationRecord,
+  policy: CompactionPolicy,
+  parts: { budget: number; countText: (text: string) => number; messages: readonly ThreadMessage[] },
+): { added: SummarizationRecord[]; removed: Set<SummarizationRecord>; merged: number } {
+  const indexById = new Map(parts.messages.map((message) => [message.id, message.index]));
+  const indexOf = (id: string) => indexById.get(id) ?? Number.POSITIVE_INFINITY;
+  const ordered = [...existing, block].sort(
+    (left, right) => indexOf(left.span.messageIds[0]!) - indexOf(right.span.messageIds[0]!),
+  );
+  const { blocks, merged } = consolidateSummaryBlocks(
+    ordered,
+    { maxBlocks: policy.maxSummaryBlocks, budgetTokens: parts.budget, countText: parts.countText },
+    indexOf,
+  );
+  const kept = new Set(blocks);
+  return {
+    added: blocks.filter((candidate) => !existing.includes(candidate)),
+    removed: new Set(existing.filter((candidate) => !kept.has(candidate))),
+    merged,
   };
 }
 
@@ -131,6 +200,8 @@ export const summarizeRung: Rung = {
     const candidates = structuralTurnCandidates(
       context,
       (_message, action) => action === 'include' || action === 'clear' || action === 'externalize',
+      undefined,
+      { splitTurn: context.policy.splitTurnSummaries },
     );
     if (candidates.length === 0) return [];
     const taken: ThreadMessage[] = [];
@@ -142,7 +213,7 @@ export const summarizeRung: Rung = {
         (total, message) => total + context.input.countMessage(message),
         0,
       );
-      estimated = replaced - expectedSummaryTokens(replaced);
+      estimated = replaced - expectedSummaryTokens(replaced, summaryBudget(context));
       if (estimated >= context.tokensToFree) break;
     }
     const first = taken[0]!;
@@ -162,11 +233,15 @@ export const summarizeRung: Rung = {
     const messages = context.input.thread.messages.filter((message) => ids.has(message.id));
     const first = messages[0];
     if (!first) return null;
+    const append = context.policy.summaryComposition === 'append';
     const previous = summaryRecordsBefore(context, first.index);
-    const previousSummary = previous.reduce<StructuredSummary | undefined>(
-      (merged, record) => (merged ? mergeSummaries(merged, record.summary) : record.summary),
-      undefined,
-    );
+    // Appending, the new block covers its span alone: earlier blocks stay in the prompt as they are.
+    const previousSummary = append
+      ? undefined
+      : previous.reduce<StructuredSummary | undefined>(
+          (merged, record) => (merged ? mergeSummaries(merged, record.summary) : record.summary),
+          undefined,
+        );
     const absorbed = messages
       .map((message) => normalized.actions.get(message.id)?.record)
       .filter((record): record is CompactionRecord => record !== undefined);
@@ -210,22 +285,65 @@ export const summarizeRung: Rung = {
     const known = new Set(summary.artifacts.map((artifact) => artifact.artifactId));
     const missing = artifacts.filter((artifact) => !known.has(artifact.artifactId));
     if (missing.length > 0) summary = { ...summary, artifacts: [...summary.artifacts, ...missing] };
+    const covered = append ? messages : coveredWith(context.input.thread.messages, previous, ids);
     const record = summaryRecord({
       summary,
-      covered: coveredWith(context.input.thread.messages, previous, ids),
+      covered,
       result,
       round: roundsSoFar(context) + 1,
-      budget: summaryBudget(context),
+      budget: append
+        ? blockBudget(summaryBudget(context), normalized.records, context.policy)
+        : summaryBudget(context),
       countText: context.input.countText,
+      originalTokens: originalTokensOf(covered, previous, append, context),
     });
-    const replacedFirstIds = new Set(previous.map((candidate) => candidate.span.messageIds[0]));
-    return {
-      added: [record],
-      removes: (candidate) =>
-        (candidate.kind === 'summarize' && replacedFirstIds.has(candidate.span.messageIds[0])) ||
-        candidate.span.messageIds.some((id) => ids.has(id)),
+    const execution = {
       costUsd: result.costUsd,
       summarizerCalls: result.via === 'cache' ? 0 : 1,
     };
+    if (append) {
+      const blocks = normalized.records.filter(
+        (candidate): candidate is SummarizationRecord => candidate.kind === 'summarize',
+      );
+      const { added, removed } = appendSummaryBlock(blocks, record, context.policy, {
+        budget: summaryBudget(context),
+        countText: context.input.countText,
+        messages: context.input.thread.messages,
+      });
+      const removedFirstIds = new Set([...removed].map((candidate) => candidate.span.messageIds[0]));
+      return {
+        ...execution,
+        added,
+        removes: (candidate: CompactionRecord) =>
+          (candidate.kind === 'summarize' && removedFirstIds.has(candidate.span.messageIds[0])) ||
+          candidate.span.messageIds.some((id) => ids.has(id)),
+      };
+    }
+    const replacedFirstIds = new Set(previous.map((candidate) => candidate.span.messageIds[0]));
+    return {
+      ...execution,
+      added: [record],
+      removes: (candidate: CompactionRecord) =>
+        (candidate.kind === 'summarize' && replacedFirstIds.has(candidate.span.messageIds[0])) ||
+        candidate.span.messageIds.some((id) => ids.has(id)),
+    };
   },
 };
+
+/** Original tokens of a new record: its own messages, plus (rolling) those of the records it replaces. */
+function originalTokensOf(
+  covered: readonly ThreadMessage[],
+  previous: readonly SummarizationRecord[],
+  append: boolean,
+  context: RungContext,
+): number {
+  if (!append && previous.some((record) => record.originalTokenCount !== undefined)) {
+    const replacedIds = new Set(previous.flatMap((record) => record.span.messageIds));
+    const fresh = covered.filter((message) => !replacedIds.has(message.id));
+    return (
+      previous.reduce((total, record) => total + (record.originalTokenCount ?? 0), 0) +
+      fresh.reduce((total, message) => total + context.input.countMessage(message), 0)
+    );
+  }
+  return covered.reduce((total, message) => total + context.input.countMessage(message), 0);
+}

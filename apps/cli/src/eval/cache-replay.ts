@@ -1,0 +1,243 @@
+import {
+  availableForMessages,
+  type ProviderName,
+  type Thread,
+  type ThreadMessage,
+  tokenBudget,
+} from '@compactor/core';
+import { threadBudget } from '@compactor/engine';
+import { createRenderCache, RenderBudgetExceededError, renderPromptSync } from '@compactor/render';
+import type { ProviderTokenizer } from '@compactor/tokenizer';
+import type { LocalReplayResult } from '../replay/replay-transcript.js';
+import type { Baseline } from './baselines/baseline.js';
+import { codexCompaction, windowWithRecall } from './conditioned-baselines.js';
+import type { PrepareContext } from './conditioned-system.js';
+import { renderBudgetFor } from './ours-conditioned.js';
+import { type CacheFigures, CacheMeter, noEmergencyDrops } from './prompt-cache.js';
+
+/**
+ * The points where an agent calls the model: before each assistant message of the root agent that
+ * follows a non-assistant message (an assistant reply split over several log entries is one call).
+ *
+ * @returns For each call, how many messages of the thread its request holds.
+ */
+export function callPoints(thread: Thread): number[] {
+  const points: number[] = [];
+  const messages = thread.messages;
+  for (let index = 1; index < messages.length; index += 1) {
+    const message = messages[index]!;
+    if (message.role !== 'assistant' || message.subagentId !== undefined) continue;
+    if (messages[index - 1]!.role === 'assistant') continue;
+    points.push(index);
+  }
+  return points;
+}
+
+/** The thread as it was with its first `count` messages. */
+export function threadPrefix(thread: Thread, count: number): Thread {
+  const messages = thread.messages.slice(0, count);
+  return { ...thread, messages, version: messages.at(-1)?.seq ?? thread.version };
+}
+
+/**
+ * Our system over the replay: before every call, the thread so far rendered with the plan that was
+ * current then (the replay's plan history) and the budget the workers' renderer uses, as an agent
+ * runtime calling `prepare` would; one render cache for the run, as a runtime keeps one.
+ */
+export function oursCacheFigures(replay: LocalReplayResult): CacheFigures {
+  const { thread, tokenizer, planHistory } = replay;
+  const provider = replay.report.provider;
+  const budget = renderBudgetFor(thread);
+  const cache = createRenderCache();
+  const meter = new CacheMeter((text) => tokenizer.count(text));
+  const dropped = noEmergencyDrops();
+  let emergencyFits = 0;
+  let next = 0;
+  let plan: LocalReplayResult['plan'] = null;
+  let commits = 0;
+  let committedBefore = 0;
+  for (const point of callPoints(thread)) {
+    while (next < planHistory.length && planHistory[next]!.fromMessages <= point) {
+      plan = planHistory[next]!.plan;
+      next += 1;
+      commits += 1;
+    }
+    const committed = commits > committedBefore;
+    committedBefore = commits;
+    try {
+      const rendered = renderPromptSync({
+        thread: threadPrefix(thread, point),
+        plan,
+        system: '',
+        tools: [],
+        budget,
+        provider,
+        tokenizer,
+        cache,
+      });
+      const fit = rendered.report.emergencyFit;
+      meter.observe(rendered.request, committed ? 'commit' : fit ? 'emergencyFit' : 'other');
+      if (fit) {
+        emergencyFits += 1;
+        dropped.clearedResults += fit.clearedResults.length;
+        for (const drop of fit.dropped) {
+          if (drop.kind === 'summary') dropped.summaries += 1;
+          else if (drop.kind === 'message') dropped.messages += 1;
+        }
+        dropped.trimmedSummaries += fit.trimmedSummaries.length;
+        dropped.summaryItems += fit.trimmedSummaries.reduce((sum, trim) => sum + trim.itemsDropped, 0);
+      }
+    } catch (error) {
+      if (!(error instanceof RenderBudgetExceededError)) throw error;
+      // Nothing sent: the next request starts cold.
+      meter.observe(null);
+    }
+  }
+  return meter.figures({ commits, emergencyFits, emergencyDropped: dropped });
+}
+
+/** What a compacting system sends after one compaction, and how it builds a request on it. */
+export interface CacheCompaction {
+  /** The messages sent in place of the history (edits and summaries included). */
+  sent: ThreadMessage[];
+  /** Builds the request for `messages` (sent + everything after); default a plain render. */
+  request?: (messages: readonly ThreadMessage[]) => { request: unknown; tokens: number };
+}
+
+/** A baseline as the cache replay runs it: compact a thread to a ceiling, keep the result. */
+export interface CacheSystem {
+  name: string;
+  /** The package and function it runs. */
+  source: string;
+  compact(context: PrepareContext): Promise<CacheCompaction>;
+}
+
+/** A baseline of `./baselines` as a {@link CacheSystem}. */
+export function cacheBaseline(baseline: Baseline): CacheSystem {
+  return {
+    name: baseline.name,
+    source: baseline.source,
+    async compact(context) {
+      const output = await baseline.run({
+        thread: context.thread,
+        ceiling: context.ceiling,
+        provider: context.provider,
+        tokenizer: context.tokenizer,
+        system: '',
+      });
+      const kept = new Set(output.keptMessageIds);
+      return { sent: output.sent ?? context.thread.messages.filter((message) => kept.has(message.id)) };
+    },
+  };
+}
+
+/** The sliding window with BM25 recall into the newest user turn (the eval's "+ recall" baseline). */
+export function cacheWindowWithRecall(name = 'sliding-window+recall'): CacheSystem {
+  return {
+    name,
+    source: '@compactor/core slidingWindow + @compactor/recall (minisearch BM25)',
+    async compact(context) {
+      const recall = await windowWithRecall(context);
+      return { sent: recall.window, request: (messages) => recall.ask(messages) };
+    },
+  };
+}
+
+/** Codex's rule: the user's recent messages and one summary of the rest. */
+export function cacheCodexRule(name = 'user-messages+summary'): CacheSystem {
+  return {
+    name,
+    source: 'Codex rule (recent user messages ≤ 20k tokens + summary), summary by @compactor/summarizer',
+    async compact(context) {
+      return { sent: (await codexCompaction(context)).sent };
+    },
+  };
+}
+
+const UNBOUNDED = tokenBudget({
+  maxInputTokens: Number.MAX_SAFE_INTEGER,
+  safetyBufferTokens: 0,
+  rehydrationReserveTokens: 0,
+});
+
+function plainRender(
+  thread: Thread,
+  messages: readonly ThreadMessage[],
+  provider: ProviderName,
+  tokenizer: ProviderTokenizer,
+): { request: unknown; tokens: number } {
+  const rendered = renderPromptSync({
+    thread: { ...thread, messages: messages.map((message, index) => ({ ...message, index })) },
+    plan: null,
+    system: '',
+    tools: [],
+    budget: UNBOUNDED,
+    provider,
+    tokenizer,
+    promptCaching: false,
+    addReadArtifactTool: false,
+  });
+  return { request: rendered.request, tokens: rendered.tokens.total };
+}
+
+/** The ceiling a baseline compacts to in the cache replay: our planner's target for the thread. */
+export function compactionTarget(thread: Thread): number {
+  return availableForMessages(threadBudget(thread));
+}
+
+/**
+ * A baseline over the replay, run as a harness runs a compactor on overflow: before every call the
+ * request is what the last compaction sent plus every message since; when that request is over the
+ * ceiling, the baseline compacts the thread so far to our planner's target (the same low-water mark
+ * our planner compacts to) and the request is rebuilt on its result. Baselines get the same
+ * hysteresis as ours, so neither side breaks the cache on every call by construction.
+ */
+export async function baselineCacheFigures(
+  system: CacheSystem,
+  input: { thread: Thread; ceiling: number; provider: ProviderName; tokenizer: ProviderTokenizer },
+): Promise<CacheFigures> {
+  const { thread, ceiling, provider, tokenizer } = input;
+  const target = Math.min(ceiling, compactionTarget(thread));
+  const meter = new CacheMeter((text) => tokenizer.count(text));
+  let compaction: CacheCompaction | null = null;
+  let since = 0;
+  let commits = 0;
+  const build = (point: number) => {
+    const messages = compaction
+      ? [...compaction.sent, ...thread.messages.slice(since, point)]
+      : thread.messages.slice(0, point);
+    return compaction?.request
+      ? compaction.request(messages)
+      : plainRender(thread, messages, provider, tokenizer);
+  };
+  for (const point of callPoints(thread)) {
+    let built = build(point);
+    if (built.tokens > ceiling) {
+      compaction = await system.compact({
+        thread: threadPrefix(thread, point),
+        ceiling: target,
+        provider,
+        tokenizer,
+        questionReserve: 0,
+      });
+      since = point;
+      commits += 1;
+      built = build(point);
+      meter.observe(built.request, 'commit');
+      continue;
+    }
+    meter.observe(built.request, 'other');
+  }
+  return meter.figures({ commits, emergencyFits: 0, emergencyDropped: noEmergencyDrops() });
+}
+
+/** The system's request for the whole thread compacted once to the ceiling (its budget-run row). */
+export async function compactedRequest(
+  system: CacheSystem,
+  input: { thread: Thread; ceiling: number; provider: ProviderName; tokenizer: ProviderTokenizer },
+): Promise<{ request: unknown; tokens: number }> {
+  const compaction = await system.compact({ ...input, questionReserve: 0 });
+  return compaction.request
+    ? compaction.request(compaction.sent)
+    : plainRender(input.thread, compaction.sent, input.provider, input.tokenizer);
+}

@@ -1,0 +1,134 @@
+import type { ThreadMessage } from '../thread/thread.js';
+
+/*
+ * The planner's prompt-cache cost model (ADR-0151). A provider with a prompt cache bills the cached
+ * prefix of a request at a fraction of the input price and the rest (what a compaction rewrote, and
+ * what each call appends) at a premium. A compaction therefore costs the cache write of everything
+ * after the first byte it changes, and pays back the tokens it frees on every call until the next
+ * compaction; compacting deeper costs about the same write and buys more calls before the next one.
+ * Prices are relative to the base input price, so the model needs no currency.
+ */
+
+/** Cache prices relative to the base input price of one token. */
+export interface CachePrices {
+  /** A token read from the cache. */
+  read: number;
+  /** A token written to the cache (the uncached part of a request). */
+  write: number;
+}
+
+/** Anthropic's list multipliers: cache reads at 0.1×, five-minute cache writes at 1.25× the input price. */
+export const ANTHROPIC_CACHE_PRICES: CachePrices = { read: 0.1, write: 1.25 };
+
+/** What a compaction cycle looks like: where it fires, where it goes down to, and how fast the prompt grows. */
+export interface CompactionCycle {
+  /** Message tokens at which the next compaction fires (the planner's target). */
+  highWater: number;
+  /** Message tokens the compaction leaves. */
+  low: number;
+  /** Tokens each call adds to the prompt, on average. */
+  growthPerCall: number;
+  /** Tokens at the start of the prompt the compaction leaves byte-identical (still cached). */
+  stablePrefix: number;
+}
+
+/**
+ * Calls expected before the next compaction: the room between `low` and the high-water mark at the
+ * thread's growth per call (at least one).
+ *
+ * @param cycle - The cycle.
+ * @returns The expected number of calls.
+ */
+export function callsBeforeNextCompaction(
+  cycle: Pick<CompactionCycle, 'highWater' | 'low' | 'growthPerCall'>,
+): number {
+  return Math.max(1, (cycle.highWater - cycle.low) / Math.max(1, cycle.growthPerCall));
+}
+
+/**
+ * The average input cost of one call over a cycle, in base-input-token units: the compaction's cache
+ * write of what follows the stable prefix, spread over the cycle's calls, plus each call's cached read
+ * of the prompt (on average halfway between `low` and the high-water mark) and its write of what it adds.
+ *
+ * @param cycle - The cycle.
+ * @param prices - Cache prices.
+ * @returns Cost per call.
+ */
+export function costPerCall(cycle: CompactionCycle, prices: CachePrices = ANTHROPIC_CACHE_PRICES): number {
+  const calls = callsBeforeNextCompaction(cycle);
+  const rewrite = prices.write * Math.max(0, cycle.low - cycle.stablePrefix);
+  const meanPrompt = (cycle.low + Math.max(cycle.low, cycle.highWater)) / 2;
+  return rewrite / calls + prices.read * meanPrompt + prices.write * cycle.growthPerCall;
+}
+
+/** One depth the planner priced. */
+export interface PricedDepth {
+  stopAt: number;
+  costPerCall: number;
+}
+
+/** The depth chosen and every candidate's price (for lifecycle events and reports). */
+export interface DepthDecision {
+  stopAt: number;
+  candidates: PricedDepth[];
+}
+
+/**
+ * Choose how deep a compaction goes: each candidate stop is priced by `costPerCall` and the cheapest
+ * wins (the shallower on a tie, so the model never compacts deeper for nothing).
+ *
+ * @param stops - Candidate message-token stops, shallowest first.
+ * @param cycle - The cycle without its `low`.
+ * @param prices - Cache prices.
+ * @returns The chosen stop and the priced candidates.
+ */
+export function chooseCompactionDepth(
+  stops: readonly number[],
+  cycle: Omit<CompactionCycle, 'low'>,
+  prices: CachePrices = ANTHROPIC_CACHE_PRICES,
+): DepthDecision {
+  const candidates = stops.map((stopAt) => ({
+    stopAt,
+    costPerCall: costPerCall({ ...cycle, low: stopAt }, prices),
+  }));
+  let best = candidates[0]!;
+  for (const candidate of candidates.slice(1)) if (candidate.costPerCall < best.costPerCall) best = candidate;
+  return { stopAt: best.stopAt, candidates };
+}
+
+/**
+ * Does a step pay for the cache it breaks? It costs the cache write of what it rewrites beyond what
+ * the compaction rewrites anyway (`extraRewrittenTokens`, the premium over a cached read), and saves
+ * the cached read of the tokens it frees on every call before the next compaction.
+ *
+ * @param step - Tokens freed, extra tokens rewritten, expected calls.
+ * @param prices - Cache prices.
+ * @returns True when the saving is at least the cost.
+ */
+export function stepPays(
+  step: { tokensFreed: number; extraRewrittenTokens: number; calls: number },
+  prices: CachePrices = ANTHROPIC_CACHE_PRICES,
+): boolean {
+  const cost = (prices.write - prices.read) * step.extraRewrittenTokens;
+  return prices.read * step.tokensFreed * step.calls >= cost;
+}
+
+/**
+ * Tokens a call adds on average, from the newest messages: their tokens over the assistant messages
+ * among them (each assistant message is one model call).
+ *
+ * @param messages - The thread's messages.
+ * @param countMessage - Tokens of a message as rendered.
+ * @param window - How many of the newest messages to look at.
+ * @returns Tokens per call (at least 1).
+ */
+export function growthPerCall(
+  messages: readonly ThreadMessage[],
+  countMessage: (message: ThreadMessage) => number,
+  window = 48,
+): number {
+  const recent = messages.slice(-window);
+  const calls = recent.filter((message) => message.role === 'assistant').length;
+  const tokens = recent.reduce((total, message) => total + countMessage(message), 0);
+  return Math.max(1, tokens / Math.max(1, calls));
+}

@@ -1,0 +1,283 @@
+import { threadBuilder } from '@compactor/testkit/thread-builder';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  type CompactionPlan,
+  normalizePlan,
+  parsePolicy,
+  planCompaction,
+  planWithPolicy,
+  renderSummary,
+  type SummarizationRecord,
+  type SummarizeRequest,
+  type Summarizer,
+  structuredSummarySchema,
+  summaryText,
+  type Thread,
+} from '../src/index.js';
+import { consolidateSummaryBlocks } from '../src/planner/summary-blocks.js';
+
+const countText = (text: string) => Math.ceil(text.length / 4);
+const countMessage = (message: { content: readonly { type: string; text?: string }[] }) =>
+  4 + message.content.reduce((total, part) => total + countText(part.text ?? 'x'.repeat(40)), 0);
+
+/** The prompt's message tokens under a plan: one synthetic message per summary block. */
+const measureFor = (thread: Thread) => (plan: CompactionPlan) => {
+  const normalized = normalizePlan(plan);
+  const seen = new Set<unknown>();
+  let total = 0;
+  for (const message of thread.messages) {
+    const planned = normalized.actions.get(message.id);
+    if (!planned) total += countMessage(message);
+    else if (planned.record.kind === 'summarize' && !seen.has(planned.record)) {
+      seen.add(planned.record);
+      total += 4 + countText(renderSummary(planned.record.summary));
+    }
+  }
+  return total;
+};
+
+function conversation(turns: number, policy: Record<string, unknown>) {
+  const builder = threadBuilder('t1', { policy: policy as never });
+  for (let turn = 1; turn <= turns; turn += 1) {
+    builder.user(`question ${turn} ${'about the garden '.repeat(10)}`);
+    builder.assistant(`answer ${turn} ${'plant tomatoes '.repeat(10)}`);
+  }
+  return builder.build().thread;
+}
+
+/** Pins one fact naming the span's first and last message, so every span's fact can be traced. */
+function pinningSummarizer(): Summarizer & { requests: SummarizeRequest[] } {
+  const requests: SummarizeRequest[] = [];
+  return {
+    id: 's',
+    modelId: 's',
+    promptVersion: '1',
+    requests,
+    async summarize(request) {
+      requests.push(request);
+      const ids = request.span.messageIds;
+      const facts = [
+        { text: `pinned ${ids[0]}..${ids.at(-1)}`, pinned: true },
+        { text: `loose ${ids[0]} ${'detail '.repeat(20)}` },
+      ];
+      return {
+        summary: structuredSummarySchema.parse({
+          facts: request.previousSummary ? [...request.previousSummary.facts, ...facts] : facts,
+        }),
+        summarizerId: 's',
+        modelId: 's',
+        inputTokens: 0,
+        outputTokens: 0,
+        costUsd: 0,
+        via: 'llm',
+      };
+    },
+  };
+}
+
+const recursive = { kind: 'recursive-summarization', maxEventsToKeep: 4, overlapSize: 0 };
+
+async function recursiveRounds(rounds: number, policy: Record<string, unknown>) {
+  const summarizer = pinningSummarizer();
+  let plan: CompactionPlan | null = null;
+  const plans: CompactionPlan[] = [];
+  for (let round = 1; round <= rounds; round += 1) {
+    const thread = conversation(2 + round * 3, policy);
+    const outcome = await planWithPolicy({
+      thread,
+      currentPlan: plan,
+      targetTokens: 200,
+      measure: measureFor(thread),
+      countMessage,
+      countText,
+      summarizer,
+      now: '2025-01-02T00:00:00.000Z',
+    });
+    plan = outcome.plan;
+    plans.push(plan);
+  }
+  return { plans, summarizer };
+}
+
+describe('append-only summary blocks (ADR-0150)', () => {
+  it('recursive summarization appends a block per round and leaves earlier blocks byte-identical', async () => {
+    const { plans, summarizer } = await recursiveRounds(3, { mode: recursive });
+    const [first, second, third] = plans as [CompactionPlan, CompactionPlan, CompactionPlan];
+    expect(first.summarizations).toHaveLength(1);
+    expect(second.summarizations).toHaveLength(2);
+    expect(third.summarizations).toHaveLength(3);
+    // Earlier blocks are the same records, so they render to the same bytes.
+    expect(summaryText(second.summarizations[0]!)).toBe(summaryText(first.summarizations[0]!));
+    expect(third.summarizations.slice(0, 2)).toEqual(second.summarizations);
+    // The new block covers only what no earlier block does; the summarizer sees only that span.
+    const earlier = new Set(first.summarizations[0]!.span.messageIds);
+    expect(second.summarizations[1]!.span.messageIds.some((id) => earlier.has(id))).toBe(false);
+    expect(summarizer.requests[1]!.previousSummary).toBeUndefined();
+    expect(summarizer.requests[1]!.messages.map((message) => message.id)).toEqual(
+      second.summarizations[1]!.span.messageIds,
+    );
+    expect(second.summarizations[1]!.round).toBe(2);
+  });
+
+  it('persists each block’s original tokens and compression ratio', async () => {
+    const { plans } = await recursiveRounds(2, { mode: recursive });
+    const thread = conversation(8, { mode: recursive });
+    for (const block of plans[1]!.summarizations) {
+      const original = thread.messages
+        .filter((message) => block.span.messageIds.includes(message.id))
+        .reduce((total, message) => total + countMessage(message), 0);
+      expect(block.originalTokenCount).toBe(original);
+      expect(block.compressionRatio).toBeCloseTo(original / block.summaryTokenCount, 10);
+      expect(block.summaryTokenCount).toBe(countText(renderSummary(block.summary)));
+    }
+  });
+
+  it('seed-000: at most 5 checkpoints, then the oldest are merged, every pinned fact kept', async () => {
+    const { plans, summarizer } = await recursiveRounds(8, { preset: 'seed-000', mode: recursive });
+    const counts = plans.map((plan) => plan.summarizations.length);
+    expect(counts).toEqual([1, 2, 3, 4, 5, 5, 5, 5]);
+    const last = plans.at(-1)!;
+    const pinned = last.summarizations.flatMap((block) =>
+      block.summary.facts.filter((fact) => fact.pinned).map((fact) => fact.text),
+    );
+    for (const request of summarizer.requests) {
+      const ids = request.span.messageIds;
+      expect(pinned).toContain(`pinned ${ids[0]}..${ids.at(-1)}`);
+    }
+    // Merging the oldest rewrote only the oldest blocks: the three before the new one are unchanged.
+    const inLogOrder = (plan: CompactionPlan) =>
+      [...plan.summarizations].sort(
+        (left, right) =>
+          Number(left.span.messageIds[0]!.slice(1)) - Number(right.span.messageIds[0]!.slice(1)),
+      );
+    expect(inLogOrder(last).slice(1, 4)).toEqual(inLogOrder(plans.at(-2)!).slice(2, 5));
+    // Every summarized message is in exactly one block.
+    const ids = last.summarizations.flatMap((block) => block.span.messageIds);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('rolling composition stays available: one summary over the union every round', async () => {
+    const { plans } = await recursiveRounds(3, { mode: recursive, summaryComposition: 'rolling' });
+    expect(plans.map((plan) => plan.summarizations.length)).toEqual([1, 1, 1]);
+  });
+
+  it('the ladder appends a block after the previous one instead of rewriting it', async () => {
+    const policy = {
+      keepRecentTurns: 2,
+      keepRecentTokens: 0,
+      clearAtLeastTokens: 0,
+      keepUserMessages: false,
+      strategies: { externalize: false, summarize: true, clear: false, drop: false },
+    };
+    const summarizer = pinningSummarizer();
+    const short = conversation(8, policy);
+    const first = await planCompaction({
+      thread: short,
+      currentPlan: null,
+      targetTokens: 400,
+      measure: measureFor(short),
+      countMessage,
+      countText,
+      summarizer,
+      now: '2025-01-02T00:00:00.000Z',
+    });
+    expect(first.status).toBe('compacted');
+    const long = conversation(14, policy);
+    const second = await planCompaction({
+      thread: long,
+      currentPlan: first.plan,
+      targetTokens: 400,
+      measure: measureFor(long),
+      countMessage,
+      countText,
+      summarizer,
+      now: '2025-01-02T00:00:00.000Z',
+    });
+    expect(second.status).toBe('compacted');
+    expect(second.plan.summarizations[0]).toEqual(first.plan.summarizations[0]);
+    expect(second.plan.summarizations.length).toBeGreaterThanOrEqual(2);
+    expect(summarizer.requests.at(-1)!.previousSummary).toBeUndefined();
+  });
+});
+
+describe('consolidateSummaryBlocks', () => {
+  const block = (index: number, facts: { text: string; pinned: boolean }[]): SummarizationRecord => {
+    const summary = structuredSummarySchema.parse({ facts });
+    return {
+      kind: 'summarize',
+      span: { messageIds: [`m${index}`], firstTurn: index, lastTurn: index },
+      summary,
+      summaryTokenCount: countText(renderSummary(summary)),
+      round: index + 1,
+      originalTokenCount: 1000,
+      compressionRatio: 1000 / countText(renderSummary(summary)),
+    };
+  };
+  const blocksArbitrary = fc
+    .array(
+      fc.array(fc.record({ text: fc.string({ minLength: 1, maxLength: 60 }), pinned: fc.boolean() }), {
+        maxLength: 8,
+      }),
+      { minLength: 1, maxLength: 12 },
+    )
+    .map((factLists) => factLists.map((facts, index) => block(index, facts)));
+
+  it('never loses a pinned fact, keeps within maxBlocks, and leaves blocks within the caps untouched', () => {
+    fc.assert(
+      fc.property(
+        blocksArbitrary,
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 20, max: 2000 }),
+        (blocks, maxBlocks, budgetTokens) => {
+          const { blocks: out, merged } = consolidateSummaryBlocks(
+            blocks,
+            { maxBlocks, budgetTokens, countText },
+            (id) => Number(id.slice(1)),
+          );
+          expect(out.length).toBeLessThanOrEqual(Math.max(1, maxBlocks));
+          expect(out.length).toBe(blocks.length - merged);
+          const pinnedIn = (list: SummarizationRecord[]) =>
+            new Set(
+              list.flatMap((record) => record.summary.facts.filter((f) => f.pinned).map((f) => f.text)),
+            );
+          const before = pinnedIn(blocks);
+          const after = pinnedIn(out);
+          for (const text of before) expect(after.has(text)).toBe(true);
+          // Only the oldest were merged: the rest are the same objects, in order.
+          expect(out.slice(1)).toEqual(blocks.slice(merged + 1));
+          for (let index = 1; index < out.length; index += 1) expect(out[index]).toBe(blocks[merged + index]);
+          // Every message stays covered exactly once.
+          expect(out.flatMap((record) => record.span.messageIds).sort()).toEqual(
+            blocks.flatMap((record) => record.span.messageIds).sort(),
+          );
+          if (merged > 0) expect(out[0]!.originalTokenCount).toBe(1000 * (merged + 1));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('rewrites nothing for the budget when merging cannot bring the blocks within it', () => {
+    const pinned = (index: number) =>
+      block(index, [{ text: `pinned ${'x'.repeat(400)} ${index}`, pinned: true }]);
+    const blocks = [pinned(0), pinned(1), pinned(2)];
+    const result = consolidateSummaryBlocks(blocks, { maxBlocks: 8, budgetTokens: 200, countText }, (id) =>
+      Number(id.slice(1)),
+    );
+    expect(result.merged).toBe(0);
+    expect(result.blocks).toEqual(blocks);
+  });
+
+  it('merges nothing while the blocks are within both caps', () => {
+    const blocks = [block(0, [{ text: 'a', pinned: true }]), block(1, [{ text: 'b', pinned: false }])];
+    const result = consolidateSummaryBlocks(blocks, { maxBlocks: 2, budgetTokens: 10_000, countText }, (id) =>
+      Number(id.slice(1)),
+    );
+    expect(result.merged).toBe(0);
+    expect(result.blocks[0]).toBe(blocks[0]);
+    expect(result.blocks[1]).toBe(blocks[1]);
+    expect(parsePolicy({}).maxSummaryBlocks).toBe(8);
+    expect(parsePolicy({ preset: 'seed-000' }).maxSummaryBlocks).toBe(5);
+  });
+});
