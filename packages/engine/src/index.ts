@@ -11,8 +11,8 @@ export {
   type CompactionEngine,
   type CompactionEngineOptions,
   createCompactionEngine,
-  REHYDRATION_LOOKBACK_EVENTS,
   highWaterFor,
+  REHYDRATION_LOOKBACK_EVENTS,
   type SummarizationFailure,
   threadBudget,
 } from './compaction-engine.js';

@@ -13,8 +13,8 @@ import type { ThreadMessage } from '../../thread/thread.js';
 import { type ThreadKind, threadKindOf } from '../../thread/thread-kind.js';
 import { structuralTurnCandidates } from '../candidates.js';
 import type { Rung, RungContext } from '../planner-types.js';
-import { summaryCallSettings } from '../summary-call.js';
 import { compressionRatioOf, consolidateSummaryBlocks } from '../summary-blocks.js';
+import { summaryCallSettings } from '../summary-call.js';
 
 /**
  * What a summary is expected to cost (used only to choose how much to take): a tenth of what it
