@@ -83,6 +83,22 @@ describe('Anthropic summarizer against a loopback Messages API', () => {
     expect(prompt).toContain('→ read({"path":"db/schema.sql"})');
   });
 
+  it('stamps each decision with the time the span ended (Decision.timestamp, ADR-0194)', async () => {
+    api.enqueue(toolUseResponse(SUMMARY_TOOL_NAME, goodSummary, { input_tokens: 10, output_tokens: 5 }));
+    const stamped = thread.messages.map((message, index) => ({
+      ...message,
+      createdAt: `2025-06-01T00:00:0${index}.000Z`,
+    }));
+    const result = await make().summarize({ ...request, messages: stamped });
+    expect(result.summary.decisions).toEqual([
+      { decision: 'Read the schema first', timestamp: `2025-06-01T00:00:0${stamped.length - 1}.000Z` },
+    ]);
+    // Without times on the messages, nothing is invented.
+    api.enqueue(toolUseResponse(SUMMARY_TOOL_NAME, goodSummary, { input_tokens: 10, output_tokens: 5 }));
+    const unstamped = await make().summarize(request);
+    expect(unstamped.summary.decisions[0]!.timestamp).toBeUndefined();
+  });
+
   it('retries a 429 and succeeds', async () => {
     api.enqueue(
       errorResponse(429, 'rate_limit_error', { 'retry-after': '0' }),

@@ -180,7 +180,7 @@ export function createAnthropicSummarizer(options: AnthropicSummarizerOptions): 
         lastProblem = `invalid summary: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`;
         continue;
       }
-      const summary = toStructuredSummary(parsed.data);
+      const summary = toStructuredSummary(parsed.data, spanEnd(request));
       if (summary.facts.length === 0 && summary.decisions.length === 0 && summary.currentTask === null) {
         lastProblem = 'empty summary';
         continue;
@@ -243,4 +243,15 @@ export function createAnthropicSummarizer(options: AnthropicSummarizerOptions): 
       };
     },
   };
+}
+
+/** When the span ended: the newest `createdAt` among its messages, if any carry one. */
+function spanEnd(request: SummarizeRequest): string | undefined {
+  let latest: string | undefined;
+  for (const message of request.messages) {
+    if (message.createdAt !== undefined && (latest === undefined || message.createdAt > latest)) {
+      latest = message.createdAt;
+    }
+  }
+  return latest;
 }

@@ -45,10 +45,20 @@ export const summaryToolDefinition = {
   input_schema: inputSchema as { type: 'object'; [key: string]: unknown },
 };
 
-export function toStructuredSummary(output: LlmSummary): StructuredSummary {
+/**
+ * The model's summary as a `StructuredSummary`.
+ *
+ * @param output - The summary tool's validated input.
+ * @param decidedBy - When the summarized span ended (its last message's `createdAt`): each decision
+ *   is stamped with it as `timestamp`, since the model saw no later message (ADR-0194).
+ * @returns The structured summary.
+ */
+export function toStructuredSummary(output: LlmSummary, decidedBy?: string): StructuredSummary {
   return structuredSummarySchema.parse({
     facts: output.facts.filter((fact) => fact.trim().length > 0).map((text) => ({ text, pinned: false })),
-    decisions: output.decisions.filter((decision) => decision.decision.trim().length > 0),
+    decisions: output.decisions
+      .filter((decision) => decision.decision.trim().length > 0)
+      .map((decision) => (decidedBy !== undefined ? { ...decision, timestamp: decidedBy } : decision)),
     openItems: output.openItems.filter((item) => item.description.trim().length > 0),
     toolOutcomes: output.toolOutcomes.map((outcome) => ({ ...outcome, keyFields: outcome.keyFields ?? {} })),
     currentTask: output.currentTask,
