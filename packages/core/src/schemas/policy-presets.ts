@@ -68,8 +68,10 @@ export const POLICY_PRESETS: Readonly<Record<PolicyPresetName, Partial<Compactio
     mode: { kind: 'recursive-summarization', maxEventsToKeep: 10, overlapSize: 0 },
     // A failed summary continues without compaction (no extractive or truncated stand-in).
     onSummaryFailure: 'leave-unchanged',
-    // The "## Session Summary (Compaction Round N)" template.
+    // The "## Session Summary (Compaction Round N)" template: one summary rewritten each round, saying
+    // how many rounds it incorporates (so rolling, not the default append-only blocks of ADR-0150).
     summaryStyle: { format: 'session-summary', message: 'assistant' },
+    summaryComposition: 'rolling',
   },
   // The session service: TurnCountTrigger(20) with a sliding window of 10 events.
   'seed-004-sliding': {
