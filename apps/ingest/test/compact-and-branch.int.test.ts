@@ -88,8 +88,10 @@ describe('POST /v1/threads/:id/compact and GET /v1/threads/:id/plan', () => {
     expect((await post('/v1/threads/searched/compact', { force: true })).json().status).toBe('committed');
     const offered = await post('/v1/threads/searched/prompt', { searchHistoryTool: true });
     expect(offered.statusCode).toBe(200);
-    expect(offered.json().report.toolsAdded).toEqual(['search_history']);
+    // Compactor's tools in their fixed order, present from the first request (ADR-0141).
+    expect(offered.json().report.toolsAdded).toEqual(['read_artifact', 'search_history']);
     expect(offered.json().request.tools.map((tool: { name: string }) => tool.name)).toEqual([
+      'read_artifact',
       'search_history',
     ]);
     const answered = await post('/v1/threads/searched/search-history', {

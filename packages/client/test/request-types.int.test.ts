@@ -56,7 +56,8 @@ describe('RenderedPrompt<P>.request is typed per provider', () => {
       ...anthropic.request,
     };
     expect(anthropicParams.system).toMatchObject([{ type: 'text', text: system }]);
-    expect(anthropic.request.tools?.map((entry) => entry.name)).toEqual(['read_file']);
+    // The caller's tools, then Compactor's read_artifact (stable from the first request, ADR-0141).
+    expect(anthropic.request.tools?.map((entry) => entry.name)).toEqual(['read_file', 'read_artifact']);
     expect(anthropicParams.tools).toBe(anthropic.request.tools);
 
     const chat = await client.renderPrompt(threadId, { provider: 'openai-chat', system, tools });
