@@ -140,8 +140,10 @@ describe('policy presets as rows (ADR-0181)', () => {
       needles: false,
     });
     const presetRows = POLICY_PRESET_NAMES.map(presetSystemName);
-    expect(result.systems.map((system) => system.name)).toEqual([OURS, ...presetRows, 'last-six']);
-    expect(result.runs.map((run) => run.system)).toEqual([OURS, ...presetRows, 'last-six']);
+    // The cache replay's two extra systems follow the baselines (ADR-0140).
+    const systems = [OURS, ...presetRows, 'last-six', 'sliding-window+recall', 'user-messages+summary'];
+    expect(result.systems.map((system) => system.name)).toEqual(systems);
+    expect(result.runs.map((run) => run.system)).toEqual(systems);
     for (const run of result.runs.filter((candidate) => candidate.system.startsWith('preset:'))) {
       expect(run.valid, run.system).toBe(true);
       expect(run.withinBudget, run.system).toBe(true);
