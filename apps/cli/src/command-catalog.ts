@@ -39,7 +39,8 @@ export const commandCatalog: readonly CatalogEntry[] = [
   },
   {
     name: 'eval',
-    description: 'run transcripts through compaction and the baselines at several context windows, and compare',
+    description:
+      'run transcripts through compaction and the baselines at several context windows, and compare',
     register: async (program) => (await import('./commands/eval-command.js')).registerEvalCommand(program),
   },
   {
