@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CompactorClient, createCompactorClient } from '@compactor/client';
-import type { EventInput } from '@compactor/core';
+import { type EventInput, isConversationEvent } from '@compactor/core';
 import { importTranscriptFile } from '@compactor/importers';
 import { validateProviderRequest } from '@compactor/render/validate';
 import { SUMMARY_TOOL_NAME } from '@compactor/summarizer';
@@ -194,10 +194,14 @@ describe.skipIf(!available)(suiteName, () => {
     expect(ingest.logs.filter(committedFor(threadId))).toEqual([]);
     const prompt = await client.renderPrompt(threadId, { provider: 'anthropic' });
     const stored = await client.readAllEvents(threadId);
-    expect(stored.map((event) => event.eventId)).toEqual([
+    // The conversation, then (interleaved) one plan.committed per committed version (ADR-0190).
+    expect(stored.filter((event) => isConversationEvent(event.type)).map((event) => event.eventId)).toEqual([
       expect.any(String),
       ...events.map((event) => event.eventId),
     ]);
+    expect(stored.filter((event) => event.type === 'plan.committed').length).toBe(
+      (await client.getPlan(threadId)).current.version,
+    );
     expect(validateProviderRequest('anthropic', prompt.request).errors).toEqual([]);
     expect(prompt.tokens.total).toBeLessThanOrEqual(prompt.report.ceiling);
     // Counted independently of the renderer: the request fits the ceiling.
@@ -319,7 +323,9 @@ describe.skipIf(!available)(suiteName, () => {
     const sentIds = [...conversation, late].map((event) => event.eventId);
     const storedIds = stored.map((event) => event.eventId);
     for (const id of sentIds) expect(storedIds.filter((stored) => stored === id)).toHaveLength(1);
-    expect(stored).toHaveLength(sentIds.length + 1); // + thread.created
+    // + thread.created; the one commit is logged as plan.committed (ADR-0190).
+    expect(stored.filter((event) => isConversationEvent(event.type))).toHaveLength(sentIds.length + 1);
+    expect(stored.filter((event) => event.type === 'plan.committed')).toHaveLength(1);
     expect(stored.map((event) => event.seq)).toEqual(stored.map((_, index) => index + 1));
     const prompt = await client.renderPrompt(threadId, { provider: 'anthropic' });
     expect(validateProviderRequest('anthropic', prompt.request).errors).toEqual([]);

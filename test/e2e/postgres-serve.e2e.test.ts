@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCompactorClient } from '@compactor/client';
+import { isConversationEvent } from '@compactor/core';
 import { createPostgresStores } from '@compactor/postgres';
 import {
   describeWithPostgres,
@@ -70,7 +71,10 @@ describeWithPostgres(
         .toBeGreaterThan(0);
       const stores = createPostgresStores({ connectionString: databaseUrl, schema });
       try {
-        expect((await stores.events.readAll('tenant-serve', threadId)).length).toBe(13);
+        const stored = await stores.events.readAll('tenant-serve', threadId);
+        // 13 sent; each committed plan version is logged too (ADR-0190).
+        expect(stored.filter((event) => isConversationEvent(event.type)).length).toBe(13);
+        expect(stored.some((event) => event.type === 'plan.committed')).toBe(true);
         expect((await stores.plans.getCurrent('tenant-serve', threadId)).version).toBeGreaterThan(0);
         expect((await stores.lifecycle.list('tenant-serve', threadId)).length).toBeGreaterThan(0);
       } finally {
