@@ -41,8 +41,11 @@ beforeAll(async () => {
   serve = await startServe(['--port', '0', '--data-dir', dataDir], {
     COMPACTOR_API_KEYS: `${KEY}=soak`,
     LOG_LEVEL: 'error',
-    // The worker must not compact the large threads mid-soak: a summary would change what renders cost.
+    // The worker must not check the large threads mid-soak: a summary would change what renders cost, and
+    // since ADR-0121 a check keeps the thread's fold (bounded by the engine's fold cache), which would read
+    // as growth after the baseline. The debounce's maximum wait (ADR-0056, 10 s by default) must not fire it.
     COMPACTOR_DEBOUNCE_MS: '600000',
+    COMPACTOR_DEBOUNCE_MAX_WAIT_MS: '600000',
     NODE_OPTIONS: `--expose-gc --import=${REPORT_MEMORY}`,
   });
 });
