@@ -64,7 +64,7 @@ export interface CompactionEngineOptions {
    */
   onSummarizationFailure?: (failure: SummarizationFailure) => void;
   /**
-   * Seed 002's `capture_determinism` (ADR-0193): per tool name, a hook that reads a replayable
+   * The default policy's `capture_determinism` (ADR-0193): per tool name, a hook that reads a replayable
    * result's source metadata now. With it the clear rung may clear replayable results whose source
    * is proven unchanged; without it (or when a hook fails) they are kept.
    */
@@ -124,7 +124,7 @@ export interface CheckResult {
   /** What the `capture_determinism` hooks found, when hooks are registered and the planner ran. */
   determinism?: DeterminismReport;
   /**
-   * What a committed compaction archived and kept, and the tokens it saved (seed 004's result); null
+   * What a committed compaction archived and kept, and the tokens it saved (the `seed-004-*` presets' result); null
    * when nothing was committed.
    */
   outcome: CompactionOutcome | null;

@@ -68,7 +68,7 @@ export function compactionSummary(result: CheckResult) {
     rungsUsed: planner?.rungsUsed ?? [],
     summarizerCalls: planner?.summarizerCalls ?? 0,
     summarizerCostUsd: planner?.summarizerCostUsd ?? 0,
-    // Seed 004's result: what a committed compaction archived and kept, and what it saved.
+    // The `seed-004-*` presets' result: what a committed compaction archived and kept, and what it saved.
     archivedMessageIds: result.outcome?.archivedMessageIds ?? [],
     keptMessageIds: result.outcome?.keptMessageIds ?? [],
     tokensSaved: result.outcome?.tokensSaved ?? 0,

@@ -46,7 +46,7 @@ export const createThreadBodySchema = z.strictObject({
   tokenizerFamily: tokenizerFamilySchema.optional(),
   /**
    * Opt in to a 128,000-token window (o200k_base, 4,096 output tokens) for a model the registry does
-   * not know, instead of a 422 (seed 003, ADR-0184); numbers given still win.
+   * not know, instead of a 422 (the `seed-003` preset, ADR-0184); numbers given still win.
    */
   unknownModelFallback: z.boolean().optional(),
   policy: partialPolicySchema.optional(),

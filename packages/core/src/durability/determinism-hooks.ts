@@ -5,7 +5,7 @@ import type { DeterminismMetadata } from './durability.js';
 import { resolveToolDurability, type ToolDurabilityPolicy } from './policy.js';
 
 /**
- * Seed 002's `capture_determinism` (ADR-0193): for one tool, read the current determinism metadata
+ * The default policy's `capture_determinism` (ADR-0193): for one tool, read the current determinism metadata
  * of a replayable result's source (a file's mtime and hash, a URL's ETag). Registered per tool name
  * by the runtime; may do I/O. Undefined (or a throw) means unknown, which counts as changed.
  */

@@ -4,7 +4,7 @@ import type { CompactionPlan } from './plan.js';
 
 /**
  * What one compaction did to the conversation, by message (each message is one `message.appended`
- * event): the session service's result (seed 004) of archived and kept events and tokens saved.
+ * event): the session service's result (the `seed-004-*` presets) of archived and kept events and tokens saved.
  */
 export interface CompactionOutcome {
   /** Messages the new plan compacts (summarized, externalized, cleared or dropped) that the previous plan showed verbatim, in log order. */

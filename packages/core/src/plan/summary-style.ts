@@ -2,19 +2,19 @@ import { z } from 'zod';
 import type { SummarizationRecord } from './records.js';
 import { summaryText } from './stand-in-texts.js';
 
-/** pi's prefix for a summary sent as a user message (seed 001). */
+/** pi's prefix for a summary sent as a user message (the `pi` preset). */
 export const PI_SUMMARY_PREFIX =
   'Another language model worked on this task and produced a summary. Use this to continue the work without duplicating effort:';
 
-/** The session service's default user shadow before its summary (seed 004). */
+/** The session service's default user shadow before its summary (the `seed-004-*` presets). */
 export const DEFAULT_SHADOW_PROMPT = 'Summarize the conversation so far.';
 
 /**
  * How a thread's summaries are written and sent (ADR-0185), chosen per policy, beside the summary's
  * content: `format` is the text (`structured`: Compactor's `[Context Summary - Turns a-b]` rendering;
- * `session-summary`: seed 003's "## Session Summary (Compaction Round N)" template), `message` the
+ * `session-summary`: the `seed-003` preset's "## Session Summary (Compaction Round N)" template), `message` the
  * messages it travels as (`assistant`, the default; `user-prefixed`: one user message opened by
- * `prefix`, pi's; `shadow-pair`: a user shadow then the assistant summary, seed 004's).
+ * `prefix`, pi's; `shadow-pair`: a user shadow then the assistant summary, the `seed-004-*` presets').
  */
 export const summaryStyleSchema = z.object({
   format: z.enum(['structured', 'session-summary']).default('structured'),
@@ -38,7 +38,7 @@ export function isDefaultSummaryStyle(style: SummaryStyle | undefined): boolean 
 }
 
 /**
- * The summary's text in a style's format: seed 003's template, or the structured stand-in.
+ * The summary's text in a style's format: the `seed-003` preset's template, or the structured stand-in.
  *
  * @param record - The summarization record.
  * @param style - The thread's style.
@@ -74,7 +74,7 @@ export function summaryMessages(
 }
 
 /**
- * Seed 003's "## Session Summary" template over a structured summary, with its round.
+ * The `seed-003` preset's "## Session Summary" template over a structured summary, with its round.
  *
  * @param record - The summarization record (its `round` is the compaction round).
  * @returns The markdown text.

@@ -1,7 +1,7 @@
 import type { Thread } from '../thread/thread.js';
 
 /**
- * Seed 002's quality regression metrics (ADR-0195): after a compaction, did the agent have to ask
+ * The default policy's quality regression metrics (ADR-0195): after a compaction, did the agent have to ask
  * for what it was told before (the canary), how often did it read artifacts back, and did it finish
  * its task. Pure: computed from the thread and the seq the compaction was based on.
  */

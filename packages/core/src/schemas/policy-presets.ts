@@ -27,7 +27,7 @@ export const SEED_003_REMAINDER = {
   safetyBuffer: 5_000,
   thresholdPercent: 0.8,
 } as const;
-/** seed 003's threshold on its 128,000-token default window. */
+/** The `seed-003` preset's threshold on its 128,000-token default window. */
 export const SEED_003_THRESHOLD_TOKENS = availableForMessages(
   budgetFromRemainderThreshold({ modelContextLimit: 128_000, ...SEED_003_REMAINDER }),
 );

@@ -149,7 +149,7 @@ export const compactionPolicyFieldsSchema = z.object({
   summarizerMaxOutputTokens: z.number().int().positive().optional(),
   /**
    * When the summary model fails (ADR-0182): `fallback` to the extractive summary, then truncation
-   * (ADR-0017), or `leave-unchanged`: no summary, the history stays as it is (seed 003).
+   * (ADR-0017), or `leave-unchanged`: no summary, the history stays as it is (the `seed-003` preset).
    */
   onSummaryFailure: z.enum(['fallback', 'leave-unchanged']).default('fallback'),
   /** How summaries are written and sent (ADR-0185); default Compactor's structured assistant message. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The AI SDK compaction layer's arithmetic (seed 003, ADR-0184): compact at
+ * The AI SDK compaction layer's arithmetic (the `seed-003` preset, ADR-0184): compact at
  * (window − systemReserve − outputReserve − safetyBuffer) × thresholdPercent, for whatever window the thread has.
  */
 export interface RemainderThreshold {

@@ -37,7 +37,7 @@ export interface CompactionTrigger {
 }
 
 /**
- * Seed 003's threshold for a window: (window − system − output − safety) × percent (ADR-0184).
+ * The `seed-003` preset's threshold for a window: (window − system − output − safety) × percent (ADR-0184).
  *
  * @param remainder - The reserves and the percentage.
  * @param contextWindow - The thread's window.

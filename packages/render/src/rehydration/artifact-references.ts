@@ -323,7 +323,7 @@ export function findImplicitArtifactReferences(
     const message = messages[index]!;
     if (message.role !== 'assistant' || message.subagentId !== agent) continue;
     const text = message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
-    // Seed 002: the agent *asks a question* that matches the hint; statements do not trigger it.
+    // The default policy: the agent *asks a question* that matches the hint; statements do not trigger it.
     const questions = questionsIn(text);
     if (questions === '') break;
     for (const fact of facts) {

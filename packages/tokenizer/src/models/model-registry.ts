@@ -75,7 +75,7 @@ export function listModels(): ModelInfo[] {
 export type ModelInfoOverrides = Partial<ModelInfo>;
 
 /**
- * What an unknown model is taken to be when the caller opts in (seed 003's default, ADR-0184): a
+ * What an unknown model is taken to be when the caller opts in (the `seed-003` preset's default, ADR-0184): a
  * 128,000-token window, 4,096 output tokens, counted with `o200k_base`. Fields the caller gives win.
  */
 export const UNKNOWN_MODEL_FALLBACK: Readonly<
