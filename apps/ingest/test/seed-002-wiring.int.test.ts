@@ -1,5 +1,5 @@
 /**
- * Seed 002 wired through the HTTP API (ADR-0190–0192): plan commits in the thread's log, rehydration
+ * The default policy wired through the HTTP API (ADR-0190–0192): plan commits in the thread's log, rehydration
  * state kept server-side in the lifecycle log (cooldowns across requests, events in the lifecycle
  * route, the worker told through the same log), and the system prompt and tools registered by
  * POST /prompt for the worker's target.

@@ -1,5 +1,5 @@
 /**
- * Core's pieces of seed 002's wiring (ADR-0190, ADR-0191, ADR-0195): plan commits in the log, the
+ * Core's pieces of the default policy's wiring (ADR-0190, ADR-0191, ADR-0195): plan commits in the log, the
  * rehydration state the lifecycle log implies, and the quality metrics' canary.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Seed 002 wired through the engine (ADR-0190–0192): plan commits in the thread's log (the log alone
+ * The default policy wired through the engine (ADR-0190–0192): plan commits in the thread's log (the log alone
  * rebuilds the plan store), the summary cache keyed by the thread's policy version, the registered
  * system prompt and tools in the worker's target, and rehydration reported through the lifecycle log.
  */

@@ -12,7 +12,7 @@ import { createCompactionEngine } from '../src/index.js';
 import { withEmbeddedStores } from './support.js';
 
 /**
- * Seed 000's last resort, end to end: the model fails (the real SDK against the fake Messages API,
+ * The `seed-000` preset's last resort, end to end: the model fails (the real SDK against the fake Messages API,
  * answering 500), the extractive pass throws, and the summary committed through engine.check is the
  * span's transcript cut to its first 2,000 and last 2,000 characters with the cut marked (ADR-0017).
  */

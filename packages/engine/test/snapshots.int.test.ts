@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createCompactionEngine, createCompactor } from '../src/index.js';
 import { withEmbeddedStores } from './support.js';
 
-/** Seed 000's delegated agents (ADR-0180): one snapshot, the same bytes across a concurrent commit. */
+/** The `seed-000` preset's delegated agents (ADR-0180): one snapshot, the same bytes across a concurrent commit. */
 const clock = fixedClock('2025-06-01T00:00:00.000Z');
 const TENANT = 'local';
 const SYSTEM = 'You are a delegated sub-agent. Answer from the conversation only.';

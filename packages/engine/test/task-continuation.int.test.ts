@@ -1,5 +1,5 @@
 /**
- * Seed 002's task-continuation test and quality metrics (ADR-0195): an agent runs a multi-step task
+ * The default policy's task-continuation test and quality metrics (ADR-0195): an agent runs a multi-step task
  * until context pressure compacts its thread (inline, through `createCompactor().prepare`, on the
  * embedded stores, with the extractive summarizer behind the fallback chain), and must still finish
  * it correctly. The agent is scripted and deterministic: it acts only on the request it is given, so
