@@ -119,14 +119,39 @@ export type EventPayload = z.infer<typeof eventPayloadSchema>;
 /** The `type` of an event payload. */
 export type EventType = EventPayload['type'];
 
-/** What a client sends: its own event id (for idempotency) and the payload. */
-export const eventInputSchema = z.intersection(
-  z.object({
-    eventId: eventIdSchema,
-    timestamp: z.string().datetime({ offset: true }).optional(),
-    /** Token count of the event's content, set by the ingest so stores can keep totals. */
-    tokens: z.number().int().min(0).optional(),
-  }),
+/** What every event a client sends carries beside its payload. */
+const eventInputEnvelopeShape = {
+  eventId: eventIdSchema,
+  timestamp: z.string().datetime({ offset: true }).optional(),
+  /** Token count of the event's content, set by the ingest so stores can keep totals. */
+  tokens: z.number().int().min(0).optional(),
+};
+
+/** One payload schema with the envelope's fields first (the order an intersection's result had). */
+function withInputEnvelope<Shape extends z.ZodRawShape>(payload: z.ZodObject<Shape>) {
+  return z.object({ ...eventInputEnvelopeShape, ...payload.shape });
+}
+
+/**
+ * What a client sends: its own event id (for idempotency) and the payload. One object per event
+ * type, chosen by `type`, rather than the intersection of the envelope with `eventPayloadSchema`:
+ * the same rule, parsed to the same value, without an intersection's deep merge of both results
+ * (about five times faster on the ingest's hot path, ADR-0241). `eventInputIntersectionSchema` is
+ * that intersection, kept for the property test that the two agree.
+ */
+export const eventInputSchema = z.discriminatedUnion('type', [
+  withInputEnvelope(threadCreatedPayloadSchema),
+  withInputEnvelope(messageAppendedPayloadSchema),
+  withInputEnvelope(threadBranchedPayloadSchema),
+  withInputEnvelope(planCommittedPayloadSchema),
+  withInputEnvelope(lifecyclePayloadSchema),
+  withInputEnvelope(policyUpdatedPayloadSchema),
+  withInputEnvelope(contextRegisteredPayloadSchema),
+]);
+
+/** The envelope intersected with `eventPayloadSchema`: what `eventInputSchema` must agree with. */
+export const eventInputIntersectionSchema = z.intersection(
+  z.object(eventInputEnvelopeShape),
   eventPayloadSchema,
 );
 /** An event as a client sends it. */

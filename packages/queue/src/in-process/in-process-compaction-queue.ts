@@ -72,9 +72,11 @@ export class InProcessCompactionQueue implements JobQueue {
   }
 
   async enqueueCompactionCheck(job: CompactionCheckJob, options?: EnqueueOptions): Promise<void> {
+    // The parsed payload is a new object (zod copies what it parses), so producer and handler
+    // already share nothing; no further clone.
     const payload = parseCompactionCheckJob(job);
     this.add(
-      structuredClone(payload),
+      payload,
       deduplicationKey(payload),
       debounceDelay(payload, options, this.defaultDebounceMs),
       maxWaitOf(options, this.defaultMaxWaitMs),
@@ -231,11 +233,23 @@ export class InProcessCompactionQueue implements JobQueue {
         // entry is reused in place (same id: same window), which costs an append no new id, map
         // entries or validation (issue #17).
         this.deferredByDeduplicationKey.delete(key);
-        clearTimeout(holder.timer);
         holder.data = data;
         holder.failedAttempts = 0;
         holder.maxWaitMs = maxWaitMs;
-        this.schedule(holder, delayWithinWindow(requestedDelayMs, holder.windowStartedAt, maxWaitMs, now));
+        const delayMs = delayWithinWindow(requestedDelayMs, holder.windowStartedAt, maxWaitMs, now);
+        // Later than the running timer: it re-arms itself for the rest when it fires (ADR-0242),
+        // so an append under load moves a number instead of a timer.
+        if (
+          delayMs > 0 &&
+          holder.timer !== undefined &&
+          holder.dueAt !== undefined &&
+          now + delayMs >= holder.dueAt
+        ) {
+          holder.dueAt = now + delayMs;
+          return;
+        }
+        clearTimeout(holder.timer);
+        this.schedule(holder, delayMs);
         return;
       } else if (holder?.state === 'active') {
         this.deferredByDeduplicationKey.set(key, { data, delayMs: requestedDelayMs, maxWaitMs });
@@ -265,11 +279,23 @@ export class InProcessCompactionQueue implements JobQueue {
       return;
     }
     entry.state = 'delayed';
-    entry.timer = setTimeout(() => this.promote(entry), delayMs);
+    entry.dueAt = Date.now() + delayMs;
+    entry.timer = setTimeout(() => this.fire(entry), delayMs);
+  }
+
+  /** A delayed entry's timer: promote it, or re-arm for what a later request added to its delay. */
+  private fire(entry: InProcessEntry): void {
+    const remainingMs = (entry.dueAt ?? 0) - Date.now();
+    if (remainingMs > 0) {
+      entry.timer = setTimeout(() => this.fire(entry), remainingMs);
+      return;
+    }
+    this.promote(entry);
   }
 
   private promote(entry: InProcessEntry): void {
     entry.timer = undefined;
+    entry.dueAt = undefined;
     entry.state = 'waiting';
     this.waiting.push(entry);
     this.consumer?.pump();

@@ -13,6 +13,8 @@ export interface InProcessEntry {
   /** The window's maximum wait. */
   maxWaitMs: number;
   timer?: NodeJS.Timeout;
+  /** When a delayed entry is due (epoch ms); a timer that fires earlier re-arms for the rest. */
+  dueAt?: number;
 }
 
 /** A request that arrived while its thread's check was running: it runs next (latest one wins). */
