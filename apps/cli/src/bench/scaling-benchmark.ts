@@ -83,6 +83,7 @@ export interface ManyThreadsResult {
   /** Resident set size before touching any thread and after touching them all, MiB. */
   rssBeforeMiB: number;
   rssAfterMiB: number;
+  heapUsedBeforeMiB: number;
   heapUsedAfterMiB: number;
   foldCache: { bytes: number; maxBytes: number; threads: number; evictions: number };
   renderCache: { bytes: number; maxBytes: number; threads: number; evictions: number };
@@ -90,6 +91,8 @@ export interface ManyThreadsResult {
   storeCacheMaxBytes: number;
   /** RSS growth over the sum of the three caches' bounds: at most 1 means bounded by them. */
   growthOverBounds: number;
+  /** Heap-used growth (after a collection) over the same bounds. */
+  heapGrowthOverBounds: number;
 }
 
 export interface ScalingBenchResult {
@@ -317,7 +320,8 @@ async function touchManyThreads(
   // code and the JIT are loaded once per process and are not what the caches hold.
   await touchThreads(stores, 'warm-up', 20, sizes.messagesPerThread, createThreadFoldCache(), createRenderCache());
   collect();
-  const rssBefore = process.memoryUsage().rss;
+  const before = process.memoryUsage();
+  const rssBefore = before.rss;
   await touchThreads(stores, 'many', sizes.threads, sizes.messagesPerThread, folds, cache);
   collect();
   const memory = process.memoryUsage();
@@ -329,6 +333,7 @@ async function touchManyThreads(
     messagesPerThread: sizes.messagesPerThread,
     rssBeforeMiB: rssBefore / MiB,
     rssAfterMiB: memory.rss / MiB,
+    heapUsedBeforeMiB: before.heapUsed / MiB,
     heapUsedAfterMiB: memory.heapUsed / MiB,
     foldCache: {
       bytes: fold.bytes,
@@ -344,5 +349,6 @@ async function touchManyThreads(
     },
     storeCacheMaxBytes: STORE_CACHE_BYTES,
     growthOverBounds: Math.max(0, memory.rss - rssBefore) / bounds,
+    heapGrowthOverBounds: Math.max(0, memory.heapUsed - before.heapUsed) / bounds,
   };
 }
