@@ -102,7 +102,9 @@ describe('recall search ranks lazily as minisearch ranks everything (ADR-0230)',
             };
             const got = index.search({ query: search.query, countTokens: words, ...options });
             const want = reference.search(search.query, options);
-            expect(got.hits.map((hit) => [hit.id, hit.score])).toEqual(want.hits.map((hit) => [hit.id, hit.score]));
+            expect(got.hits.map((hit) => [hit.id, hit.score])).toEqual(
+              want.hits.map((hit) => [hit.id, hit.score]),
+            );
             expect(got.matched).toBe(want.matched);
             index.add(documents.slice(added, added + search.addAfter));
             reference.add(documents.slice(added, added + search.addAfter));
@@ -116,8 +118,15 @@ describe('recall search ranks lazily as minisearch ranks everything (ADR-0230)',
 
   it('reads a common word only as deep as top-k needs: 20,000 matches, one search well under a millisecond of work each', () => {
     const index = createRecallIndex();
-    index.add(Array.from({ length: 20_000 }, (_, n) => ({ id: `m${n}`, text: `Step ${n}: fix the parser.` })));
-    const first = index.search({ query: 'one more thing, step 77', topK: 4, maxTokens: 100, countTokens: words });
+    index.add(
+      Array.from({ length: 20_000 }, (_, n) => ({ id: `m${n}`, text: `Step ${n}: fix the parser.` })),
+    );
+    const first = index.search({
+      query: 'one more thing, step 77',
+      topK: 4,
+      maxTokens: 100,
+      countTokens: words,
+    });
     expect(first.hits[0]!.id).toBe('m77');
     expect(first.matched).toBe(20_000);
     const started = performance.now();

@@ -282,11 +282,7 @@ async function touchThreads(
 ): Promise<void> {
   for (let index = 0; index < count; index += 1) {
     const threadId = `${prefix}-${index}`;
-    await stores.events.append(
-      TENANT,
-      threadId,
-      scalingThreadEvents(messagesPerThread, CONTEXT_WINDOW),
-    );
+    await stores.events.append(TENANT, threadId, scalingThreadEvents(messagesPerThread, CONTEXT_WINDOW));
     const thread = await folds.load(stores.events, TENANT, threadId);
     renderPromptSync({
       thread,
@@ -318,7 +314,14 @@ async function touchManyThreads(
   const collect = garbageCollector();
   // Warm up first, with caches thrown away: the tokenizer's tables, the stores' and the renderer's
   // code and the JIT are loaded once per process and are not what the caches hold.
-  await touchThreads(stores, 'warm-up', 20, sizes.messagesPerThread, createThreadFoldCache(), createRenderCache());
+  await touchThreads(
+    stores,
+    'warm-up',
+    20,
+    sizes.messagesPerThread,
+    createThreadFoldCache(),
+    createRenderCache(),
+  );
   collect();
   const before = process.memoryUsage();
   const rssBefore = before.rss;
