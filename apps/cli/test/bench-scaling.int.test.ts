@@ -42,6 +42,9 @@ describe('compactor bench --scaling (issue #18)', () => {
       // The bounds are small enough that touching every thread had to evict.
       expect(many.foldCache.threads).toBeLessThan(many.threads);
       expect(many.renderCache.threads).toBeLessThan(many.threads);
+      // Measured from a warmed, collected baseline: the heap grew by what the caches hold, not more.
+      expect(many.heapUsedBeforeMiB).toBeGreaterThan(0);
+      expect(many.heapGrowthOverBounds).toBeLessThanOrEqual(1);
       const svg = await readFile(chart, 'utf8');
       expect(svg.startsWith('<svg')).toBe(true);
       expect(svg.match(/<polyline /g)).toHaveLength(4);

@@ -76,6 +76,180 @@ function processTerm(term: string): string | null {
   return lower.length < 2 || ENGLISH_STOP_WORDS.has(lower) ? null : lower;
 }
 
+/** The query's words as minisearch searches them: its tokenizer, then {@link processTerm}, in order. */
+const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
+function queryTerms(query: string): string[] {
+  const terms: string[] = [];
+  for (const token of tokenize(query)) {
+    const term = processTerm(token);
+    if (term) terms.push(term);
+  }
+  return terms;
+}
+
+/** Terms matching at least this many documents have their ranked matches kept between searches. */
+const CACHED_TERM_MIN_MATCHES = 64;
+/** At most this many terms' matches are kept per index (least recently searched dropped first). */
+const CACHED_TERMS = 4;
+
+/** One term's matching documents, best first (ties by insertion order), with each one's score. */
+interface TermList {
+  ids: string[];
+  scores: Float64Array;
+  seqs: Float64Array;
+  byId: Map<string, number>;
+}
+
+function buildTermList(
+  results: ReadonlyArray<{ id: unknown; score: number }>,
+  stored: ReadonlyMap<string, Stored>,
+): TermList {
+  const entries: { id: string; score: number; seq: number }[] = [];
+  for (const result of results) {
+    const document = stored.get(String(result.id));
+    if (document) entries.push({ id: document.id, score: result.score, seq: document.seq });
+  }
+  entries.sort((left, right) => right.score - left.score || left.seq - right.seq);
+  const list: TermList = {
+    ids: new Array<string>(entries.length),
+    scores: new Float64Array(entries.length),
+    seqs: new Float64Array(entries.length),
+    byId: new Map(),
+  };
+  entries.forEach((entry, position) => {
+    list.ids[position] = entry.id;
+    list.scores[position] = entry.score;
+    list.seqs[position] = entry.seq;
+    list.byId.set(entry.id, entry.score);
+  });
+  return list;
+}
+
+/** Documents matching any of the terms (the union of their lists), the largest list counted by size. */
+function matchedCount(lists: readonly TermList[]): number {
+  if (lists.length === 0) return 0;
+  const largest = lists.reduce((best, list) => (list.ids.length > best.ids.length ? list : best));
+  const others = new Set<string>();
+  for (const list of lists) {
+    if (list === largest) continue;
+    for (const id of list.ids) if (!largest.byId.has(id)) others.add(id);
+  }
+  return largest.ids.length + others.size;
+}
+
+/**
+ * A document's score as minisearch gives it for an OR query: the terms' scores summed in query order
+ * (a repeated word counts each time), times how many distinct query words it matched.
+ */
+function combinedScore(id: string, terms: readonly string[], lists: ReadonlyMap<string, TermList>): number {
+  let sum: number | undefined;
+  const matched = new Set<string>();
+  for (const term of terms) {
+    const score = lists.get(term)!.byId.get(id);
+    if (score === undefined) continue;
+    sum = sum === undefined ? score : sum + score;
+    matched.add(term);
+  }
+  return (sum ?? 0) * matched.size;
+}
+
+interface Candidate {
+  id: string;
+  score: number;
+  seq: number;
+}
+
+/** Whether `left` ranks before `right`: higher score, then earlier insertion. */
+function before(left: Candidate, right: Candidate): boolean {
+  return left.score > right.score || (left.score === right.score && left.seq < right.seq);
+}
+
+/**
+ * Every matching document in rank order (score descending, then insertion order), the same order a
+ * full minisearch OR search sorted that way gives, but lazily: the threshold algorithm over each term's
+ * ranked list, reading a list only as deep as the hits asked for need (ADR-0230). A document not yet
+ * read from any list scores at most the combination of each list's next score (the combination grows
+ * with each term's score), so a candidate above that bound is final.
+ */
+function* rankedDocuments(
+  terms: readonly string[],
+  lists: ReadonlyMap<string, TermList>,
+): Generator<{ id: string; score: number }> {
+  const unique = [...lists.values()];
+  const positions = new Map<TermList, number>(unique.map((list) => [list, 0]));
+  const seen = new Set<string>();
+  const heap: Candidate[] = [];
+  const push = (candidate: Candidate) => {
+    heap.push(candidate);
+    let at = heap.length - 1;
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if (!before(heap[at]!, heap[parent]!)) break;
+      [heap[at], heap[parent]] = [heap[parent]!, heap[at]!];
+      at = parent;
+    }
+  };
+  const pop = (): Candidate => {
+    const top = heap[0]!;
+    const last = heap.pop()!;
+    if (heap.length > 0) {
+      heap[0] = last;
+      let at = 0;
+      for (;;) {
+        const left = 2 * at + 1;
+        const right = left + 1;
+        let best = at;
+        if (left < heap.length && before(heap[left]!, heap[best]!)) best = left;
+        if (right < heap.length && before(heap[right]!, heap[best]!)) best = right;
+        if (best === at) break;
+        [heap[at], heap[best]] = [heap[best]!, heap[at]!];
+        at = best;
+      }
+    }
+    return top;
+  };
+  for (;;) {
+    // The bound on any document not read yet, and the lists it could still come from.
+    let open = 0;
+    let openList: TermList | undefined;
+    let sum: number | undefined;
+    for (const term of terms) {
+      const list = lists.get(term)!;
+      const position = positions.get(list)!;
+      if (position >= list.ids.length) continue;
+      const next = list.scores[position]!;
+      sum = sum === undefined ? next : sum + next;
+    }
+    for (const list of unique) {
+      if (positions.get(list)! < list.ids.length) {
+        open += 1;
+        if (!openList || list.scores[positions.get(list)!]! > openList.scores[positions.get(openList)!]!) {
+          openList = list;
+        }
+      }
+    }
+    const bound = (sum ?? 0) * open;
+    while (heap.length > 0) {
+      const top = heap[0]!;
+      // With one list left, an unread document ties the bound only by its own score there, and that
+      // list is ordered by insertion among ties; with more, a tie waits for the lists to move on.
+      const final =
+        !openList ||
+        top.score > bound ||
+        (top.score === bound && open === 1 && top.seq < openList.seqs[positions.get(openList)!]!);
+      if (!final) break;
+      yield pop();
+    }
+    if (!openList) return;
+    const position = positions.get(openList)!;
+    positions.set(openList, position + 1);
+    const id = openList.ids[position]!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    push({ id, score: combinedScore(id, terms, lists), seq: openList.seqs[position]! });
+  }
+}
+
 /** A per-thread BM25 index over message texts (minisearch), bounded in size and deterministic. */
 export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex {
   const maxDocuments = options.maxDocuments ?? DEFAULT_MAX_DOCUMENTS;
@@ -89,15 +263,41 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
   const stored = new Map<string, Stored>();
   let nextSeq = 0;
 
+  // One term's matches, ranked, for the index as it is now (ADR-0230): a common query word ("step",
+  // a speaker's name) matches most documents, and ranking it again on every render made each search
+  // linear in the index. Cleared whenever a document is added or removed.
+  const termLists = new Map<string, TermList>();
+  const termList = (term: string): TermList => {
+    const kept = termLists.get(term);
+    if (kept) {
+      termLists.delete(term);
+      termLists.set(term, kept);
+      return kept;
+    }
+    const options = { combineWith: 'OR', prefix: false, fuzzy: false } as const;
+    // minisearch drops a replaced document's postings lazily, while searching, and the search that
+    // drops them counts them in the term's document frequency (a negative score): a first pass over
+    // the term cleans its postings, the second scores as a fresh index would.
+    if (search.dirtCount > 0) search.search(term, options);
+    const list = buildTermList(search.search(term, options), stored);
+    if (list.ids.length >= CACHED_TERM_MIN_MATCHES) {
+      termLists.set(term, list);
+      if (termLists.size > CACHED_TERMS) termLists.delete(termLists.keys().next().value as string);
+    }
+    return list;
+  };
+
   const removeOne = (id: string) => {
     const document = stored.get(id);
     if (!document) return;
+    termLists.clear();
     search.discard(id);
     stored.delete(id);
   };
 
   return {
     add(documents) {
+      if (documents.length > 0) termLists.clear();
       for (const document of documents) {
         removeOne(document.id);
         const entry: Stored = {
@@ -126,32 +326,22 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
     },
     search({ query, topK, maxTokens, minScore = 0, countTokens, exclude }) {
       if (query.trim() === '' || topK <= 0 || maxTokens <= 0) return { hits: [], tokens: 0, matched: 0 };
-      const results = search.search(query, { combineWith: 'OR', prefix: false, fuzzy: false });
-      const ranked = results
-        .map((result) => ({ result, document: stored.get(String(result.id)) }))
-        .filter((entry): entry is { result: (typeof results)[number]; document: Stored } => !!entry.document)
-        .sort(
-          (left, right) => right.result.score - left.result.score || left.document.seq - right.document.seq,
-        );
+      const terms = queryTerms(query);
+      const lists = new Map<string, TermList>();
+      for (const term of terms) if (!lists.has(term)) lists.set(term, termList(term));
       const hits: RecallHit[] = [];
       let tokens = 0;
-      for (const { result, document } of ranked) {
+      for (const { id, score } of rankedDocuments(terms, lists)) {
         if (hits.length >= topK) break;
-        if (result.score < minScore) break;
-        if (exclude?.(document.id)) continue;
+        if (score < minScore) break;
+        if (exclude?.(id)) continue;
+        const document = stored.get(id)!;
         const cost = countTokens(document.text);
         if (tokens + cost > maxTokens) continue;
         tokens += cost;
-        hits.push({
-          id: document.id,
-          text: document.text,
-          turn: document.turn,
-          score: result.score,
-          tokens: cost,
-          seq: document.seq,
-        });
+        hits.push({ id, text: document.text, turn: document.turn, score, tokens: cost, seq: document.seq });
       }
-      return { hits, tokens, matched: ranked.length };
+      return { hits, tokens, matched: matchedCount([...lists.values()]) };
     },
   };
 }

@@ -1,6 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { type CompactionPlan, type EventStore, systemClock, type Thread } from '@compactor/core';
 import { createEmbeddedStores } from '@compactor/embedded';
 import { createCompactionEngine, createThreadFoldCache, type ThreadFoldCache } from '@compactor/engine';
@@ -81,6 +83,7 @@ export interface ManyThreadsResult {
   /** Resident set size before touching any thread and after touching them all, MiB. */
   rssBeforeMiB: number;
   rssAfterMiB: number;
+  heapUsedBeforeMiB: number;
   heapUsedAfterMiB: number;
   foldCache: { bytes: number; maxBytes: number; threads: number; evictions: number };
   renderCache: { bytes: number; maxBytes: number; threads: number; evictions: number };
@@ -88,6 +91,8 @@ export interface ManyThreadsResult {
   storeCacheMaxBytes: number;
   /** RSS growth over the sum of the three caches' bounds: at most 1 means bounded by them. */
   growthOverBounds: number;
+  /** Heap-used growth (after a collection) over the same bounds. */
+  heapGrowthOverBounds: number;
 }
 
 export interface ScalingBenchResult {
@@ -140,9 +145,11 @@ export async function benchScaling(sizes: ScalingSizes): Promise<ScalingBenchRes
   const dataDir = await mkdtemp(join(tmpdir(), 'compactor-scaling-'));
   const stores = await createEmbeddedStores({ dataDir });
   try {
+    // The many-threads phase first, from a collected heap: after a 100,000-message thread its baseline
+    // held that thread's garbage and RSS fell during the phase (a growth of 0 that showed nothing).
+    const manyThreads = await touchManyThreads(stores, sizes.manyThreads);
     const rows: ScalingRow[] = [];
     for (const messages of sizes.messages) rows.push(await benchSize(stores, messages, sizes));
-    const manyThreads = await touchManyThreads(stores, sizes.manyThreads);
     const first = rows[0]!;
     const last = rows.at(-1)!;
     const near10k = rows.reduce((best, row) =>
@@ -264,22 +271,18 @@ function compactedPlan(thread: Thread): CompactionPlan {
   };
 }
 
-async function touchManyThreads(
+/** Append `count` threads of `messagesPerThread` messages and load and render each once. */
+async function touchThreads(
   stores: Stores,
-  sizes: ScalingSizes['manyThreads'],
-): Promise<ManyThreadsResult> {
-  const folds = createThreadFoldCache({ maxBytes: sizes.foldCacheBytes });
-  const cache = createRenderCache({ maxBytes: sizes.renderCacheBytes });
-  const collect = (globalThis as { gc?: () => void }).gc;
-  collect?.();
-  const rssBefore = process.memoryUsage().rss;
-  for (let index = 0; index < sizes.threads; index += 1) {
-    const threadId = `many-${index}`;
-    await stores.events.append(
-      TENANT,
-      threadId,
-      scalingThreadEvents(sizes.messagesPerThread, CONTEXT_WINDOW),
-    );
+  prefix: string,
+  count: number,
+  messagesPerThread: number,
+  folds: ThreadFoldCache,
+  cache: RenderCache,
+): Promise<void> {
+  for (let index = 0; index < count; index += 1) {
+    const threadId = `${prefix}-${index}`;
+    await stores.events.append(TENANT, threadId, scalingThreadEvents(messagesPerThread, CONTEXT_WINDOW));
     const thread = await folds.load(stores.events, TENANT, threadId);
     renderPromptSync({
       thread,
@@ -292,7 +295,38 @@ async function touchManyThreads(
       cache,
     });
   }
-  collect?.();
+}
+
+/** `gc()`, exposed for this process if it was not started with `--expose-gc`, so RSS is read after a collection. */
+function garbageCollector(): () => void {
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (exposed) return exposed;
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
+async function touchManyThreads(
+  stores: Stores,
+  sizes: ScalingSizes['manyThreads'],
+): Promise<ManyThreadsResult> {
+  const folds = createThreadFoldCache({ maxBytes: sizes.foldCacheBytes });
+  const cache = createRenderCache({ maxBytes: sizes.renderCacheBytes });
+  const collect = garbageCollector();
+  // Warm up first, with caches thrown away: the tokenizer's tables, the stores' and the renderer's
+  // code and the JIT are loaded once per process and are not what the caches hold.
+  await touchThreads(
+    stores,
+    'warm-up',
+    20,
+    sizes.messagesPerThread,
+    createThreadFoldCache(),
+    createRenderCache(),
+  );
+  collect();
+  const before = process.memoryUsage();
+  const rssBefore = before.rss;
+  await touchThreads(stores, 'many', sizes.threads, sizes.messagesPerThread, folds, cache);
+  collect();
   const memory = process.memoryUsage();
   const bounds = sizes.foldCacheBytes + sizes.renderCacheBytes + STORE_CACHE_BYTES;
   const fold = folds.stats;
@@ -302,6 +336,7 @@ async function touchManyThreads(
     messagesPerThread: sizes.messagesPerThread,
     rssBeforeMiB: rssBefore / MiB,
     rssAfterMiB: memory.rss / MiB,
+    heapUsedBeforeMiB: before.heapUsed / MiB,
     heapUsedAfterMiB: memory.heapUsed / MiB,
     foldCache: {
       bytes: fold.bytes,
@@ -317,5 +352,6 @@ async function touchManyThreads(
     },
     storeCacheMaxBytes: STORE_CACHE_BYTES,
     growthOverBounds: Math.max(0, memory.rss - rssBefore) / bounds,
+    heapGrowthOverBounds: Math.max(0, memory.heapUsed - before.heapUsed) / bounds,
   };
 }

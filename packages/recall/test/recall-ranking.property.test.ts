@@ -1,0 +1,148 @@
+import fc from 'fast-check';
+import MiniSearch from 'minisearch';
+import { describe, expect, it } from 'vitest';
+import { createRecallIndex, type RecallDocument } from '../src/index.js';
+import { ENGLISH_STOP_WORDS } from '../src/stop-words.js';
+
+const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
+
+/**
+ * The index as it was before ADR-0230: the same minisearch calls, one OR query over every posting, sorted
+ * (with replaced documents' postings dropped before scoring, as the index now does).
+ */
+function referenceIndex() {
+  const search = new MiniSearch<{ id: string; text: string }>({
+    fields: ['text'],
+    storeFields: [],
+    processTerm: (term) => {
+      const lower = term.toLowerCase();
+      return lower.length < 2 || ENGLISH_STOP_WORDS.has(lower) ? null : lower;
+    },
+  });
+  const seq = new Map<string, number>();
+  const text = new Map<string, string>();
+  let next = 0;
+  return {
+    add(documents: readonly RecallDocument[]) {
+      for (const document of documents) {
+        if (seq.has(document.id)) {
+          search.discard(document.id);
+          seq.delete(document.id);
+        }
+        seq.set(document.id, next++);
+        text.set(document.id, document.text);
+        search.add({ id: document.id, text: document.text });
+      }
+    },
+    search(
+      query: string,
+      options: { topK: number; maxTokens: number; minScore: number; exclude: (id: string) => boolean },
+    ) {
+      // A first pass drops replaced documents' postings (minisearch does so lazily, mid-search).
+      if (search.dirtCount > 0) search.search(query, { combineWith: 'OR', prefix: false, fuzzy: false });
+      const ranked = search
+        .search(query, { combineWith: 'OR', prefix: false, fuzzy: false })
+        .map((result) => ({ id: String(result.id), score: result.score }))
+        .sort((left, right) => right.score - left.score || seq.get(left.id)! - seq.get(right.id)!);
+      const hits: { id: string; score: number }[] = [];
+      let tokens = 0;
+      for (const entry of ranked) {
+        if (hits.length >= options.topK) break;
+        if (entry.score < options.minScore) break;
+        if (options.exclude(entry.id)) continue;
+        const cost = words(text.get(entry.id)!);
+        if (tokens + cost > options.maxTokens) continue;
+        tokens += cost;
+        hits.push(entry);
+      }
+      return { hits, matched: ranked.length };
+    },
+  };
+}
+
+// A small vocabulary, so words are common, scores tie and documents repeat lengths.
+const word = fc.constantFrom('step', 'parser', 'cache', 'Caroline', 'the', 'bug', '42', 'fix', 'queue', 'a');
+const text = fc.array(word, { minLength: 1, maxLength: 8 }).map((list) => list.join(' '));
+
+describe('recall search ranks lazily as minisearch ranks everything (ADR-0230)', () => {
+  it('gives the same hits, scores and match count as a full OR search, across searches and additions', () => {
+    fc.assert(
+      fc.property(
+        // Distinct ids, as render-time recall adds them (each compacted message once, in log order): a
+        // replaced document leaves minisearch's postings stale until a search happens to clean them,
+        // which makes scores depend on which searches ran before (with or without ADR-0230).
+        fc.uniqueArray(fc.record({ id: fc.string({ minLength: 1, maxLength: 4 }), text }), {
+          minLength: 1,
+          maxLength: 200,
+          selector: (document) => document.id,
+        }),
+        fc.array(
+          fc.record({
+            query: fc.array(word, { minLength: 1, maxLength: 5 }).map((list) => list.join(' ')),
+            topK: fc.integer({ min: 1, max: 8 }),
+            maxTokens: fc.integer({ min: 1, max: 40 }),
+            minScore: fc.constantFrom(0, 0.5, 1, 3),
+            excluded: fc.constantFrom('', 'a', 'b', 'c'),
+            addAfter: fc.integer({ min: 0, max: 3 }),
+          }),
+          { minLength: 1, maxLength: 6 },
+        ),
+        (documents, searches) => {
+          const index = createRecallIndex();
+          const reference = referenceIndex();
+          let added = Math.max(1, documents.length - 6);
+          index.add(documents.slice(0, added));
+          reference.add(documents.slice(0, added));
+          for (const search of searches) {
+            const options = {
+              topK: search.topK,
+              maxTokens: search.maxTokens,
+              minScore: search.minScore,
+              exclude: (id: string) => id === search.excluded,
+            };
+            const got = index.search({ query: search.query, countTokens: words, ...options });
+            const want = reference.search(search.query, options);
+            expect(got.hits.map((hit) => [hit.id, hit.score])).toEqual(
+              want.hits.map((hit) => [hit.id, hit.score]),
+            );
+            expect(got.matched).toBe(want.matched);
+            index.add(documents.slice(added, added + search.addAfter));
+            reference.add(documents.slice(added, added + search.addAfter));
+            added = Math.min(documents.length, added + search.addAfter);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('reads a common word only as deep as top-k needs: 20,000 matches, searched at a fraction of a full scan', () => {
+    const documents = Array.from({ length: 20_000 }, (_, n) => ({
+      id: `m${n}`,
+      text: `Step ${n}: fix the parser.`,
+    }));
+    const index = createRecallIndex();
+    index.add(documents);
+    const reference = referenceIndex();
+    reference.add(documents);
+    const options = { topK: 4, maxTokens: 100, minScore: 0, exclude: () => false };
+    const first = index.search({ query: 'one more thing, step 77', countTokens: words, ...options });
+    expect(first.hits[0]!.id).toBe('m77');
+    expect(first.matched).toBe(20_000);
+    // Paired and alternating, so machine load slows both: the full OR query scores all 20,000
+    // documents for "step" on every search; the index reads about top-k of its kept list.
+    let full = 0;
+    let lazy = 0;
+    for (let n = 10; n < 60; n += 1) {
+      const query = `one more thing, step ${n}`;
+      let started = performance.now();
+      const want = reference.search(query, options);
+      full += performance.now() - started;
+      started = performance.now();
+      const got = index.search({ query, countTokens: words, ...options });
+      lazy += performance.now() - started;
+      expect(got.hits.map((hit) => hit.id)).toEqual(want.hits.map((hit) => hit.id));
+    }
+    expect(lazy * 5).toBeLessThan(full);
+  });
+});
