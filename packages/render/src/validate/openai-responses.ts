@@ -15,7 +15,8 @@ const INPUT_PARTS = new Set(['input_text', 'input_image', 'input_file']);
  * with known roles and non-empty content (input parts for user/system/developer, output_text for
  * assistant); every `function_call` answered by exactly one `function_call_output` before the next
  * message item, and every output answering an earlier, still open call; unique call ids; arguments
- * as a JSON object string; valid, unique function tools.
+ * as a JSON object string; valid, unique function tools. Reasoning and compaction items (the
+ * provider's own, sent back verbatim, ADR-0250) carry their `encrypted_content`.
  *
  * @param request - The request body as it would be sent (any value; nothing is assumed of its shape).
  * @returns Valid, or every rule broken, each as `path: message`.
@@ -73,6 +74,14 @@ export function validateOpenAIResponsesRequest(request: unknown): RequestValidat
       } else if (!Array.isArray(item.output) || item.output.length === 0) {
         errors.add(`${path}.output`, 'must be a non-empty string or array');
       }
+      return;
+    }
+    if (type === 'reasoning' || type === 'compaction') {
+      // The provider's own items, sent back verbatim (ADR-0250): they need their encrypted content.
+      if (!isVisibleText(item.encrypted_content))
+        errors.add(`${path}.encrypted_content`, `a ${type} item needs its encrypted_content`);
+      if (type === 'reasoning' && !Array.isArray(item.summary))
+        errors.add(`${path}.summary`, 'a reasoning item needs its summary array');
       return;
     }
     if (type !== 'message') {
