@@ -14,9 +14,12 @@ export {
   type RenderCacheStats,
 } from './cache/render-cache.js';
 export { RENDER_FORMAT_VERSION } from './format-version.js';
+export type { OpaqueReport } from './plan/opaque-parts.js';
 export type { SourceCounts } from './plan/slots.js';
+export { anthropicBetaRequest } from './providers/request-types.js';
 export type {
   AiSdkRequest,
+  AnthropicBetaRequest,
   AnthropicRequest,
   OpenAIChatRequest,
   OpenAIResponsesRequest,

@@ -9,6 +9,8 @@ import {
 
 const MESSAGE_ROLES = new Set(['user', 'assistant', 'system', 'developer']);
 const INPUT_PARTS = new Set(['input_text', 'input_image', 'input_file']);
+const REASONING_FIELDS = new Set(['type', 'id', 'summary', 'content', 'encrypted_content', 'status']);
+const COMPACTION_FIELDS = new Set(['type', 'id', 'encrypted_content', 'created_by']);
 
 /**
  * The structural rules of an OpenAI Responses API request (stateless `input` items): message items
@@ -82,6 +84,10 @@ export function validateOpenAIResponsesRequest(request: unknown): RequestValidat
         errors.add(`${path}.encrypted_content`, `a ${type} item needs its encrypted_content`);
       if (type === 'reasoning' && !Array.isArray(item.summary))
         errors.add(`${path}.summary`, 'a reasoning item needs its summary array');
+      const fields = type === 'reasoning' ? REASONING_FIELDS : COMPACTION_FIELDS;
+      for (const key of Object.keys(item)) {
+        if (!fields.has(key)) errors.add(`${path}.${key}`, `not a field of a Responses ${type} item`);
+      }
       return;
     }
     if (type !== 'message') {
