@@ -36,7 +36,7 @@ function rethread(events: StoredEvent[], messages: Message[]): StoredEvent[] {
   ];
 }
 
-function render(log: StoredEvent[], provider: 'anthropic' | 'openai-chat') {
+function render<P extends 'anthropic' | 'openai-chat'>(log: StoredEvent[], provider: P) {
   return renderPromptSync({
     thread: foldThread(log),
     plan: null,
@@ -54,7 +54,7 @@ const compactionBlock = fc.record({
   content: fc.string({ minLength: 1, maxLength: 200 }).filter((text) => text.trim() !== ''),
   encrypted_content: fc.base64String({ minLength: 4, maxLength: 200 }),
   signature: fc.base64String({ minLength: 4, maxLength: 100 }),
-  tool_changes: fc.constant([]),
+  tool_changes: fc.constant([] as Anthropic.Beta.Messages.BetaRequestToolAdditionBlock[]),
 });
 
 describe('Anthropic compaction blocks round trip (ADR-0250)', () => {
@@ -66,7 +66,7 @@ describe('Anthropic compaction blocks round trip (ADR-0250)', () => {
         compactionBlock,
         ({ events: before }, { events: after }, block) => {
           // What the server compacted, its block (an assistant message alone), then the conversation since.
-          const summarized = render(before, 'anthropic').request.messages as BetaMessageParam[];
+          const summarized: BetaMessageParam[] = render(before, 'anthropic').request.messages;
           const since = render(after, 'anthropic').request;
           const mixed: BetaMessageParam[] = [
             ...summarized,

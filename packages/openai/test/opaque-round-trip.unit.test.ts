@@ -32,7 +32,7 @@ function rethread(events: StoredEvent[], messages: Message[]): StoredEvent[] {
   ];
 }
 
-function render(log: StoredEvent[], provider: 'openai-responses' | 'openai-chat') {
+function render<P extends 'openai-responses' | 'openai-chat'>(log: StoredEvent[], provider: P) {
   return renderPromptSync({
     thread: foldThread(log),
     plan: null,
