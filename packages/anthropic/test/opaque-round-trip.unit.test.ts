@@ -53,7 +53,7 @@ const compactionBlock = fc.record({
   type: fc.constant('compaction' as const),
   content: fc.string({ minLength: 1, maxLength: 200 }).filter((text) => text.trim() !== ''),
   encrypted_content: fc.base64String({ minLength: 4, maxLength: 200 }),
-  signature: fc.base64String({ minLength: 4, maxLength: 100 }),
+  signature: fc.base64String({ minLength: 4, maxLength: 100 }).map((text) => `sig:${text}:sig`),
   tool_changes: fc.constant([] as Anthropic.Beta.Messages.BetaRequestToolAdditionBlock[]),
 });
 

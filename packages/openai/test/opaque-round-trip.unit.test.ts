@@ -52,12 +52,12 @@ const encryptedItem = fc.oneof(
       fc.record({ type: fc.constant('summary_text' as const), text: fc.string({ minLength: 1 }) }),
       { maxLength: 2 },
     ),
-    encrypted_content: fc.base64String({ minLength: 4, maxLength: 200 }).filter((text) => text !== ''),
+    encrypted_content: fc.base64String({ minLength: 4, maxLength: 200 }).map((text) => `enc:${text}:enc`),
   }),
   fc.record({
     type: fc.constant('compaction' as const),
     id: fc.stringMatching(/^cmp_[a-z0-9]{4,10}$/),
-    encrypted_content: fc.base64String({ minLength: 4, maxLength: 200 }).filter((text) => text !== ''),
+    encrypted_content: fc.base64String({ minLength: 4, maxLength: 200 }).map((text) => `enc:${text}:enc`),
   }),
 );
 
