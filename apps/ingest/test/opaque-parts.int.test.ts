@@ -6,7 +6,15 @@
 import type { ProviderName } from '@compactor/core';
 import { validateProviderRequest } from '@compactor/render/validate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendEvents, bearer, createThread, KEY_A, messageEvent, startTestIngest, type TestIngest } from './support.js';
+import {
+  appendEvents,
+  bearer,
+  createThread,
+  KEY_A,
+  messageEvent,
+  startTestIngest,
+  type TestIngest,
+} from './support.js';
 
 const COMPACTION = {
   type: 'compaction',
@@ -31,7 +39,11 @@ beforeAll(async () => {
     {
       eventId: 'server-compaction',
       type: 'message.appended',
-      message: { id: 'compaction', role: 'assistant', content: [{ type: 'opaque', provider: 'anthropic', payload: COMPACTION }] },
+      message: {
+        id: 'compaction',
+        role: 'assistant',
+        content: [{ type: 'opaque', provider: 'anthropic', payload: COMPACTION }],
+      },
     },
     messageEvent('user', 'Which port?'),
     {
@@ -69,7 +81,9 @@ async function prompt(provider: ProviderName) {
 describe('opaque provider parts over HTTP (ADR-0250)', () => {
   it('sends the compaction block back to Anthropic verbatim, opening the request', async () => {
     const { request, report } = await prompt('anthropic');
-    expect(JSON.stringify(request.messages[0])).toBe(JSON.stringify({ role: 'assistant', content: [COMPACTION] }));
+    expect(JSON.stringify(request.messages[0])).toBe(
+      JSON.stringify({ role: 'assistant', content: [COMPACTION] }),
+    );
     expect(JSON.stringify(request)).not.toContain('Deploy service A.');
     expect(JSON.stringify(request)).not.toContain(REASONING.encrypted_content);
     expect(report.opaque).toEqual({ sent: 1, omitted: 1, beforeServerCompaction: 1 });
@@ -98,7 +112,11 @@ describe('opaque provider parts over HTTP (ADR-0250)', () => {
       {
         eventId: 'bad',
         type: 'message.appended',
-        message: { id: 'bad', role: 'user', content: [{ type: 'opaque', provider: 'anthropic', payload: COMPACTION }] },
+        message: {
+          id: 'bad',
+          role: 'user',
+          content: [{ type: 'opaque', provider: 'anthropic', payload: COMPACTION }],
+        },
       },
     ]);
     expect(response.statusCode).toBe(400);

@@ -12,7 +12,11 @@ export async function continueAfterServerCompaction(anthropic: Anthropic, histor
   const compactor = createCompactor({ stores, summarizer: createExtractiveSummarizer() });
   const client = withCompaction(anthropic, { compactor, threadId: 'migration-7', budget: 50_000 });
   // `history` holds the `compaction` block Anthropic returned: it is sent back verbatim, first.
-  const response = await client.beta.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 1_024, messages: history });
+  const response = await client.beta.messages.create({
+    model: 'claude-sonnet-4-5',
+    max_tokens: 1_024,
+    messages: history,
+  });
   await stores.close();
   return response.content;
 }

@@ -58,7 +58,9 @@ function assistantPart(block: ContentBlockParam, toolNames: Map<string, string>)
       return [{ type: 'reasoning', text: '', signature: block.data, redacted: true }];
     case 'compaction':
       // Signed by the server: kept as the very object it returned (ADR-0250).
-      return [{ type: 'opaque', provider: 'anthropic', payload: block as unknown as Record<string, unknown> }];
+      return [
+        { type: 'opaque', provider: 'anthropic', payload: block as unknown as Record<string, unknown> },
+      ];
     default:
       return [];
   }

@@ -33,7 +33,10 @@ export interface CompactedMessagesClient {
    */
   beta: {
     messages: {
-      create(params: BetaCreateParams, options?: RequestOptions): Promise<Anthropic.Beta.Messages.BetaMessage>;
+      create(
+        params: BetaCreateParams,
+        options?: RequestOptions,
+      ): Promise<Anthropic.Beta.Messages.BetaMessage>;
     };
   };
 }
@@ -152,7 +155,8 @@ export function withCompaction(
     beta: {
       messages: {
         async create(params, requestOptions) {
-          if (!client.beta) throw new Error('withCompaction: beta.messages.create needs a client with `beta`');
+          if (!client.beta)
+            throw new Error('withCompaction: beta.messages.create needs a client with `beta`');
           const call = await prepareCall(params);
           // The rendered request is the beta API's (its compaction block is typed there, ADR-0251).
           const body = call.body as BetaCreateParams;
@@ -190,7 +194,12 @@ type AnswerBlock = Anthropic.Messages.ContentBlockParam | Anthropic.Beta.Message
 function answerBlocks(
   response: Anthropic.Messages.Message | Anthropic.Beta.Messages.BetaMessage,
 ): AnswerBlock[] {
-  return (response.content as readonly (Anthropic.Messages.ContentBlock | Anthropic.Beta.Messages.BetaContentBlock)[]).flatMap((block): AnswerBlock[] => {
+  return (
+    response.content as readonly (
+      | Anthropic.Messages.ContentBlock
+      | Anthropic.Beta.Messages.BetaContentBlock
+    )[]
+  ).flatMap((block): AnswerBlock[] => {
     if (block.type === 'compaction') return [block];
     if (block.type === 'text') return [{ type: 'text', text: block.text }];
     if (block.type === 'tool_use')

@@ -1,6 +1,6 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { expect, it } from 'vitest';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
+import { expect, it } from 'vitest';
 import { compactedChatParams } from '../examples/chat-history.js';
 import { compactedResponsesParams } from '../examples/responses-encrypted-items.js';
 

@@ -16,7 +16,6 @@ export {
 export { RENDER_FORMAT_VERSION } from './format-version.js';
 export type { OpaqueReport } from './plan/opaque-parts.js';
 export type { SourceCounts } from './plan/slots.js';
-export { anthropicBetaRequest } from './providers/request-types.js';
 export type {
   AiSdkRequest,
   AnthropicBetaRequest,
@@ -26,6 +25,7 @@ export type {
   RequestByProvider,
   WireObject,
 } from './providers/request-types.js';
+export { anthropicBetaRequest } from './providers/request-types.js';
 export { providerToolCallId } from './providers/tool-call-ids.js';
 export type * from './providers/wire-types.js';
 export {

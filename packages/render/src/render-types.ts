@@ -12,9 +12,9 @@ import type {
 } from '@compactor/core';
 import type { EmergencyFitReport } from './budget/emergency-fit.js';
 import type { RenderCache } from './cache/render-cache.js';
+import type { OpaqueReport } from './plan/opaque-parts.js';
 import type { SourceCounts } from './plan/slots.js';
 import type { RequestByProvider } from './providers/request-types.js';
-import type { OpaqueReport } from './plan/opaque-parts.js';
 import type { RecallReport } from './recall/render-recall.js';
 import type {
   RehydrationEvent,

@@ -1,6 +1,6 @@
 import type { ContentPart, Message, OpaquePart, ProviderName, Thread } from '@compactor/core';
-import { arbitraryThreadEvents } from '@compactor/testkit/arbitraries';
 import { foldThread } from '@compactor/core';
+import { arbitraryThreadEvents } from '@compactor/testkit/arbitraries';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -32,7 +32,9 @@ function opaque(provider: OpaquePart['provider'], payload: Record<string, unknow
 function mixedThread(): Thread {
   return threadBuilder('t-opaque')
     .user('Deploy service A.')
-    .assistant('Reading the config.', { toolCalls: [{ id: 'c1', name: 'read_file', input: { path: 'a.json' } }] })
+    .assistant('Reading the config.', {
+      toolCalls: [{ id: 'c1', name: 'read_file', input: { path: 'a.json' } }],
+    })
     .toolResult('c1', '{"port": 8080}')
     .message({ id: 'server-compaction', role: 'assistant', content: [opaque('anthropic', COMPACTION)] })
     .user('Now use 9090.')
@@ -75,7 +77,11 @@ describe('opaque provider parts (ADR-0250)', () => {
     const failed = { ...COMPACTION, content: null };
     const { thread } = threadBuilder('t-null')
       .user('Hello.')
-      .message({ id: 'failed-compaction', role: 'assistant', content: [{ type: 'text', text: 'Hi.' }, opaque('anthropic', failed)] })
+      .message({
+        id: 'failed-compaction',
+        role: 'assistant',
+        content: [{ type: 'text', text: 'Hi.' }, opaque('anthropic', failed)],
+      })
       .user('Again.')
       .build();
     const result = render('anthropic', thread);
@@ -90,7 +96,12 @@ describe('opaque provider parts (ADR-0250)', () => {
     const items = wireMessages(result.request) as Record<string, unknown>[];
     const types = items.map((item) => String(item.type ?? 'message'));
     const reasoning = types.indexOf('reasoning');
-    expect(types.slice(reasoning, reasoning + 4)).toEqual(['reasoning', 'message', 'function_call', 'compaction']);
+    expect(types.slice(reasoning, reasoning + 4)).toEqual([
+      'reasoning',
+      'message',
+      'function_call',
+      'compaction',
+    ]);
     expect(JSON.stringify(items[reasoning])).toBe(JSON.stringify(REASONING));
     expect(JSON.stringify(items[reasoning + 3])).toBe(JSON.stringify(RESPONSES_COMPACTION));
     expect(types[reasoning + 4]).toBe('function_call_output');
@@ -113,20 +124,30 @@ describe('opaque provider parts (ADR-0250)', () => {
     const anthropic = render('anthropic', mixedThread()).request;
     expect(validateProviderRequest('anthropic', anthropic).valid).toBe(true);
     const compactionNotFirst = {
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }, { role: 'assistant', content: [COMPACTION] }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+        { role: 'assistant', content: [COMPACTION] },
+      ],
     };
     expect(validateProviderRequest('anthropic', compactionNotFirst).valid).toBe(false);
     expect(
       validateProviderRequest('anthropic', {
-        messages: [{ role: 'assistant', content: [REASONING] }, { role: 'user', content: 'hi' }],
+        messages: [
+          { role: 'assistant', content: [REASONING] },
+          { role: 'user', content: 'hi' },
+        ],
       }).valid,
     ).toBe(false);
     expect(
-      validateProviderRequest('openai-responses', { input: [COMPACTION, { role: 'user', content: 'hi' }] }).valid,
+      validateProviderRequest('openai-responses', { input: [COMPACTION, { role: 'user', content: 'hi' }] })
+        .valid,
     ).toBe(false);
     expect(
       validateProviderRequest('openai-chat', {
-        messages: [{ role: 'user', content: 'hi' }, { ...REASONING, role: 'assistant' }],
+        messages: [
+          { role: 'user', content: 'hi' },
+          { ...REASONING, role: 'assistant' },
+        ],
       }).valid,
     ).toBe(false);
   });
@@ -154,7 +175,9 @@ describe('opaque provider parts (ADR-0250)', () => {
             const own = parts.filter((part) => part.provider === provider);
             // The newest of this provider's parts is never before a compaction that opens the request.
             if (own.length > 0) expect(text).toContain(JSON.stringify(own.at(-1)!.payload));
-            expect(result.report.opaque.sent + result.report.opaque.omitted).toBeLessThanOrEqual(parts.length);
+            expect(result.report.opaque.sent + result.report.opaque.omitted).toBeLessThanOrEqual(
+              parts.length,
+            );
           }
         },
       ),
@@ -166,7 +189,10 @@ describe('opaque provider parts (ADR-0250)', () => {
 type Insertion = [number, 'anthropic' | 'openai-responses' | 'reasoning'];
 
 /** Inserts an assistant message holding one opaque part after the chosen user or tool messages. */
-function withOpaqueParts<E extends { type: string; seq: number }>(events: readonly E[], insertions: readonly Insertion[]): E[] {
+function withOpaqueParts<E extends { type: string; seq: number }>(
+  events: readonly E[],
+  insertions: readonly Insertion[],
+): E[] {
   const out: E[] = [];
   const at = new Map<number, Insertion[1]>();
   const messageIndexes = events.flatMap((event, index) => (event.type === 'message.appended' ? [index] : []));

@@ -19,10 +19,10 @@ import {
   type AiSdkRequest,
   type AnthropicBetaRequest,
   type AnthropicRequest,
-  type OpenAIResponsesCompactionItem,
-  type OpenAIResponsesReasoningItem,
   type OpenAIChatRequest,
   type OpenAIResponsesAssistantMessage,
+  type OpenAIResponsesCompactionItem,
+  type OpenAIResponsesReasoningItem,
   renderPromptSync,
 } from '../src/index.js';
 import { SYSTEM_PROMPT, TOOLS } from './support/fixtures.js';
@@ -47,7 +47,9 @@ describe('requests typed as the SDKs type them', () => {
   });
 
   it('types a request carrying a compaction block as the beta Messages API takes it (ADR-0250)', () => {
-    expectTypeOf<AnthropicBetaRequest['messages']>().toExtend<BetaMessageCreateParamsNonStreaming['messages']>();
+    expectTypeOf<AnthropicBetaRequest['messages']>().toExtend<
+      BetaMessageCreateParamsNonStreaming['messages']
+    >();
     expectTypeOf<NonNullable<AnthropicBetaRequest['system']>>().toExtend<
       NonNullable<BetaMessageCreateParamsNonStreaming['system']>
     >();
@@ -55,7 +57,9 @@ describe('requests typed as the SDKs type them', () => {
       NonNullable<BetaMessageCreateParamsNonStreaming['tools']>
     >();
     // Only the beta API takes the block; every non-beta request is also a beta one.
-    expectTypeOf<AnthropicBetaRequest['messages']>().not.toExtend<MessageCreateParamsNonStreaming['messages']>();
+    expectTypeOf<AnthropicBetaRequest['messages']>().not.toExtend<
+      MessageCreateParamsNonStreaming['messages']
+    >();
     expectTypeOf<AnthropicRequest>().toExtend<AnthropicBetaRequest>();
     // OpenAI's own items are in the SDK's input union as they are.
     expectTypeOf<OpenAIResponsesReasoningItem>().toExtend<ResponseInputItem>();

@@ -1,6 +1,6 @@
 import type { NormalizedPlan } from '../plan/normalize.js';
-import type { CompactionPolicy } from '../schemas/policy.js';
 import { holdsOpaquePart } from '../schemas/content.js';
+import type { CompactionPolicy } from '../schemas/policy.js';
 import type { Thread, ThreadMessage } from '../thread/thread.js';
 import { buildToolPairIndex, closeOverToolPairs } from '../thread/tool-pairs.js';
 import { keptUserMessageIds } from './kept-user-words.js';

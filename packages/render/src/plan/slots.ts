@@ -171,7 +171,10 @@ export function buildSlots(
       turn: message.turn,
       // A person's own words go last too (ADR-0110): the planner keeps them verbatim.
       essential:
-        message.pinned === true || message.role === 'system' || isTurnStart(message) || holdsOpaquePart(message),
+        message.pinned === true ||
+        message.role === 'system' ||
+        isTurnStart(message) ||
+        holdsOpaquePart(message),
       dropped: false,
     });
   }

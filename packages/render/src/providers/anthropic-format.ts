@@ -105,7 +105,13 @@ function withCacheControl(message: AnthropicMessage): AnthropicMessage {
 }
 
 /** The blocks this format writes that may carry a breakpoint. */
-const CACHEABLE_BLOCKS: ReadonlySet<string> = new Set(['text', 'tool_use', 'tool_result', 'image', 'document']);
+const CACHEABLE_BLOCKS: ReadonlySet<string> = new Set([
+  'text',
+  'tool_use',
+  'tool_result',
+  'image',
+  'document',
+]);
 
 /**
  * Whether an Anthropic payload is a `compaction` block with content: the API takes it only as the

@@ -127,7 +127,10 @@ export function validateAnthropicRequest(request: unknown): RequestValidation {
       if (block.type === 'compaction' && typeof block.content === 'string') {
         compactions += 1;
         if (index !== 0 || blockIndex !== 0)
-          errors.add(blockPath, 'a compaction block with content must be the first block of the conversation');
+          errors.add(
+            blockPath,
+            'a compaction block with content must be the first block of the conversation',
+          );
         if (compactions > 1) errors.add(blockPath, 'at most one compaction block with content');
       }
       if (block.type === 'tool_result') {
@@ -240,7 +243,11 @@ function validateBlock(
     case 'compaction':
       if (block.content !== null && !isVisibleText(block.content))
         errors.add(`${path}.content`, 'must be null or non-empty text');
-      if (block.encrypted_content !== undefined && block.encrypted_content !== null && typeof block.encrypted_content !== 'string')
+      if (
+        block.encrypted_content !== undefined &&
+        block.encrypted_content !== null &&
+        typeof block.encrypted_content !== 'string'
+      )
         errors.add(`${path}.encrypted_content`, 'must be a string or null');
       return;
     case 'redacted_thinking':
