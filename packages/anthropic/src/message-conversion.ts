@@ -1,15 +1,18 @@
 import type { Anthropic } from '@anthropic-ai/sdk';
 import { type ContentPart, type Message, messagesToEvents, stableMessageId } from '@compactor/core';
 
-type MessageParam = Anthropic.Messages.MessageParam;
-type ContentBlockParam = Anthropic.Messages.ContentBlockParam;
+/** A message as `messages.create` or `beta.messages.create` takes it. */
+type MessageParam = Anthropic.Messages.MessageParam | Anthropic.Beta.Messages.BetaMessageParam;
+type ContentBlockParam = Anthropic.Messages.ContentBlockParam | Anthropic.Beta.Messages.BetaContentBlockParam;
 
 export { stableMessageId };
 
 /**
- * Anthropic `MessageParam`s → Compactor messages. A user message's `tool_result` blocks become one
- * tool message (our log keeps results apart from what the person wrote), placed before the rest of
- * that user message, as the API reads them.
+ * Anthropic `MessageParam`s (or the beta API's `BetaMessageParam`s) → Compactor messages. A user
+ * message's `tool_result` blocks become one tool message (our log keeps results apart from what the
+ * person wrote), placed before the rest of that user message, as the API reads them. An assistant
+ * message's `compaction` block (server-side compaction, a beta) becomes an opaque part holding the
+ * block itself, resent verbatim and in place to Anthropic only (ADR-0250).
  */
 export function messageParamsToMessages(params: readonly MessageParam[]): Message[] {
   const messages: Message[] = [];
@@ -19,8 +22,10 @@ export function messageParamsToMessages(params: readonly MessageParam[]): Messag
     messages.push({ id: stableMessageId(messages.length, { role, content }), role, content });
   };
   for (const param of params) {
-    const blocks: ContentBlockParam[] =
-      typeof param.content === 'string' ? [{ type: 'text', text: param.content }] : param.content;
+    const blocks: readonly ContentBlockParam[] =
+      typeof param.content === 'string'
+        ? [{ type: 'text', text: param.content }]
+        : ((param.content ?? []) as readonly ContentBlockParam[]);
     if (param.role === 'assistant') {
       push(
         'assistant',
@@ -51,6 +56,11 @@ function assistantPart(block: ContentBlockParam, toolNames: Map<string, string>)
       return [{ type: 'reasoning', text: block.thinking, signature: block.signature }];
     case 'redacted_thinking':
       return [{ type: 'reasoning', text: '', signature: block.data, redacted: true }];
+    case 'compaction':
+      // Signed by the server: kept as the very object it returned (ADR-0250).
+      return [
+        { type: 'opaque', provider: 'anthropic', payload: block as unknown as Record<string, unknown> },
+      ];
     default:
       return [];
   }

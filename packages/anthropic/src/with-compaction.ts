@@ -11,10 +11,13 @@ type CreateParams = Anthropic.Messages.MessageCreateParamsNonStreaming;
 type StreamParams = Omit<Anthropic.Messages.MessageCreateParamsStreaming, 'stream'>;
 type StreamingParams = Anthropic.Messages.MessageCreateParamsStreaming;
 type RequestOptions = Parameters<Anthropic['messages']['create']>[1];
+type BetaCreateParams = Anthropic.Beta.Messages.MessageCreateParamsNonStreaming;
 
 /** The part of the Anthropic client this wrapper needs: a real `Anthropic` instance has it. */
 export interface MessagesClient {
   messages: Pick<Anthropic['messages'], 'create'>;
+  /** The beta Messages API: needed for `beta.messages.create` (server-side compaction blocks, ADR-0251). */
+  beta?: { messages: Pick<Anthropic['beta']['messages'], 'create'> };
 }
 
 /** What `withCompaction` returns: `messages.create` and `messages.stream`, as on the SDK. */
@@ -22,6 +25,19 @@ export interface CompactedMessagesClient {
   messages: {
     create(params: CreateParams, options?: RequestOptions): Promise<Anthropic.Messages.Message>;
     stream(params: StreamParams, options?: RequestOptions): MessageStream;
+  };
+  /**
+   * `beta.messages.create`, as on the SDK: the conversation may hold Anthropic's own `compaction` blocks,
+   * kept and sent back verbatim, the newest opening the request (ADR-0250); the answer's blocks are
+   * appended as they came. Needs the client's `beta`.
+   */
+  beta: {
+    messages: {
+      create(
+        params: BetaCreateParams,
+        options?: RequestOptions,
+      ): Promise<Anthropic.Beta.Messages.BetaMessage>;
+    };
   };
 }
 
@@ -66,8 +82,13 @@ export function withCompaction(
   client: MessagesClient,
   options: WithCompactionOptions,
 ): CompactedMessagesClient {
-  async function prepareCall<P extends CreateParams | StreamingParams>(params: P): Promise<PreparedCall<P>> {
-    const threadId = typeof options.threadId === 'function' ? options.threadId(params) : options.threadId;
+  async function prepareCall<P extends CreateParams | StreamingParams | BetaCreateParams>(
+    params: P,
+  ): Promise<PreparedCall<P>> {
+    const threadId =
+      typeof options.threadId === 'function'
+        ? options.threadId(params as CreateParams | StreamParams)
+        : options.threadId;
     const contextWindow = options.contextWindow ?? resolveModelInfo(params.model).contextWindow;
     await options.compactor.append(threadId, [
       { eventId: 'thread.created', type: 'thread.created', model: params.model, contextWindow },
@@ -78,7 +99,7 @@ export function withCompaction(
     const prepared = await options.compactor.prepare(threadId, {
       provider: 'anthropic',
       system: systemText(params.system),
-      tools: allCustom ? customTools(params.tools) : [],
+      tools: allCustom ? customTools(params.tools as CreateParams['tools']) : [],
       ...(options.budget !== undefined ? { budget: options.budget } : {}),
       ...(options.searchHistory && allCustom ? { searchHistoryTool: true } : {}),
     });
@@ -93,7 +114,10 @@ export function withCompaction(
     return { threadId, historyLength: messages.length, body };
   }
 
-  async function appendAnswer(call: PreparedCall<unknown>, response: Anthropic.Messages.Message) {
+  async function appendAnswer(
+    call: PreparedCall<unknown>,
+    response: Anthropic.Messages.Message | Anthropic.Beta.Messages.BetaMessage,
+  ) {
     const [answer] = messageParamsToMessages([{ role: 'assistant', content: answerBlocks(response) }]);
     if (!answer) return;
     const message: CompactorMessage = { ...answer, id: stableMessageId(call.historyLength, answer) };
@@ -128,11 +152,25 @@ export function withCompaction(
         return MessageStream.createMessage(preparing as Anthropic['messages'], params, requestOptions);
       },
     },
+    beta: {
+      messages: {
+        async create(params, requestOptions) {
+          if (!client.beta)
+            throw new Error('withCompaction: beta.messages.create needs a client with `beta`');
+          const call = await prepareCall(params);
+          // The rendered request is the beta API's (its compaction block is typed there, ADR-0251).
+          const body = call.body as BetaCreateParams;
+          const response = await client.beta.messages.create(body, requestOptions);
+          await appendAnswer(call, response);
+          return response;
+        },
+      },
+    },
   };
 }
 
-function systemText(system: CreateParams['system']): string {
-  if (system === undefined) return '';
+function systemText(system: CreateParams['system'] | BetaCreateParams['system']): string {
+  if (system === undefined || system === null) return '';
   return typeof system === 'string' ? system : system.map((block) => block.text).join('\n\n');
 }
 
@@ -150,9 +188,19 @@ function customTools(tools: CreateParams['tools']): ToolDefinition[] {
   );
 }
 
-/** The response's blocks as the next call's `MessageParam` will carry them. */
-function answerBlocks(response: Anthropic.Messages.Message): Anthropic.Messages.ContentBlockParam[] {
-  return response.content.flatMap((block): Anthropic.Messages.ContentBlockParam[] => {
+type AnswerBlock = Anthropic.Messages.ContentBlockParam | Anthropic.Beta.Messages.BetaContentBlockParam;
+
+/** The response's blocks as the next call's `MessageParam` will carry them (a compaction block as it came). */
+function answerBlocks(
+  response: Anthropic.Messages.Message | Anthropic.Beta.Messages.BetaMessage,
+): AnswerBlock[] {
+  return (
+    response.content as readonly (
+      | Anthropic.Messages.ContentBlock
+      | Anthropic.Beta.Messages.BetaContentBlock
+    )[]
+  ).flatMap((block): AnswerBlock[] => {
+    if (block.type === 'compaction') return [block];
     if (block.type === 'text') return [{ type: 'text', text: block.text }];
     if (block.type === 'tool_use')
       return [{ type: 'tool_use', id: block.id, name: block.name, input: block.input }];

@@ -5,6 +5,7 @@ import { Anthropic } from '@anthropic-ai/sdk';
 import { startFakeMessagesApi, textResponse } from '@compactor/testkit/fake-messages-api';
 import { expect, it } from 'vitest';
 import { askWithCompaction } from '../examples/compacted-client.js';
+import { continueAfterServerCompaction } from '../examples/server-compaction.js';
 import { streamWithCompaction } from '../examples/streamed-client.js';
 
 it('the README example sends the compacted request through the real SDK', async () => {
@@ -49,6 +50,42 @@ it('the README streaming example streams the compacted request and logs the answ
     ]);
   } finally {
     process.stdout.write = write;
+    await fake.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
+
+it('the README server-side compaction example sends the compaction block back verbatim, first, to the beta API', async () => {
+  const fake = await startFakeMessagesApi();
+  const dataDir = await mkdtemp(join(tmpdir(), 'compactor-anthropic-readme-beta-'));
+  const block = {
+    type: 'compaction' as const,
+    content: 'Migrating orders to v2: schema done, backfill pending.',
+    encrypted_content: 'ZW5jcnlwdGVk',
+    signature: 'c2lnbmVk',
+    tool_changes: [],
+  };
+  try {
+    fake.enqueue(textResponse('Run the backfill.'));
+    const anthropic = new Anthropic({ apiKey: 'test-key', baseURL: fake.url, maxRetries: 0 });
+    const content = await continueAfterServerCompaction(
+      anthropic,
+      [
+        { role: 'user', content: 'Plan the migration of orders to v2.' },
+        { role: 'assistant', content: [block] },
+        { role: 'user', content: 'What is the next step?' },
+      ],
+      dataDir,
+    );
+    expect(content).toEqual([{ type: 'text', text: 'Run the backfill.' }]);
+    const request = fake.requests[0]!;
+    expect(request.path).toBe('/v1/messages');
+    const { messages } = request.body as { messages: { role: string; content: unknown[] }[] };
+    // The block opens the request as it came; what it summarizes is not sent again.
+    expect(JSON.stringify(messages[0])).toBe(JSON.stringify({ role: 'assistant', content: [block] }));
+    expect(JSON.stringify(messages)).not.toContain('Plan the migration');
+    expect(messages[1]!.role).toBe('user');
+  } finally {
     await fake.close();
     await rm(dataDir, { recursive: true, force: true });
   }

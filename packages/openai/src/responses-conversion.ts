@@ -15,7 +15,10 @@ export type ResponsesItem = ResponseInputItem | OpenAIResponsesItem;
  *   JSON (kept as the string when they do not parse).
  * - Consecutive `function_call_output` items become one tool message of results, each in a tool
  *   envelope named after its call (`unknown_tool` when the call is not in the input).
- * - Other items (reasoning, built-in tool calls, item references) are not kept.
+ * - Reasoning and compaction items carrying `encrypted_content` (OpenAI's own state, ADR-0250)
+ *   become opaque parts of the assistant message, holding the item itself: sent back verbatim and in
+ *   place to the Responses API only. A reasoning item opens the assistant message its text joins.
+ * - Other items (reasoning without encrypted content, built-in tool calls, item references) are not kept.
  *
  * @param items - The `input` of a Responses request (a string input is one user message).
  * @returns Our messages, in order.
@@ -40,7 +43,11 @@ export function responsesItemsToMessages(items: string | readonly ResponsesItem[
     content.push(...parts);
   };
   for (const item of list) {
-    if (item.type === 'function_call') {
+    if (isEncryptedItem(item)) {
+      into('assistant', [
+        { type: 'opaque', provider: 'openai-responses', payload: item as unknown as Record<string, unknown> },
+      ]);
+    } else if (item.type === 'function_call') {
       toolNames.set(item.call_id, item.name);
       into('assistant', [
         { type: 'tool_call', id: item.call_id, name: item.name, input: parseArguments(item.arguments) },
@@ -58,8 +65,9 @@ export function responsesItemsToMessages(items: string | readonly ResponsesItem[
       ]);
     } else if ((item.type === undefined || item.type === 'message') && 'role' in item) {
       if (item.role === 'assistant') {
-        // A new assistant message starts at its text: render emits the text before the calls.
-        flush();
+        // A new assistant message starts at its text (render emits the text before the calls), unless
+        // all it holds so far is the provider's items that precede this text.
+        if (!(role === 'assistant' && content.every((part) => part.type === 'opaque'))) flush();
         into('assistant', messageParts(item.content));
       } else {
         into(item.role === 'user' ? 'user' : 'system', messageParts(item.content));
@@ -100,4 +108,11 @@ function messageParts(content: string | readonly Part[]): ContentPart[] {
 function outputText(output: string | readonly Part[]): string {
   if (typeof output === 'string') return output;
   return output.flatMap((part) => (part.type === 'input_text' && part.text ? [part.text] : [])).join('\n');
+}
+
+/** A reasoning or compaction item with the encrypted content a stateless request needs back (ADR-0250). */
+function isEncryptedItem(item: ResponsesItem): boolean {
+  if (item.type !== 'reasoning' && item.type !== 'compaction') return false;
+  const encrypted = (item as { encrypted_content?: unknown }).encrypted_content;
+  return typeof encrypted === 'string' && encrypted !== '';
 }

@@ -14,15 +14,18 @@ export {
   type RenderCacheStats,
 } from './cache/render-cache.js';
 export { RENDER_FORMAT_VERSION } from './format-version.js';
+export type { OpaqueReport } from './plan/opaque-parts.js';
 export type { SourceCounts } from './plan/slots.js';
 export type {
   AiSdkRequest,
+  AnthropicBetaRequest,
   AnthropicRequest,
   OpenAIChatRequest,
   OpenAIResponsesRequest,
   RequestByProvider,
   WireObject,
 } from './providers/request-types.js';
+export { anthropicBetaRequest } from './providers/request-types.js';
 export { providerToolCallId } from './providers/tool-call-ids.js';
 export type * from './providers/wire-types.js';
 export {

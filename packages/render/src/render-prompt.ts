@@ -3,6 +3,7 @@ import { assembleMessages } from './assemble-messages.js';
 import { fitConversation } from './budget/fit-conversation.js';
 import { renderCeiling } from './budget/render-ceiling.js';
 import { RENDER_FORMAT_VERSION } from './format-version.js';
+import { applyOpaqueParts } from './plan/opaque-parts.js';
 import { normalizedPlanFor, resolutionWarnings, resolvePlan } from './plan/resolve-plan.js';
 import { buildSlots, type Slot } from './plan/slots.js';
 import type { RequestByProvider } from './providers/request-types.js';
@@ -69,7 +70,9 @@ function render<P extends ProviderName>(
   );
   const built = buildSlots(thread, resolution, context.exchanges, maker);
   const { slots } = built;
-  const warnings = [...resolutionWarnings(resolution), ...built.warnings];
+  // Providers' opaque parts (ADR-0250): a compaction block that must open the request starts it.
+  const opaque = applyOpaqueParts(thread, slots, context.exchanges, format);
+  const warnings = [...resolutionWarnings(resolution), ...built.warnings, ...opaque.warnings];
   const planned = normalized?.actions.size ?? 0;
   if (resolution.plannedIdsSeen < planned) {
     warnings.push(`${planned - resolution.plannedIdsSeen} message ids in the plan are not in this thread`);
@@ -234,6 +237,7 @@ function render<P extends ProviderName>(
       ),
     },
     recall: recall.report,
+    opaque: opaque.report,
     warnings,
   };
   return {

@@ -12,6 +12,7 @@ import type {
 } from '@compactor/core';
 import type { EmergencyFitReport } from './budget/emergency-fit.js';
 import type { RenderCache } from './cache/render-cache.js';
+import type { OpaqueReport } from './plan/opaque-parts.js';
 import type { SourceCounts } from './plan/slots.js';
 import type { RequestByProvider } from './providers/request-types.js';
 import type { RecallReport } from './recall/render-recall.js';
@@ -147,7 +148,9 @@ export interface RenderReport {
   rehydration: RehydrationReport;
   /** Render-time recall of compacted messages: what came back, why (score, record), tokens. */
   recall: RecallReport;
-  /** Plan normalization conflicts, orphan repairs, pending calls, unknown ids. */
+  /** Providers' opaque parts: sent to their own provider, left out of other formats (ADR-0250). */
+  opaque: OpaqueReport;
+  /** Plan normalization conflicts, orphan repairs, pending calls, unknown ids, opaque parts left out. */
   warnings: string[];
 }
 

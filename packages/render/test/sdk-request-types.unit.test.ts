@@ -5,6 +5,7 @@
  * `modelMessageSchema`, and a real `generateText` call takes the rendered request as it is.
  */
 
+import type { MessageCreateParamsNonStreaming as BetaMessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/beta/messages';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { foldThread, tokenBudget } from '@compactor/core';
 import { arbitraryThread } from '@compactor/testkit/arbitraries';
@@ -16,9 +17,12 @@ import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   type AiSdkRequest,
+  type AnthropicBetaRequest,
   type AnthropicRequest,
   type OpenAIChatRequest,
   type OpenAIResponsesAssistantMessage,
+  type OpenAIResponsesCompactionItem,
+  type OpenAIResponsesReasoningItem,
   renderPromptSync,
 } from '../src/index.js';
 import { SYSTEM_PROMPT, TOOLS } from './support/fixtures.js';
@@ -40,6 +44,26 @@ describe('requests typed as the SDKs type them', () => {
     expectTypeOf<AiSdkRequest['messages']>().toExtend<ModelMessage[]>();
     // The one gap, kept visible: the SDK lists only full output messages (id, status, annotations).
     expectTypeOf<OpenAIResponsesAssistantMessage>().not.toExtend<ResponseInputItem>();
+  });
+
+  it('types a request carrying a compaction block as the beta Messages API takes it (ADR-0250)', () => {
+    expectTypeOf<AnthropicBetaRequest['messages']>().toExtend<
+      BetaMessageCreateParamsNonStreaming['messages']
+    >();
+    expectTypeOf<NonNullable<AnthropicBetaRequest['system']>>().toExtend<
+      NonNullable<BetaMessageCreateParamsNonStreaming['system']>
+    >();
+    expectTypeOf<NonNullable<AnthropicBetaRequest['tools']>>().toExtend<
+      NonNullable<BetaMessageCreateParamsNonStreaming['tools']>
+    >();
+    // Only the beta API takes the block; every non-beta request is also a beta one.
+    expectTypeOf<AnthropicBetaRequest['messages']>().not.toExtend<
+      MessageCreateParamsNonStreaming['messages']
+    >();
+    expectTypeOf<AnthropicRequest>().toExtend<AnthropicBetaRequest>();
+    // OpenAI's own items are in the SDK's input union as they are.
+    expectTypeOf<OpenAIResponsesReasoningItem>().toExtend<ResponseInputItem>();
+    expectTypeOf<OpenAIResponsesCompactionItem>().toExtend<ResponseInputItem>();
   });
 
   it('renders Anthropic tool schemas as object schemas, as Anthropic requires', () => {

@@ -1,4 +1,5 @@
 import type { NormalizedPlan } from '../plan/normalize.js';
+import { holdsOpaquePart } from '../schemas/content.js';
 import type { CompactionPolicy } from '../schemas/policy.js';
 import type { Thread, ThreadMessage } from '../thread/thread.js';
 import { buildToolPairIndex, closeOverToolPairs } from '../thread/tool-pairs.js';
@@ -148,8 +149,9 @@ export function computeProtectedRegions(
     shrinkAbove: targetTokens / 2,
     withPartners,
   });
+  // A provider's opaque part is kept verbatim (ADR-0250): its message is pinned.
   const pinned = messages
-    .filter((message) => message.pinned === true || message.role === 'system')
+    .filter((message) => message.pinned === true || message.role === 'system' || holdsOpaquePart(message))
     .map((message) => message.id);
   const untouchable = closeOverToolPairs(pinned, pairs);
   for (const id of keptUserMessageIds(thread, policy, countMessage, normalized)) untouchable.add(id);

@@ -62,6 +62,21 @@ export const reasoningPartSchema = z.object({
   redacted: z.boolean().optional(),
 });
 
+/** The providers whose server-side state an opaque part carries (ADR-0250). */
+export const opaqueProviderSchema = z.enum(['anthropic', 'openai-responses']);
+
+/**
+ * A provider's own wire object kept verbatim (ADR-0250): an Anthropic `compaction` block, an OpenAI
+ * Responses reasoning or compaction item with `encrypted_content`. Never summarized, cleared,
+ * externalized or trimmed; sent back, unchanged and in place, only to its own provider.
+ */
+export const opaquePartSchema = z.object({
+  type: z.literal('opaque'),
+  provider: opaqueProviderSchema,
+  /** The wire object as the provider returned it; no field of ours inside. */
+  payload: z.record(z.string(), z.unknown()),
+});
+
 export const contentPartSchema = z.discriminatedUnion('type', [
   textPartSchema,
   toolCallPartSchema,
@@ -69,6 +84,7 @@ export const contentPartSchema = z.discriminatedUnion('type', [
   imagePartSchema,
   documentPartSchema,
   reasoningPartSchema,
+  opaquePartSchema,
 ]);
 
 /** Plain text. */
@@ -83,5 +99,20 @@ export type ImagePart = z.infer<typeof imagePartSchema>;
 export type DocumentPart = z.infer<typeof documentPartSchema>;
 /** A model's reasoning, with the signature some providers need back. */
 export type ReasoningPart = z.infer<typeof reasoningPartSchema>;
+/** A provider's wire object kept verbatim for that provider alone (ADR-0250). */
+export type OpaquePart = z.infer<typeof opaquePartSchema>;
+/** Which provider an opaque part belongs to. */
+export type OpaqueProvider = z.infer<typeof opaqueProviderSchema>;
 /** Any part of a message's content. */
 export type ContentPart = z.infer<typeof contentPartSchema>;
+
+/**
+ * Whether a message holds a provider's opaque part (ADR-0250): such a message is pinned for the planner.
+ *
+ * @param message - Its content.
+ * @returns True when one of its parts is opaque.
+ */
+export function holdsOpaquePart(message: { content: readonly ContentPart[] }): boolean {
+  for (const part of message.content) if (part.type === 'opaque') return true;
+  return false;
+}

@@ -9,7 +9,7 @@ export type Role = z.infer<typeof roleSchema>;
 const allowedPartsByRole: Record<Role, ReadonlySet<string>> = {
   system: new Set(['text']),
   user: new Set(['text', 'image', 'document']),
-  assistant: new Set(['text', 'tool_call', 'reasoning', 'image', 'document']),
+  assistant: new Set(['text', 'tool_call', 'reasoning', 'image', 'document', 'opaque']),
   tool: new Set(['tool_result']),
 };
 

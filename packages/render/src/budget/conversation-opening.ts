@@ -25,7 +25,7 @@ export function openingFor(first: Slot | undefined, maker: PieceMaker): Opening 
     const prepend = maker.text(CONTINUATION_TEXT, 'user');
     return { prepend, firstPiece: undefined, extraTokens: prepend.tokens };
   }
-  if (!maker.format.userFirst || first.piece.role === 'user') return NONE;
+  if (!maker.format.userFirst || first.piece.role === 'user' || first.opens) return NONE;
   if (first.kind === 'synthetic' && first.record) {
     const firstPiece = maker.record(first.record, 'user');
     return { prepend: undefined, firstPiece, extraTokens: firstPiece.tokens - first.piece.tokens };

@@ -9,6 +9,8 @@ import type { ToolExchange } from './tool-exchanges.js';
  *
  * - text parts that are empty or whitespace are dropped (Anthropic rejects them);
  * - reasoning is kept only where the format says so (Anthropic signed thinking), and first;
+ * - an opaque part is kept, verbatim and in place, for its own provider only (ADR-0250); a block
+ *   that opens the conversation (Anthropic's `compaction`) drops what precedes it in the message;
  * - media the provider cannot take inline (artifact-held, unsupported types, any media in an
  *   assistant message) become a short text reference, never base64 as text;
  * - tool call ids become their provider ids and inputs are always JSON objects;
@@ -21,18 +23,33 @@ export function prepareMessage(
   format: ProviderFormat,
 ): Message | null {
   if (message.role === 'system') return prepareSystem(message, format);
-  const reasoning: ContentPart[] = [];
-  const rest: ContentPart[] = [];
+  let reasoning: ContentPart[] = [];
+  let rest: ContentPart[] = [];
+  // Once a provider's compaction block opens the conversation, what follows it stays in place (ADR-0250).
+  let opened = false;
   let callIndex = 0;
   for (const part of message.content) {
     switch (part.type) {
+      case 'opaque':
+        // Sent verbatim and in place to its own provider only; every other format leaves it out (ADR-0250).
+        if (part.provider !== format.provider) break;
+        if (format.opensConversation?.(part.payload) === true) {
+          // The block stands for everything before it, in this message too.
+          reasoning = [];
+          rest = [];
+          opened = true;
+        }
+        rest.push(part);
+        break;
       case 'text':
         if (part.text.trim() !== '') rest.push(part);
         break;
       case 'reasoning':
         // A redacted block's data travels (and is counted) in place of its text.
         if (format.keepReasoning(part))
-          reasoning.push(part.redacted === true ? { ...part, text: part.signature ?? '' } : part);
+          (opened ? rest : reasoning).push(
+            part.redacted === true ? { ...part, text: part.signature ?? '' } : part,
+          );
         break;
       case 'tool_call': {
         const exchange = calls?.[callIndex];

@@ -4,6 +4,7 @@ import {
   type CompactionPolicy,
   type ExternalizationRecord,
   envelopeClearedFields,
+  holdsOpaquePart,
   isTurnStart,
   type SummarizationRecord,
   type Thread,
@@ -47,6 +48,8 @@ export interface Slot {
   essential: boolean;
   /** Set by the emergency fit. */
   dropped: boolean;
+  /** Opens the conversation as it is (a provider's compaction block, ADR-0250): no opening note before it. */
+  opens?: true;
 }
 
 /** How many of the log's messages each plan action and repair applied to, in the rendered agent's view. */
@@ -167,7 +170,11 @@ export function buildSlots(
       maxSeq,
       turn: message.turn,
       // A person's own words go last too (ADR-0110): the planner keeps them verbatim.
-      essential: message.pinned === true || message.role === 'system' || isTurnStart(message),
+      essential:
+        message.pinned === true ||
+        message.role === 'system' ||
+        isTurnStart(message) ||
+        holdsOpaquePart(message),
       dropped: false,
     });
   }

@@ -28,6 +28,8 @@ export interface ToolExchangeIndex {
   exchanges: ToolExchange[];
   openByCallId: Map<string, ToolExchange[]>;
   occurrences: Map<string, number>;
+  /** Positions of the messages holding a provider's opaque part, in order (ADR-0250). */
+  opaqueMessages: number[];
 }
 
 export function emptyToolExchangeIndex(): ToolExchangeIndex {
@@ -39,6 +41,7 @@ export function emptyToolExchangeIndex(): ToolExchangeIndex {
     exchanges: [],
     openByCallId: new Map(),
     occurrences: new Map(),
+    opaqueMessages: [],
   };
 }
 
@@ -64,7 +67,9 @@ export function indexToolExchanges(
 function addMessage(index: ToolExchangeIndex, message: ThreadMessage, position: number): void {
   if (message.role === 'assistant') {
     const calls: ToolExchange[] = [];
+    let opaque = false;
     for (const part of message.content) {
+      if (part.type === 'opaque') opaque = true;
       if (part.type !== 'tool_call') continue;
       const seen = index.occurrences.get(part.id) ?? 0;
       index.occurrences.set(part.id, seen + 1);
@@ -83,6 +88,7 @@ function addMessage(index: ToolExchangeIndex, message: ThreadMessage, position: 
       else index.openByCallId.set(part.id, [exchange]);
     }
     if (calls.length > 0) index.callsByMessage.set(position, calls);
+    if (opaque) index.opaqueMessages.push(position);
     return;
   }
   if (message.role !== 'tool') return;

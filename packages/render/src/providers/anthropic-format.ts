@@ -23,6 +23,10 @@ export const anthropicFormat: ProviderFormat = {
     // Thinking blocks are only accepted back with their signature; redacted ones carry their data there.
     return (part.signature ?? '') !== '' && (part.redacted === true || part.text !== '');
   },
+  opensConversation(payload) {
+    // A compaction block with content must be the conversation's first block; one with null content is a no-op.
+    return isAnthropicCompactionBoundary(payload);
+  },
   canSendMedia(part) {
     if (part.source.kind === 'artifact') return false;
     if (part.type === 'image') return IMAGE_MEDIA_TYPES.has(part.mediaType);
@@ -92,16 +96,39 @@ function withCacheControl(message: AnthropicMessage): AnthropicMessage {
   const content = [...message.content];
   for (let index = content.length - 1; index >= 0; index -= 1) {
     const type = content[index]!.type;
-    // Thinking blocks cannot carry cache_control.
-    if (type === 'thinking' || type === 'redacted_thinking') continue;
+    // Thinking blocks cannot carry cache_control; a provider's opaque block is sent as it came (ADR-0250).
+    if (typeof type !== 'string' || !CACHEABLE_BLOCKS.has(type)) continue;
     content[index] = { ...content[index]!, cache_control: EPHEMERAL };
     return { role: message.role, content };
   }
   return message;
 }
 
+/** The blocks this format writes that may carry a breakpoint. */
+const CACHEABLE_BLOCKS: ReadonlySet<string> = new Set([
+  'text',
+  'tool_use',
+  'tool_result',
+  'image',
+  'document',
+]);
+
+/**
+ * Whether an Anthropic payload is a `compaction` block with content: the API takes it only as the
+ * conversation's first block, standing for what came before it (ADR-0250).
+ *
+ * @param payload - An opaque part's payload.
+ * @returns True for a compaction block whose content is a non-empty string.
+ */
+export function isAnthropicCompactionBoundary(payload: Readonly<Record<string, unknown>>): boolean {
+  return payload.type === 'compaction' && typeof payload.content === 'string' && payload.content !== '';
+}
+
 function block(part: ContentPart): Block {
   switch (part.type) {
+    case 'opaque':
+      // The provider's own object, unchanged (ADR-0250).
+      return part.payload as Block;
     case 'text':
       return { type: 'text', text: part.text };
     case 'reasoning':

@@ -1,4 +1,4 @@
-import type { ContentPart, Message, ToolDefinition, ToolResultPart } from '@compactor/core';
+import type { ContentPart, Message, OpaquePart, ToolDefinition, ToolResultPart } from '@compactor/core';
 import {
   dataUrl,
   IMAGE_MEDIA_TYPES,
@@ -17,10 +17,17 @@ export const openaiResponsesFormat: ProviderFormat = {
   defaultDocumentTitle: 'document.pdf',
   countUnits(message) {
     if (message.role !== 'assistant') return [message];
-    const texts = message.content.filter((part) => part.type === 'text');
-    const units: Message[] = texts.length > 0 ? [{ id: message.id, role: 'assistant', content: texts }] : [];
-    for (const part of message.content) {
-      if (part.type === 'tool_call') units.push({ id: message.id, role: 'assistant', content: [part] });
+    const units: Message[] = [];
+    for (const segment of assistantSegments(message.content)) {
+      if (!Array.isArray(segment)) {
+        units.push({ id: message.id, role: 'assistant', content: [segment] });
+        continue;
+      }
+      const texts = segment.filter((part) => part.type === 'text');
+      if (texts.length > 0) units.push({ id: message.id, role: 'assistant', content: texts });
+      for (const part of segment) {
+        if (part.type === 'tool_call') units.push({ id: message.id, role: 'assistant', content: [part] });
+      }
     }
     return units;
   },
@@ -36,22 +43,29 @@ export const openaiResponsesFormat: ProviderFormat = {
   formatMessage(message) {
     if (message.role === 'assistant') {
       const items: Item[] = [];
-      const texts = message.content.filter((part) => part.type === 'text');
-      if (texts.length > 0) {
-        items.push({
-          type: 'message',
-          role: 'assistant',
-          content: texts.map((part) => ({ type: 'output_text', text: part.text })),
-        });
-      }
-      for (const part of message.content) {
-        if (part.type !== 'tool_call') continue;
-        items.push({
-          type: 'function_call',
-          call_id: part.id,
-          name: part.name,
-          arguments: JSON.stringify(part.input),
-        });
+      for (const segment of assistantSegments(message.content)) {
+        if (!Array.isArray(segment)) {
+          // The provider's own item (encrypted reasoning, compaction), unchanged and in place (ADR-0250).
+          items.push(segment.payload);
+          continue;
+        }
+        const texts = segment.filter((part) => part.type === 'text');
+        if (texts.length > 0) {
+          items.push({
+            type: 'message',
+            role: 'assistant',
+            content: texts.map((part) => ({ type: 'output_text', text: part.text })),
+          });
+        }
+        for (const part of segment) {
+          if (part.type !== 'tool_call') continue;
+          items.push({
+            type: 'function_call',
+            call_id: part.id,
+            name: part.name,
+            arguments: JSON.stringify(part.input),
+          });
+        }
       }
       return items;
     }
@@ -97,6 +111,27 @@ export const openaiResponsesFormat: ProviderFormat = {
     return { input: [] };
   },
 };
+
+/**
+ * An assistant message's content cut at its opaque parts: each opaque part alone, and between them
+ * the runs of other parts (each sent as its text message, then its calls). Without an opaque part,
+ * the whole content is one run, as before ADR-0250.
+ */
+function assistantSegments(content: readonly ContentPart[]): (ContentPart[] | OpaquePart)[] {
+  const segments: (ContentPart[] | OpaquePart)[] = [];
+  let run: ContentPart[] = [];
+  for (const part of content) {
+    if (part.type !== 'opaque') {
+      run.push(part);
+      continue;
+    }
+    if (run.length > 0) segments.push(run);
+    run = [];
+    segments.push(part);
+  }
+  if (run.length > 0) segments.push(run);
+  return segments;
+}
 
 function inputPart(part: ContentPart): Item {
   switch (part.type) {

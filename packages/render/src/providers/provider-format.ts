@@ -36,6 +36,11 @@ export interface ProviderFormat {
   readonly systemRoleInConversation: boolean;
   /** Whether a reasoning part from the log is sent back (Anthropic signed thinking only). */
   keepReasoning(part: ReasoningPart): boolean;
+  /**
+   * Whether an opaque payload of this provider must open the conversation, standing for everything
+   * before it (Anthropic's `compaction` block with content, ADR-0250). Absent: opaque parts are sent in place.
+   */
+  opensConversation?(payload: Readonly<Record<string, unknown>>): boolean;
   /** Whether the provider takes this image or document inline in a user message. */
   canSendMedia(part: ImagePart | DocumentPart): boolean;
   /** Title given to a document that has none (OpenAI sends a filename with every file). */

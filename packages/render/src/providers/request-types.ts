@@ -1,6 +1,7 @@
 import type {
   AiSdkMessage,
   AiSdkTool,
+  AnthropicBetaMessage,
   AnthropicMessage,
   AnthropicTextBlock,
   AnthropicTool,
@@ -23,6 +24,35 @@ export interface AnthropicRequest {
   system?: AnthropicTextBlock[];
   tools?: AnthropicTool[];
   messages: AnthropicMessage[];
+}
+
+/**
+ * The same body when it carries a provider's `compaction` block (ADR-0250): only a thread holding
+ * an opaque Anthropic part renders one, and only the beta Messages API takes it. Get it typed so
+ * with `anthropicBetaRequest(request)`.
+ */
+export interface AnthropicBetaRequest {
+  system?: AnthropicTextBlock[];
+  tools?: AnthropicTool[];
+  messages: AnthropicBetaMessage[];
+}
+
+/**
+ * The request typed for `client.beta.messages.create` when it carries a provider's `compaction`
+ * block (ADR-0250), or undefined when it carries none (send it with `client.messages.create`).
+ * `AnthropicRequest` is the non-beta type: a compaction block is the one thing it can hold that
+ * the type does not say, and only when the thread holds an opaque Anthropic part.
+ *
+ * @param request - A rendered Anthropic request.
+ * @returns The same object typed as a beta request, or undefined.
+ */
+export function anthropicBetaRequest(
+  request: AnthropicRequest | AnthropicBetaRequest,
+): AnthropicBetaRequest | undefined {
+  for (const message of request.messages) {
+    for (const block of message.content) if (block.type === 'compaction') return request;
+  }
+  return undefined;
 }
 
 /** The Chat Completions body's `messages` (system first) and `tools`. */

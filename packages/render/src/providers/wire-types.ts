@@ -72,6 +72,23 @@ export interface AnthropicMessage {
   role: 'user' | 'assistant';
   content: AnthropicContentBlock[];
 }
+/**
+ * Anthropic's `compaction` block (a beta of the Messages API), sent back as the provider returned
+ * it (ADR-0250). Typed by the fields every caller may read; any other field of the payload (its
+ * `tool_changes`) travels unchanged too.
+ */
+export interface AnthropicCompactionBlock {
+  type: 'compaction';
+  content: string | null;
+  encrypted_content?: string | null;
+  signature?: string | null;
+}
+/** A block of a request that carries a provider's compaction block: for `client.beta.messages.create`. */
+export type AnthropicBetaContentBlock = AnthropicContentBlock | AnthropicCompactionBlock;
+export interface AnthropicBetaMessage {
+  role: 'user' | 'assistant';
+  content: AnthropicBetaContentBlock[];
+}
 /** Anthropic requires an object schema at the top of a tool's input. */
 export interface AnthropicInputSchema {
   type: 'object';
@@ -165,11 +182,26 @@ export interface OpenAIResponsesFunctionCallOutput {
   call_id: string;
   output: string;
 }
+/** A Responses reasoning item with its encrypted content, sent back as returned (ADR-0250). */
+export interface OpenAIResponsesReasoningItem {
+  type: 'reasoning';
+  id: string;
+  summary: { type: 'summary_text'; text: string }[];
+  encrypted_content?: string | null;
+}
+/** A Responses compaction item (its encrypted summary), sent back as returned (ADR-0250). */
+export interface OpenAIResponsesCompactionItem {
+  type: 'compaction';
+  encrypted_content: string;
+  id?: string | null;
+}
 export type OpenAIResponsesItem =
   | OpenAIResponsesInputMessage
   | OpenAIResponsesAssistantMessage
   | OpenAIResponsesFunctionCall
-  | OpenAIResponsesFunctionCallOutput;
+  | OpenAIResponsesFunctionCallOutput
+  | OpenAIResponsesReasoningItem
+  | OpenAIResponsesCompactionItem;
 export interface OpenAIResponsesTool {
   type: 'function';
   name: string;

@@ -10,7 +10,7 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
 const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 const MAX_CACHE_BREAKPOINTS = 4;
 const USER_BLOCKS = new Set(['text', 'image', 'document', 'tool_result']);
-const ASSISTANT_BLOCKS = new Set(['text', 'thinking', 'redacted_thinking', 'tool_use']);
+const ASSISTANT_BLOCKS = new Set(['text', 'thinking', 'redacted_thinking', 'tool_use', 'compaction']);
 
 /**
  * The structural rules of an Anthropic Messages API request: the first message is a user message;
@@ -18,7 +18,9 @@ const ASSISTANT_BLOCKS = new Set(['text', 'thinking', 'redacted_thinking', 'tool
  * first), and every tool_result answers a tool_use of the message right before it; ids are unique
  * and well-formed; no empty text; thinking blocks keep their signature; at most four cache_control
  * breakpoints, never on thinking blocks. Consecutive same-role messages are allowed (the API
- * combines them into one turn).
+ * combines them into one turn). A `compaction` block (the provider's own, sent back verbatim,
+ * ADR-0250) is taken in an assistant message; one with content must be the conversation's first
+ * block (its assistant message may then open the conversation), and there is at most one.
  *
  * @param request - The request body as it would be sent (any value; nothing is assumed of its shape).
  * @returns Valid, or every rule broken, each as `path: message`.
@@ -84,6 +86,7 @@ export function validateAnthropicRequest(request: unknown): RequestValidation {
     return errors.result();
   }
   const toolUseIds = new Set<string>();
+  let compactions = 0;
   const blocksOf = (index: number): Record<string, unknown>[] => {
     const content = (messages[index] as { content?: unknown } | undefined)?.content;
     return Array.isArray(content) ? content.filter(isRecord) : [];
@@ -98,7 +101,8 @@ export function validateAnthropicRequest(request: unknown): RequestValidation {
       errors.add(`${path}.role`, 'must be user or assistant');
       return;
     }
-    if (index === 0 && message.role !== 'user') errors.add(path, 'the first message must be a user message');
+    if (index === 0 && message.role !== 'user' && !opensWithCompaction(message))
+      errors.add(path, 'the first message must be a user message');
     if (typeof message.content === 'string') {
       if (!isVisibleText(message.content)) errors.add(`${path}.content`, 'must not be empty');
       return;
@@ -120,6 +124,15 @@ export function validateAnthropicRequest(request: unknown): RequestValidation {
         return;
       }
       countCacheControl(block, blockPath);
+      if (block.type === 'compaction' && typeof block.content === 'string') {
+        compactions += 1;
+        if (index !== 0 || blockIndex !== 0)
+          errors.add(
+            blockPath,
+            'a compaction block with content must be the first block of the conversation',
+          );
+        if (compactions > 1) errors.add(blockPath, 'at most one compaction block with content');
+      }
       if (block.type === 'tool_result') {
         if (seenNonResult) errors.add(blockPath, 'tool_result blocks must come before any other block');
       } else seenNonResult = true;
@@ -227,6 +240,16 @@ function validateBlock(
       if (typeof block.thinking !== 'string') errors.add(path, 'thinking must be a string');
       if (!isVisibleText(block.signature)) errors.add(path, 'thinking blocks must keep their signature');
       return;
+    case 'compaction':
+      if (block.content !== null && !isVisibleText(block.content))
+        errors.add(`${path}.content`, 'must be null or non-empty text');
+      if (
+        block.encrypted_content !== undefined &&
+        block.encrypted_content !== null &&
+        typeof block.encrypted_content !== 'string'
+      )
+        errors.add(`${path}.encrypted_content`, 'must be a string or null');
+      return;
     case 'redacted_thinking':
       if (!isVisibleText(block.data)) errors.add(path, 'redacted_thinking needs its data');
       return;
@@ -259,4 +282,11 @@ function validateBlock(
       }
       return;
   }
+}
+
+/** An assistant message that opens with a compaction block with content (ADR-0250). */
+function opensWithCompaction(message: Record<string, unknown>): boolean {
+  if (message.role !== 'assistant' || !Array.isArray(message.content)) return false;
+  const first: unknown = message.content[0];
+  return isRecord(first) && first.type === 'compaction' && typeof first.content === 'string';
 }

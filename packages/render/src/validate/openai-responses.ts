@@ -9,13 +9,16 @@ import {
 
 const MESSAGE_ROLES = new Set(['user', 'assistant', 'system', 'developer']);
 const INPUT_PARTS = new Set(['input_text', 'input_image', 'input_file']);
+const REASONING_FIELDS = new Set(['type', 'id', 'summary', 'content', 'encrypted_content', 'status']);
+const COMPACTION_FIELDS = new Set(['type', 'id', 'encrypted_content', 'created_by']);
 
 /**
  * The structural rules of an OpenAI Responses API request (stateless `input` items): message items
  * with known roles and non-empty content (input parts for user/system/developer, output_text for
  * assistant); every `function_call` answered by exactly one `function_call_output` before the next
  * message item, and every output answering an earlier, still open call; unique call ids; arguments
- * as a JSON object string; valid, unique function tools.
+ * as a JSON object string; valid, unique function tools. Reasoning and compaction items (the
+ * provider's own, sent back verbatim, ADR-0250) carry their `encrypted_content`.
  *
  * @param request - The request body as it would be sent (any value; nothing is assumed of its shape).
  * @returns Valid, or every rule broken, each as `path: message`.
@@ -72,6 +75,18 @@ export function validateOpenAIResponsesRequest(request: unknown): RequestValidat
         if (!isVisibleText(item.output)) errors.add(`${path}.output`, 'must not be empty');
       } else if (!Array.isArray(item.output) || item.output.length === 0) {
         errors.add(`${path}.output`, 'must be a non-empty string or array');
+      }
+      return;
+    }
+    if (type === 'reasoning' || type === 'compaction') {
+      // The provider's own items, sent back verbatim (ADR-0250): they need their encrypted content.
+      if (!isVisibleText(item.encrypted_content))
+        errors.add(`${path}.encrypted_content`, `a ${type} item needs its encrypted_content`);
+      if (type === 'reasoning' && !Array.isArray(item.summary))
+        errors.add(`${path}.summary`, 'a reasoning item needs its summary array');
+      const fields = type === 'reasoning' ? REASONING_FIELDS : COMPACTION_FIELDS;
+      for (const key of Object.keys(item)) {
+        if (!fields.has(key)) errors.add(`${path}.${key}`, `not a field of a Responses ${type} item`);
       }
       return;
     }

@@ -34,6 +34,9 @@ export function formatMessage(message: ThreadMessage, options: TranscriptOptions
         break;
       case 'reasoning':
         break;
+      case 'opaque':
+        // A provider's own state, kept verbatim and never summarized (ADR-0250): not shown to the summarizer.
+        break;
       case 'tool_call':
         lines.push(
           `→ ${part.name}(${headTailTruncate(stableStringify(part.input) ?? '', options.maxCallInputChars / 2, options.maxCallInputChars / 2)})`,

@@ -59,6 +59,22 @@ const base64Like = /^(?:data:[^,]{0,100},)?[A-Za-z0-9+/=\r\n_-]+$/;
  * metadata, never shown to the model.
  */
 export function measureUnknown(value: unknown, engine: CountingEngine, into: Measurement): void {
+  measureJsonEstimate(value, engine.context, into);
+}
+
+/**
+ * The JSON estimate behind {@link measureUnknown}, on a measuring context: a block's JSON as text,
+ * each binary payload as one image estimate. Opaque provider parts are counted so (ADR-0250).
+ *
+ * @param value - Any JSON value.
+ * @param context - The exact counter and the image estimate.
+ * @param into - Changed in place.
+ */
+export function measureJsonEstimate(
+  value: unknown,
+  context: Pick<MeasureContext, 'exact' | 'imageTokens'>,
+  into: Measurement,
+): void {
   let binaries = 0;
   const json = stringifyJson(value, (key, child: unknown) => {
     if (key === 'cache_control') return undefined;
@@ -72,8 +88,8 @@ export function measureUnknown(value: unknown, engine: CountingEngine, into: Mea
     }
     return child;
   });
-  addPart(into, 'text', engine.exact(json ?? ''));
-  into.fixedTokens += binaries * engine.context.imageTokens;
+  addPart(into, 'text', context.exact(json ?? ''));
+  into.fixedTokens += binaries * context.imageTokens;
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

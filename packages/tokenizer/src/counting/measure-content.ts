@@ -1,5 +1,6 @@
 import type { ContentPart, DocumentPart, Message } from '@compactor/core';
 import { stringifyJson } from '../json/stringify-json.js';
+import { measureJsonEstimate } from './counting-engine.js';
 import type { Measurement } from './measurement.js';
 import { addPart, emptyMeasurement } from './measurement.js';
 
@@ -36,6 +37,7 @@ function measureDocument(part: DocumentPart, context: MeasureContext, into: Meas
  * tool result its tool name, its content (string, or the JSON object) and, unless it
  * succeeded, its outcome word (the `is_error` framing); reasoning its text (never the
  * signature). Images and documents add fixed estimates: base64 data is never tokenized as text.
+ * An opaque provider part counts as its JSON (ADR-0250).
  */
 export function measurePart(part: ContentPart, context: MeasureContext, into: Measurement): void {
   switch (part.type) {
@@ -59,6 +61,10 @@ export function measurePart(part: ContentPart, context: MeasureContext, into: Me
       return;
     case 'document':
       measureDocument(part, context, into);
+      return;
+    case 'opaque':
+      // A provider's wire object, sent as it came: its JSON estimate, as for any block not modelled (ADR-0250).
+      measureJsonEstimate(part.payload, context, into);
       return;
   }
 }

@@ -27,7 +27,9 @@ export function toModelMessage(message: ThreadMessage): ModelMessage {
       return {
         role: 'assistant',
         providerOptions,
-        content: message.content.map((part) => {
+        // A provider's opaque part has no AI SDK form (ADR-0250): the baseline sends it no more than render does.
+        content: message.content.flatMap((part) => {
+          if (part.type === 'opaque') return [];
           if (part.type === 'reasoning') return { type: 'reasoning' as const, text: part.text };
           if (part.type === 'tool_call') {
             return {
@@ -88,11 +90,14 @@ export function survivingParts(original: ThreadMessage, pruned: ModelMessage): S
   }
   const content = original.content.filter((part) => {
     if (part.type === 'reasoning') return reasoning;
+    if (part.type === 'opaque') return false;
     if (part.type === 'tool_call') return callIds.has(part.id);
     if (part.type === 'tool_result') return callIds.has(part.toolCallId);
     return true;
   });
   if (content.length === 0) return undefined;
-  const lost = original.content.some((part) => part.type !== 'reasoning' && !content.includes(part));
+  const lost = original.content.some(
+    (part) => part.type !== 'reasoning' && part.type !== 'opaque' && !content.includes(part),
+  );
   return { message: { ...original, content }, verbatim: !lost };
 }
