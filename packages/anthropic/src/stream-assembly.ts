@@ -1,11 +1,17 @@
 import type { Anthropic } from '@anthropic-ai/sdk';
 
 type StreamEvent = Anthropic.Messages.RawMessageStreamEvent;
+type BetaStreamEvent = Anthropic.Beta.Messages.BetaRawMessageStreamEvent;
 
 /** What the SDK's `Stream` offers that `MessageStream` reads: the events and the abort controller. */
-export interface EventStream extends AsyncIterable<StreamEvent> {
+export interface EventStream<E = StreamEvent> extends AsyncIterable<E> {
   controller: AbortController;
 }
+
+/** The message an event stream describes: the Messages API's, or the beta API's. */
+type MessageOf<E> = E extends BetaStreamEvent
+  ? Anthropic.Beta.Messages.BetaMessage
+  : Anthropic.Messages.Message;
 
 /**
  * The same stream of events, passed through as they come, assembling the message they describe;
@@ -17,18 +23,20 @@ export interface EventStream extends AsyncIterable<StreamEvent> {
  * @param onComplete - Called once with the complete message.
  * @returns An event stream for `MessageStream` to read.
  */
-export function assembleStreamedMessage(
-  events: EventStream,
-  onComplete: (message: Anthropic.Messages.Message) => Promise<void>,
-): EventStream {
+export function assembleStreamedMessage<E extends StreamEvent | BetaStreamEvent = StreamEvent>(
+  events: EventStream<E>,
+  onComplete: (message: MessageOf<E>) => Promise<void>,
+): EventStream<E> {
   return {
     controller: events.controller,
     async *[Symbol.asyncIterator]() {
-      let message: Anthropic.Messages.Message | undefined;
+      // Typed as the beta message: its block and delta unions include the non-beta ones.
+      let message: Anthropic.Beta.Messages.BetaMessage | undefined;
       const inputJson = new Map<number, string>();
       let stopped = false;
-      for await (const event of events) {
-        yield event;
+      for await (const streamed of events) {
+        yield streamed;
+        const event = streamed as BetaStreamEvent;
         switch (event.type) {
           case 'message_start':
             message = { ...event.message, content: [] };
@@ -48,6 +56,11 @@ export function assembleStreamedMessage(
               block.thinking += delta.thinking;
             else if (delta.type === 'signature_delta' && block.type === 'thinking')
               block.signature = delta.signature;
+            else if (delta.type === 'compaction_delta' && block.type === 'compaction') {
+              // The delta carries the block's final value (null content: a failed compaction).
+              block.content = delta.content;
+              if ('encrypted_content' in delta) block.encrypted_content = delta.encrypted_content;
+            }
             break;
           }
           case 'content_block_stop': {
@@ -69,7 +82,7 @@ export function assembleStreamedMessage(
             break;
         }
       }
-      if (stopped && message && !events.controller.signal.aborted) await onComplete(message);
+      if (stopped && message && !events.controller.signal.aborted) await onComplete(message as MessageOf<E>);
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Anthropic } from '@anthropic-ai/sdk';
+import { BetaMessageStream } from '@anthropic-ai/sdk/lib/BetaMessageStream';
 import { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream';
 import type { Message as CompactorMessage, ToolDefinition } from '@compactor/core';
 import type { Compactor, PreparedRequest } from '@compactor/engine';
@@ -12,11 +13,16 @@ type StreamParams = Omit<Anthropic.Messages.MessageCreateParamsStreaming, 'strea
 type StreamingParams = Anthropic.Messages.MessageCreateParamsStreaming;
 type RequestOptions = Parameters<Anthropic['messages']['create']>[1];
 type BetaCreateParams = Anthropic.Beta.Messages.MessageCreateParamsNonStreaming;
+type BetaStreamParams = Omit<Anthropic.Beta.Messages.MessageCreateParamsStreaming, 'stream'>;
+type BetaStreamingParams = Anthropic.Beta.Messages.MessageCreateParamsStreaming;
 
 /** The part of the Anthropic client this wrapper needs: a real `Anthropic` instance has it. */
 export interface MessagesClient {
   messages: Pick<Anthropic['messages'], 'create'>;
-  /** The beta Messages API: needed for `beta.messages.create` (server-side compaction blocks, ADR-0251). */
+  /**
+   * The beta Messages API: needed for `beta.messages.create` and `.stream` (server-side compaction
+   * blocks, ADR-0251).
+   */
   beta?: { messages: Pick<Anthropic['beta']['messages'], 'create'> };
 }
 
@@ -29,7 +35,8 @@ export interface CompactedMessagesClient {
   /**
    * `beta.messages.create`, as on the SDK: the conversation may hold Anthropic's own `compaction` blocks,
    * kept and sent back verbatim, the newest opening the request (ADR-0250); the answer's blocks are
-   * appended as they came. Needs the client's `beta`.
+   * appended as they came. `stream` is the same over the SDK's `BetaMessageStream`, the answer
+   * appended once, complete, as `messages.stream` does. Needs the client's `beta`.
    */
   beta: {
     messages: {
@@ -37,6 +44,7 @@ export interface CompactedMessagesClient {
         params: BetaCreateParams,
         options?: RequestOptions,
       ): Promise<Anthropic.Beta.Messages.BetaMessage>;
+      stream(params: BetaStreamParams, options?: RequestOptions): BetaMessageStream;
     };
   };
 }
@@ -44,7 +52,7 @@ export interface CompactedMessagesClient {
 export interface WithCompactionOptions {
   compactor: Compactor;
   /** The thread of this conversation: fixed, or chosen per call. */
-  threadId: string | ((params: CreateParams | StreamParams) => string);
+  threadId: string | ((params: CreateParams | StreamParams | BetaCreateParams | BetaStreamParams) => string);
   /** The most tokens a request may take, system and tools included (default: the thread's ceiling). */
   budget?: number;
   /** The thread's context window; default the model registry's for `params.model`. */
@@ -82,13 +90,10 @@ export function withCompaction(
   client: MessagesClient,
   options: WithCompactionOptions,
 ): CompactedMessagesClient {
-  async function prepareCall<P extends CreateParams | StreamingParams | BetaCreateParams>(
-    params: P,
-  ): Promise<PreparedCall<P>> {
-    const threadId =
-      typeof options.threadId === 'function'
-        ? options.threadId(params as CreateParams | StreamParams)
-        : options.threadId;
+  async function prepareCall<
+    P extends CreateParams | StreamingParams | BetaCreateParams | BetaStreamingParams,
+  >(params: P): Promise<PreparedCall<P>> {
+    const threadId = typeof options.threadId === 'function' ? options.threadId(params) : options.threadId;
     const contextWindow = options.contextWindow ?? resolveModelInfo(params.model).contextWindow;
     await options.compactor.append(threadId, [
       { eventId: 'thread.created', type: 'thread.created', model: params.model, contextWindow },
@@ -163,6 +168,30 @@ export function withCompaction(
           const response = await client.beta.messages.create(body, requestOptions);
           await appendAnswer(call, response);
           return response;
+        },
+        stream(params, requestOptions) {
+          const beta = client.beta;
+          if (!beta) throw new Error('withCompaction: beta.messages.stream needs a client with `beta`');
+          // As messages.stream: prepare, stream the rendered (beta) request, append at message_stop.
+          const preparing: Pick<Anthropic['beta']['messages'], 'create'> = {
+            create: ((body: BetaStreamingParams, createOptions: RequestOptions) => ({
+              withResponse: async () => {
+                const call = await prepareCall(body);
+                const { response, data } = await beta.messages
+                  .create(call.body as BetaStreamingParams, createOptions)
+                  .withResponse();
+                return {
+                  response,
+                  data: assembleStreamedMessage(data, (message) => appendAnswer(call, message)),
+                };
+              },
+            })) as unknown as Anthropic['beta']['messages']['create'],
+          };
+          return BetaMessageStream.createMessage(
+            preparing as Anthropic['beta']['messages'],
+            params,
+            requestOptions,
+          );
         },
       },
     },

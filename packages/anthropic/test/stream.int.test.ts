@@ -202,4 +202,50 @@ describe('withCompaction around messages.stream', () => {
     expect(logged.map((message) => message.role)).toEqual(['user', 'assistant']);
     expect(fake.requests).toHaveLength(3);
   }, 60_000);
+  it('beta.messages.stream appends a streamed compaction block verbatim and sends it back first', async () => {
+    const compactor = createCompactor({ stores, summarizer: createExtractiveSummarizer() });
+    const anthropic = new Anthropic({ apiKey: 'test-key', baseURL: fake.url, maxRetries: 0 });
+    const client = withCompaction(anthropic, { compactor, threadId: 'server', contextWindow: 12_000 });
+    const block = {
+      type: 'compaction' as const,
+      content: 'The user migrates service A; steps 1-3 are done.',
+      encrypted_content: 'enc-7f3a',
+      signature: 'sig-compaction-1',
+    };
+    // The server compacts (stop_reason 'compaction'): the answer is the block alone, streamed.
+    fake.enqueue({
+      ...answer([block], 'end_turn'),
+      body: { ...answer([block], 'end_turn').body, stop_reason: 'compaction' },
+    });
+    const history: Anthropic.Beta.Messages.BetaMessageParam[] = [
+      { role: 'user', content: 'Migrate service A.' },
+    ];
+    const streamed = await client.beta.messages
+      .stream({ model: 'claude-sonnet-4-5', max_tokens: 256, messages: history })
+      .finalMessage();
+    expect(streamed.content).toEqual([block]);
+    const logged = foldThread(await stores.events.readAll('local', 'server')).messages.at(-1)!;
+    expect(logged.content).toEqual([{ type: 'opaque', provider: 'anthropic', payload: block }]);
+
+    // The next call sends the block back byte for byte, opening the request.
+    fake.enqueue(answer([{ type: 'text', text: 'Step 4 next.', citations: null }], 'end_turn'));
+    history.push({
+      role: 'assistant',
+      content: streamed.content as Anthropic.Beta.Messages.BetaContentBlockParam[],
+    });
+    history.push({ role: 'user', content: 'What is next?' });
+    const next = await client.beta.messages
+      .stream({ model: 'claude-sonnet-4-5', max_tokens: 256, messages: history })
+      .finalMessage();
+    expect(next.content).toEqual([{ type: 'text', text: 'Step 4 next.', citations: null }]);
+    const sent = fake.requests[1]!.body as {
+      stream: boolean;
+      messages: { role: string; content: unknown[] }[];
+    };
+    expect(sent.stream).toBe(true);
+    expect(sent.messages[0]!.role).toBe('assistant');
+    expect(JSON.stringify(sent.messages[0]!.content[0])).toBe(JSON.stringify(block));
+    const thread = foldThread(await stores.events.readAll('local', 'server')).messages;
+    expect(thread.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+  }, 60_000);
 });

@@ -232,8 +232,8 @@ function pieces(text: string, size: number): string[] {
 /**
  * A complete message as the Messages API streams it: `message_start` (no content, stop reason
  * null), then per block `content_block_start` (empty), its deltas (`text_delta` and
- * `input_json_delta` in pieces, `thinking_delta` and `signature_delta`) and `content_block_stop`,
- * then `message_delta` (stop reason, output tokens) and `message_stop`; a `ping` after the start.
+ * `input_json_delta` in pieces, `thinking_delta` and `signature_delta`, one `compaction_delta`) and
+ * `content_block_stop`, then `message_delta` (stop reason, output tokens) and `message_stop`; a `ping` after the start.
  *
  * @param message - The message the stream assembles to.
  * @returns The events, in order.
@@ -278,6 +278,14 @@ export function messageStreamEvents(message: MessageBody): StreamEvent[] {
       start({ type: 'thinking', thinking: '', signature: '' });
       for (const thinking of pieces(String(block.thinking), 9)) delta({ type: 'thinking_delta', thinking });
       delta({ type: 'signature_delta', signature: block.signature });
+    } else if (block.type === 'compaction') {
+      // The beta API's compaction block: opened empty, its final value in one `compaction_delta`.
+      start({ ...block, content: null, encrypted_content: null });
+      delta({
+        type: 'compaction_delta',
+        content: block.content ?? null,
+        encrypted_content: block.encrypted_content ?? null,
+      });
     } else {
       // Blocks that arrive whole (redacted thinking, server tool results).
       start(block);
