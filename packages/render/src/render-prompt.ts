@@ -6,6 +6,7 @@ import { RENDER_FORMAT_VERSION } from './format-version.js';
 import { normalizedPlanFor, resolutionWarnings, resolvePlan } from './plan/resolve-plan.js';
 import { buildSlots, type Slot } from './plan/slots.js';
 import type { RequestByProvider } from './providers/request-types.js';
+import { recallAnchor, recallRoom } from './recall/recall-anchor.js';
 import { fitRecall } from './recall/render-recall.js';
 import { fitRehydration } from './rehydration/fit-rehydration.js';
 import { type GatheredRehydration, gatherRehydration } from './rehydration/gather-rehydration.js';
@@ -140,26 +141,28 @@ function render<P extends ProviderName>(
     maker,
   );
   // Recall shares the rehydration reserve: what rehydration left of its share, and of the room; with
-  // `fillFreeRoom` (ADR-0162) it may use all the room the request leaves under the ceiling.
+  // `fillFreeRoom` (ADR-0162) it may use all the room the request leaves under the ceiling. Anchored at
+  // the newest turn (ADR-0210), it is sized from the room the turn began with, so it holds for the turn.
   const recallPolicy = thread.policy.recall;
-  const freeRoom = limit - messageTokens - fitted.tokens;
-  const reserveAllowance = Math.min(
-    Math.floor(input.budget.rehydrationReserveTokens * recallPolicy.reserveShare),
-    input.budget.rehydrationReserveTokens - fitted.tokens,
-    freeRoom,
-  );
-  const fillsRoom = recallPolicy.fillFreeRoom === true && freeRoom > reserveAllowance;
+  const anchor = recallPolicy.placement === 'turn' ? recallAnchor(slots) : undefined;
+  const room = recallRoom({
+    policy: recallPolicy,
+    reserveTokens: input.budget.rehydrationReserveTokens,
+    rehydrationTokens: fitted.tokens,
+    freeRoom: limit - messageTokens - fitted.tokens,
+    anchor,
+  });
   const recallOn = input.recall !== false;
   const recall = fitRecall({
     thread,
     plan,
     normalized,
-    policy: fillsRoom
+    policy: room.fillsRoom
       ? { ...recallPolicy, topK: Math.max(recallPolicy.topK, recallPolicy.freeRoomTopK ?? recallPolicy.topK) }
       : recallPolicy,
     rehydration: context.rehydrationPolicy,
-    allowance: recallOn ? (fillsRoom ? freeRoom : reserveAllowance) : 0,
-    reserveAllowance: Math.max(0, reserveAllowance),
+    allowance: recallOn ? room.allowance : 0,
+    reserveAllowance: Math.max(0, room.reserveAllowance),
     memo: context.memo,
     maker,
     countText: (text) => tokenizer.count(text),
@@ -167,15 +170,25 @@ function render<P extends ProviderName>(
   });
   const messages = assembled.messages;
   // The last conversation message, before the ephemeral rehydration and recall: the cache never holds them.
-  const finalIndex = messages.length - 1;
-  for (const piece of fitted.pieces) messages.push(...piece.wire);
-  if (recall.piece) messages.push(...recall.piece.wire);
+  let finalIndex = messages.length - 1;
+  let stableEnd = assembled.stableEnd;
+  const insertAt = anchor && recall.piece ? assembled.slotEnds[anchor.slot]! : messages.length;
+  if (recall.piece && insertAt < messages.length) {
+    // Inside the conversation, after the turn's opening: cached with the turn from its second call on.
+    const wire = recall.piece.wire;
+    messages.splice(insertAt, 0, ...wire);
+    finalIndex += wire.length;
+    if (stableEnd >= insertAt) stableEnd += wire.length;
+    for (const piece of fitted.pieces) messages.push(...piece.wire);
+  } else {
+    for (const piece of fitted.pieces) messages.push(...piece.wire);
+    if (recall.piece) messages.push(...recall.piece.wire);
+  }
 
   const caching = format.provider === 'anthropic' && input.promptCaching !== false;
   const messageIndexes: number[] = [];
   if (caching) {
-    if (assembled.stableEnd >= 0 && assembled.stableEnd !== finalIndex)
-      messageIndexes.push(assembled.stableEnd);
+    if (stableEnd >= 0 && stableEnd !== finalIndex) messageIndexes.push(stableEnd);
     if (finalIndex >= 0) messageIndexes.push(finalIndex);
   }
   const breakpoints = {
@@ -217,7 +230,7 @@ function render<P extends ProviderName>(
     emergencyFit: emergency,
     needsCompaction: emergency !== null,
     stablePrefixTokens: systemTokens + toolPart.tokens + formatting + assembled.stableTokens,
-    stablePrefixMessages: prepended + assembled.stableEnd + 1,
+    stablePrefixMessages: prepended + stableEnd + 1,
     cacheBreakpoints: (breakpoints.tools ? 1 : 0) + (breakpoints.system ? 1 : 0) + messageIndexes.length,
     toolsAdded,
     rehydration: {
