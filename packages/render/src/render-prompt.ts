@@ -6,8 +6,8 @@ import { RENDER_FORMAT_VERSION } from './format-version.js';
 import { normalizedPlanFor, resolutionWarnings, resolvePlan } from './plan/resolve-plan.js';
 import { buildSlots, type Slot } from './plan/slots.js';
 import type { RequestByProvider } from './providers/request-types.js';
-import { recallAnchor, recallRoom } from './recall/recall-anchor.js';
-import { fitRecall } from './recall/render-recall.js';
+import { type RecallRoom, recallAnchor, recallRooms } from './recall/recall-anchor.js';
+import { type FittedRecall, fitRecall } from './recall/render-recall.js';
 import { fitRehydration } from './rehydration/fit-rehydration.js';
 import { type GatheredRehydration, gatherRehydration } from './rehydration/gather-rehydration.js';
 import { nextRehydrationState } from './rehydration/rehydration-state.js';
@@ -144,35 +144,53 @@ function render<P extends ProviderName>(
   // `fillFreeRoom` (ADR-0162) it may use all the room the request leaves under the ceiling. Anchored at
   // the newest turn (ADR-0210), it is sized from the room the turn began with, so it holds for the turn.
   const recallPolicy = thread.policy.recall;
-  const anchor = recallPolicy.placement === 'turn' ? recallAnchor(slots) : undefined;
-  const room = recallRoom({
+  const anchor = recallPolicy.placement === 'end' ? undefined : recallAnchor(slots);
+  const rooms = recallRooms({
     policy: recallPolicy,
     reserveTokens: input.budget.rehydrationReserveTokens,
     rehydrationTokens: fitted.tokens,
     freeRoom: limit - messageTokens - fitted.tokens,
     anchor,
+    halve: recallPolicy.placement === 'turn-halving',
   });
   const recallOn = input.recall !== false;
-  const recall = fitRecall({
-    thread,
-    plan,
-    normalized,
-    policy: room.fillsRoom
-      ? { ...recallPolicy, topK: Math.max(recallPolicy.topK, recallPolicy.freeRoomTopK ?? recallPolicy.topK) }
-      : recallPolicy,
-    rehydration: context.rehydrationPolicy,
-    allowance: recallOn ? room.allowance : 0,
-    reserveAllowance: Math.max(0, room.reserveAllowance),
-    memo: context.memo,
-    maker,
-    countText: (text) => tokenizer.count(text),
-    ...(input.query !== undefined ? { query: input.query } : {}),
-  });
+  const recallWith = (room: RecallRoom) =>
+    fitRecall({
+      thread,
+      plan,
+      normalized,
+      policy: room.fillsRoom
+        ? {
+            ...recallPolicy,
+            topK: Math.max(recallPolicy.topK, recallPolicy.freeRoomTopK ?? recallPolicy.topK),
+          }
+        : recallPolicy,
+      rehydration: context.rehydrationPolicy,
+      allowance: recallOn ? room.allowance : 0,
+      reserveAllowance: Math.max(0, room.reserveAllowance),
+      memo: context.memo,
+      maker,
+      countText: (text) => tokenizer.count(text),
+      ...(input.query !== undefined ? { query: input.query } : {}),
+    });
+  // The turn's block while it still fits (the same bytes as on the turn's first call), else the block
+  // of half its room, else a block at the end sized to the room left (ADR-0210).
+  let recall: FittedRecall | undefined;
+  let anchored = false;
+  for (const room of recallOn ? rooms.anchored : []) {
+    const candidate = recallWith(room);
+    if (candidate.piece && candidate.report.tokens <= rooms.now.allowance) {
+      recall = candidate;
+      anchored = true;
+      break;
+    }
+  }
+  recall ??= recallWith(rooms.now);
   const messages = assembled.messages;
   // The last conversation message, before the ephemeral rehydration and recall: the cache never holds them.
   let finalIndex = messages.length - 1;
   let stableEnd = assembled.stableEnd;
-  const insertAt = anchor && recall.piece ? assembled.slotEnds[anchor.slot]! : messages.length;
+  const insertAt = anchor && anchored && recall.piece ? assembled.slotEnds[anchor.slot]! : messages.length;
   if (recall.piece && insertAt < messages.length) {
     // Inside the conversation, after the turn's opening: cached with the turn from its second call on.
     const wire = recall.piece.wire;

@@ -2,7 +2,7 @@ import { type Thread, tokenBudget } from '@compactor/core';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
 import { describe, expect, it } from 'vitest';
 import { renderPromptSync } from '../src/index.js';
-import { anchoredAllowance, MIN_ANCHORED_ALLOWANCE } from '../src/recall/recall-anchor.js';
+import { MIN_ANCHORED_ALLOWANCE, recallRooms } from '../src/recall/recall-anchor.js';
 import { validateProviderRequest } from '../src/validate/index.js';
 import { ids, planOf, summarize } from './support/plans.js';
 import { renderInput, wireMessages, withoutCacheControl } from './support/render-helpers.js';
@@ -14,7 +14,7 @@ const MARKER = '[Recalled from earlier in this conversation';
  * Compacted turns about lockers, then a turn whose request asks about them and whose agent works
  * through `exchanges` tool calls: the thread as it is before each of the agent's calls.
  */
-function agentTurn(exchanges: number, placement: 'turn' | 'end' = 'turn'): Thread {
+function agentTurn(exchanges: number, placement: 'turn' | 'turn-halving' | 'end' = 'turn'): Thread {
   const builder = threadBuilder('anchor', { tenantId: 'tenant-1' });
   for (let index = 0; index < 6; index += 1)
     builder.user(`Locker note ${index}: locker ${index} has code ${4000 + index}.`).assistant('Noted.');
@@ -37,12 +37,27 @@ function recallIndex(request: unknown): number {
 }
 
 describe('recall anchored at the newest turn (ADR-0210)', () => {
-  it('halves the allowance the turn began with until it fits, then gives up', () => {
-    expect(anchoredAllowance(1000, 5000)).toBe(1000);
-    expect(anchoredAllowance(1000, 1000)).toBe(1000);
-    expect(anchoredAllowance(1000, 999)).toBe(500);
-    expect(anchoredAllowance(1000, 499)).toBe(0);
-    expect(anchoredAllowance(2 * MIN_ANCHORED_ALLOWANCE - 2, MIN_ANCHORED_ALLOWANCE)).toBe(0);
+  it('offers the room the turn began with and its half, beside the room left now', () => {
+    const policy = agentTurn(0).policy.recall;
+    const parts = { policy, reserveTokens: 100, rehydrationTokens: 0, freeRoom: 300 };
+    expect(recallRooms({ ...parts, anchor: undefined }).anchored).toEqual([]);
+    // The turn's first call: nothing after the anchor, the room now is all there is.
+    expect(recallRooms({ ...parts, anchor: { slot: 3, tokensAfter: 0 } }).anchored).toEqual([]);
+    const rooms = recallRooms({ ...parts, anchor: { slot: 3, tokensAfter: 700 } });
+    expect(rooms.now).toEqual({ allowance: 300, reserveAllowance: 100, fillsRoom: true });
+    expect(rooms.anchored).toEqual([{ allowance: 1000, reserveAllowance: 100, fillsRoom: true }]);
+    const halving = recallRooms({ ...parts, anchor: { slot: 3, tokensAfter: 700 }, halve: true });
+    expect(halving.anchored).toEqual([
+      { allowance: 1000, reserveAllowance: 100, fillsRoom: true },
+      { allowance: 500, reserveAllowance: 100, fillsRoom: true },
+    ]);
+    const small = recallRooms({
+      ...parts,
+      freeRoom: 10,
+      anchor: { slot: 3, tokensAfter: 2 * MIN_ANCHORED_ALLOWANCE - 12 },
+      halve: true,
+    });
+    expect(small.anchored.map((room) => room.allowance)).toEqual([2 * MIN_ANCHORED_ALLOWANCE - 2]);
   });
 
   for (const provider of PROVIDERS) {
@@ -74,36 +89,45 @@ describe('recall anchored at the newest turn (ADR-0210)', () => {
     expect(recallIndex(result.request)).toBe(wireMessages(result.request).length - 1);
   });
 
-  it('shrinks the block by halves as the turn fills the room, and stays within the ceiling', () => {
-    const last = agentTurn(6);
-    const withoutRecall = renderPromptSync(
-      renderInput('anthropic', last, compactedPlan(last), {
-        budget: tokenBudget({ maxInputTokens: 10_000_000 }),
-        recall: false,
-      }),
-    );
-    // The room at the turn's start is what the turn's six exchanges will take (and a little more).
-    const maxInputTokens = withoutRecall.tokens.total + 20;
-    const budget = tokenBudget({
-      maxInputTokens,
-      outputReserveTokens: 0,
-      safetyBufferTokens: 0,
-      rehydrationReserveTokens: 0,
+  for (const placement of ['turn', 'turn-halving'] as const)
+    it(`keeps the block of the turn while it fits${placement === 'turn-halving' ? ', then its half' : ''}, then goes back to the end; always within the ceiling (${placement})`, () => {
+      const last = agentTurn(6, placement);
+      const withoutRecall = renderPromptSync(
+        renderInput('anthropic', last, compactedPlan(last), {
+          budget: tokenBudget({ maxInputTokens: 10_000_000 }),
+          recall: false,
+        }),
+      );
+      // The room at the turn's start is what the turn's six exchanges will take (and a little more).
+      const maxInputTokens = withoutRecall.tokens.total + 20;
+      const budget = tokenBudget({
+        maxInputTokens,
+        outputReserveTokens: 0,
+        safetyBufferTokens: 0,
+        rehydrationReserveTokens: 0,
+      });
+      const phases: string[] = [];
+      const anchoredBlocks = new Set<string>();
+      for (let exchanges = 0; exchanges <= 6; exchanges += 1) {
+        const thread = agentTurn(exchanges, placement);
+        const result = renderPromptSync(renderInput('anthropic', thread, compactedPlan(thread), { budget }));
+        expect(result.tokens.total).toBeLessThanOrEqual(maxInputTokens);
+        expect(validateProviderRequest('anthropic', result.request).errors).toEqual([]);
+        const wire = wireMessages(result.request);
+        const index = recallIndex(result.request);
+        if (index < 0) phases.push('none');
+        else if (index === wire.length - 1) phases.push('end');
+        else {
+          phases.push('anchored');
+          anchoredBlocks.add(JSON.stringify(withoutCacheControl(wire[index])));
+        }
+      }
+      expect(phases[0]).toBe('end');
+      expect(phases.slice(1)).toContain('anchored');
+      // Anchored, then (once it no longer fits) never anchored again in the turn.
+      const lastAnchored = phases.lastIndexOf('anchored');
+      expect(phases.slice(1, lastAnchored + 1).every((phase) => phase === 'anchored')).toBe(true);
+      expect(anchoredBlocks.size).toBeLessThanOrEqual(placement === 'turn' ? 1 : 2);
+      expect(phases.at(-1)).not.toBe('anchored');
     });
-    const allowances: number[] = [];
-    for (let exchanges = 0; exchanges <= 6; exchanges += 1) {
-      const thread = agentTurn(exchanges);
-      const result = renderPromptSync(renderInput('anthropic', thread, compactedPlan(thread), { budget }));
-      expect(result.tokens.total).toBeLessThanOrEqual(maxInputTokens);
-      expect(validateProviderRequest('anthropic', result.request).errors).toEqual([]);
-      allowances.push(result.report.recall.allowance);
-    }
-    // Monotone, and at most three sizes over the turn: the first allowance, its half, none.
-    for (let index = 1; index < allowances.length; index += 1)
-      expect(allowances[index]).toBeLessThanOrEqual(allowances[index - 1]!);
-    expect(new Set(allowances).size).toBeLessThanOrEqual(3);
-    expect(allowances[0]).toBeGreaterThan(0);
-    expect(allowances[1]).toBe(Math.floor(allowances[0]! / 2));
-    expect(allowances.at(-1)).toBe(0);
-  });
 });

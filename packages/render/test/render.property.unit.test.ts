@@ -22,7 +22,7 @@ const scenario = arbitraryThread({ maxTurns: 5 }).chain(({ events }) =>
       keepRecentTurns: fc.integer({ min: 0, max: 3 }),
       keepRecentTokens: fc.constantFrom(0, 200, 2_000),
       // Recall after the newest message, or anchored at the newest turn's opening (ADR-0210).
-      placement: fc.constantFrom<'end' | 'turn'>('end', 'turn'),
+      placement: fc.constantFrom<'end' | 'turn' | 'turn-halving'>('end', 'turn', 'turn-halving'),
       fraction: fc.oneof(
         { weight: 1, arbitrary: fc.double({ min: 0.05, max: 0.6, noNaN: true }) },
         { weight: 4, arbitrary: fc.double({ min: 0.6, max: 1.2, noNaN: true }) },
@@ -35,7 +35,7 @@ function withTail(
   thread: Thread,
   keepRecentTurns: number,
   keepRecentTokens: number,
-  placement: 'end' | 'turn' = 'end',
+  placement: 'end' | 'turn' | 'turn-halving' = 'end',
 ): Thread {
   const recall = { ...thread.policy.recall, placement };
   return { ...thread, policy: { ...thread.policy, keepRecentTurns, keepRecentTokens, recall } };

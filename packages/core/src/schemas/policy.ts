@@ -38,11 +38,12 @@ export const recallPolicySchema = z.object({
   freeRoomTopK: z.number().int().min(0).default(12),
   /**
    * Where the block goes (ADR-0210): `turn` (the default) right after the message that opened the newest
-   * turn, sized from the room the request had when the turn began and shrunk only in halvings, so the
-   * block stays byte-identical (and cached) over an agent's calls within the turn; `end` after the
-   * newest message, sized afresh on every call (ADR-0111's placement, rewritten on every call).
+   * turn, the block of the room the turn began with, byte-identical (and cached) over the turn's calls
+   * while it fits, else at the end sized to the room left; `turn-halving` also tries the block of half
+   * that room before going to the end (cached longer, but a smaller block late in a turn); `end` after
+   * the newest message, sized afresh on every call (ADR-0111's placement).
    */
-  placement: z.enum(['turn', 'end']).default('turn'),
+  placement: z.enum(['turn', 'turn-halving', 'end']).default('turn'),
 });
 export type RecallPolicy = z.infer<typeof recallPolicySchema>;
 

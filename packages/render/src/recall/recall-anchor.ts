@@ -5,12 +5,13 @@ import type { Slot } from '../plan/slots.js';
  * Recall anchored at the newest turn (ADR-0210). The recall block is ephemeral; sent after the newest
  * message and sized to the room left, it was rewritten on every call, past the provider's cached
  * prefix. Anchored right after the message that opened the turn and sized from the room the request
- * had when the turn began, it is the same bytes on every call of an agent's turn: the calls after the
- * first read it from the cache. As the turn grows the block may only shrink, by halvings of that
- * first allowance, so it changes a few times per turn at most.
+ * had when the turn began, it is the same bytes on every call of an agent's turn while it still fits:
+ * the calls after the first read it from the cache. When it no longer fits (`turn-halving`: nor the block
+ * of half that room), the block goes back to the end, sized to the room left (the old placement: late in
+ * a long turn the room, and so the block, is small).
  */
 
-/** Below this many tokens a halved allowance brings no block at all. */
+/** Below this many tokens a halved room is not tried. */
 export const MIN_ANCHORED_ALLOWANCE = 64;
 
 /** Where the newest turn opens among the live slots, and what follows it. */
@@ -43,21 +44,6 @@ export function recallAnchor(slots: readonly Slot[]): RecallAnchor | undefined {
   return undefined;
 }
 
-/**
- * The allowance of an anchored block: the allowance the turn began with, halved until it is within
- * what the request leaves now (0 once under {@link MIN_ANCHORED_ALLOWANCE}).
- *
- * @param atTurnStart - The allowance the block had on the turn's first call.
- * @param now - The allowance the request leaves now.
- * @returns The allowance to search with.
- */
-export function anchoredAllowance(atTurnStart: number, now: number): number {
-  const full = Math.max(0, Math.floor(atTurnStart));
-  if (full <= now) return full;
-  const half = Math.floor(full / 2);
-  return half <= now && half >= MIN_ANCHORED_ALLOWANCE ? half : 0;
-}
-
 /** How much recall may take in one request. */
 export interface RecallRoom {
   allowance: number;
@@ -67,21 +53,34 @@ export interface RecallRoom {
   fillsRoom: boolean;
 }
 
+/** Recall's room now, and the rooms an anchored block may take, largest first. */
+export interface RecallRooms {
+  /** The room the request leaves now: a block sent at the end (ADR-0111, ADR-0162). */
+  now: RecallRoom;
+  /**
+   * Anchored at the turn (ADR-0210): the room the turn began with, then its half; a block searched
+   * with one of them is sent at the anchor when it is within `now.allowance`. Empty without an anchor.
+   */
+  anchored: RecallRoom[];
+}
+
 /**
- * Recall's room: its share of the rehydration reserve (what rehydration left), or with `fillFreeRoom`
- * (ADR-0162) all the room under the ceiling; anchored at the turn (ADR-0210), the room the turn began
- * with, halved until it fits what is left now.
+ * Recall's rooms: its share of the rehydration reserve (what rehydration left), or with `fillFreeRoom`
+ * (ADR-0162) all the room under the ceiling; anchored at the turn (ADR-0210), also the room the turn
+ * began with and its half.
  *
  * @param parts - The policy, the reserve, rehydration's tokens, the free room now and the anchor.
- * @returns The room.
+ * @returns The rooms.
  */
-export function recallRoom(parts: {
+export function recallRooms(parts: {
   policy: RecallPolicy;
   reserveTokens: number;
   rehydrationTokens: number;
   freeRoom: number;
   anchor: RecallAnchor | undefined;
-}): RecallRoom {
+  /** Also offer half the turn's room (more calls from the cache, a smaller block than the room left). */
+  halve?: boolean;
+}): RecallRooms {
   const roomWith = (freeRoom: number): RecallRoom => {
     const reserveAllowance = Math.min(
       Math.floor(parts.reserveTokens * parts.policy.reserveShare),
@@ -92,12 +91,11 @@ export function recallRoom(parts: {
     return { allowance: fillsRoom ? freeRoom : reserveAllowance, reserveAllowance, fillsRoom };
   };
   const now = roomWith(parts.freeRoom);
-  if (!parts.anchor || parts.anchor.tokensAfter === 0) return now;
-  const atTurnStart = roomWith(parts.freeRoom + parts.anchor.tokensAfter);
-  const allowance = anchoredAllowance(atTurnStart.allowance, now.allowance);
-  return {
-    allowance,
-    reserveAllowance: Math.min(Math.max(0, atTurnStart.reserveAllowance), allowance),
-    fillsRoom: atTurnStart.fillsRoom,
-  };
+  if (!parts.anchor || parts.anchor.tokensAfter === 0) return { now, anchored: [] };
+  const full = roomWith(parts.freeRoom + parts.anchor.tokensAfter);
+  const anchored = [full];
+  const half = Math.floor(full.allowance / 2);
+  if (parts.halve === true && half >= MIN_ANCHORED_ALLOWANCE)
+    anchored.push({ ...full, allowance: half, reserveAllowance: Math.min(full.reserveAllowance, half) });
+  return { now, anchored };
 }
