@@ -113,7 +113,26 @@ describe('the prompt-cache meter', () => {
       other: first.requestTokens,
       commit: second.requestTokens - second.cachedTokens,
       emergencyFit: 0,
+      recall: 0,
     });
+  });
+
+  it('attributes the uncached tokens of a recall block to recall, whatever the call followed', () => {
+    const cache = meter();
+    const recall = user(
+      '[Recalled from earlier in this conversation - compacted messages]\n(turn 1) the port is 8080',
+    );
+    cache.observe({ messages: [user('one'), recall] }, 'other');
+    // The same block, in place: cached; a new message after it: the call's own.
+    const held = cache.observe({ messages: [user('one'), recall, user('two')] }, 'other');
+    const blocks = requestBlocks({ messages: [user('one'), recall, user('two')] });
+    expect(held.cachedTokens).toBe(count(blocks[0]!) + count(blocks[1]!));
+    // Moved to the end: the block is written again, and counted as recall's.
+    const moved = cache.observe({ messages: [user('one'), user('two'), recall] }, 'commit');
+    const figures = cache.figures({ commits: 1, emergencyFits: 0, emergencyDropped: emptyDrops() });
+    const movedBlocks = requestBlocks({ messages: [user('one'), user('two'), recall] });
+    expect(figures.uncachedBy.recall).toBe(count(blocks[1]!) + count(movedBlocks[2]!));
+    expect(figures.uncachedBy.commit).toBe(moved.requestTokens - moved.cachedTokens - count(movedBlocks[2]!));
   });
 
   it('counts a break when less than half of the previous request is reused', () => {

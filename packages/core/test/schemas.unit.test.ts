@@ -262,8 +262,9 @@ describe('policy and trigger schemas', () => {
       summaryStyle: { format: 'structured', message: 'assistant' },
       summaryComposition: 'append',
       maxSummaryBlocks: 8,
+      summaryBlockMerge: 'newest',
       cacheCostModel: true,
-      splitTurnSummaries: false,
+      splitTurnSummaries: true,
       highWaterPercent: 0.95,
       lowWaterPercent: 0.7,
       toolDurability: { defaultDurability: 'anchoring', overrides: {} },
@@ -275,7 +276,15 @@ describe('policy and trigger schemas', () => {
         cooldownTurns: 2,
         autoRehydrateSensitivities: ['public', 'internal'],
       },
-      recall: { enabled: true, reserveShare: 1, topK: 4, minScore: 1, fillFreeRoom: true, freeRoomTopK: 12 },
+      recall: {
+        enabled: true,
+        reserveShare: 1,
+        topK: 4,
+        minScore: 1,
+        fillFreeRoom: true,
+        freeRoomTopK: 12,
+        placement: 'turn',
+      },
       compactorTools: 'stable',
     });
     expect(parsePolicy()).toEqual(policy);

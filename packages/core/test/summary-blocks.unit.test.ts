@@ -258,6 +258,32 @@ describe('consolidateSummaryBlocks', () => {
     );
   });
 
+  it('with countCapMerges newest, the count cap folds the newest blocks and leaves the older ones as they were (ADR-0211)', () => {
+    fc.assert(
+      fc.property(blocksArbitrary, fc.integer({ min: 1, max: 8 }), (blocks, maxBlocks) => {
+        const { blocks: out, merged } = consolidateSummaryBlocks(
+          blocks,
+          { maxBlocks, budgetTokens: Number.MAX_SAFE_INTEGER, countText, countCapMerges: 'newest' },
+          (id) => Number(id.slice(1)),
+        );
+        expect(out.length).toBe(Math.min(blocks.length, maxBlocks));
+        expect(merged).toBe(blocks.length - out.length);
+        // Every block but the last is the same object as before: the prompt cache keeps them.
+        for (let index = 0; index < out.length - 1; index += 1) expect(out[index]).toBe(blocks[index]);
+        const pinnedIn = (list: SummarizationRecord[]) =>
+          new Set(list.flatMap((record) => record.summary.facts.filter((f) => f.pinned).map((f) => f.text)));
+        for (const text of pinnedIn(blocks)) expect(pinnedIn(out).has(text)).toBe(true);
+        expect(out.flatMap((record) => record.span.messageIds).sort()).toEqual(
+          blocks.flatMap((record) => record.span.messageIds).sort(),
+        );
+        if (merged > 0) expect(out.at(-1)!.originalTokenCount).toBe(1000 * (merged + 1));
+      }),
+      { numRuns: 200 },
+    );
+    expect(parsePolicy({}).summaryBlockMerge).toBe('newest');
+    expect(parsePolicy({ preset: 'seed-000' }).summaryBlockMerge).toBe('oldest');
+  });
+
   it('rewrites nothing for the budget when merging cannot bring the blocks within it', () => {
     const pinned = (index: number) =>
       block(index, [{ text: `pinned ${'x'.repeat(400)} ${index}`, pinned: true }]);

@@ -165,7 +165,7 @@ describe('invariants (ADR-0002, ADR-0006, ADR-0009)', () => {
       expect(text).toContain(`Clean up the staging tables. ${constraint}`);
     }
     const { plan } = await thread.stores.plans.getCurrent(TENANT, thread.threadId);
-    // Append-only summary blocks (ADR-0150): one block per round, the oldest merged past maxSummaryBlocks.
+    // Append-only summary blocks (ADR-0150): one block per round, the newest merged past maxSummaryBlocks (ADR-0211).
     expect(plan!.summarizations.length).toBeGreaterThan(1);
     expect(plan!.summarizations.length).toBeLessThanOrEqual(8);
     expect(Math.max(...plan!.summarizations.map((block) => block.round))).toBe(10);

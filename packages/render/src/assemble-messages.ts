@@ -11,6 +11,8 @@ export interface AssembledMessages {
   /** Conversation tokens in the stable prefix. */
   stableTokens: number;
   syntheticMessages: number;
+  /** For each slot (dropped ones included), the number of wire messages laid out up to and including it. */
+  slotEnds: number[];
 }
 
 /**
@@ -41,8 +43,12 @@ export function assembleMessages(
   let stable = plan !== null;
   let stableEnd = -1;
   let stableTokens = 0;
+  const slotEnds: number[] = [];
   for (const slot of slots) {
-    if (slot.dropped) continue;
+    if (slot.dropped) {
+      slotEnds.push(messages.length);
+      continue;
+    }
     const piece = slot === first && opening.firstPiece ? opening.firstPiece : slot.piece;
     for (const wire of piece.wire) messages.push(wire);
     if (slot.kind === 'synthetic') syntheticMessages += 1;
@@ -51,6 +57,7 @@ export function assembleMessages(
       for (const result of slot.results) results.push(result.piece.wire[0]);
       for (const wire of format.groupResults(results)) messages.push(wire);
     }
+    slotEnds.push(messages.length);
     if (stable && plan !== null && slot.maxSeq <= plan.basedOnSeq) {
       stableEnd = messages.length - 1;
       stableTokens += slot.tokens + (slot === first ? opening.extraTokens : 0);
@@ -58,5 +65,5 @@ export function assembleMessages(
       stable = false;
     }
   }
-  return { messages, stableEnd, stableTokens, syntheticMessages };
+  return { messages, stableEnd, stableTokens, syntheticMessages, slotEnds };
 }

@@ -7,7 +7,8 @@ import { applyOpaqueParts } from './plan/opaque-parts.js';
 import { normalizedPlanFor, resolutionWarnings, resolvePlan } from './plan/resolve-plan.js';
 import { buildSlots, type Slot } from './plan/slots.js';
 import type { RequestByProvider } from './providers/request-types.js';
-import { fitRecall } from './recall/render-recall.js';
+import { type RecallRoom, recallAnchor, recallRooms } from './recall/recall-anchor.js';
+import { type FittedRecall, fitRecall } from './recall/render-recall.js';
 import { fitRehydration } from './rehydration/fit-rehydration.js';
 import { type GatheredRehydration, gatherRehydration } from './rehydration/gather-rehydration.js';
 import { nextRehydrationState } from './rehydration/rehydration-state.js';
@@ -143,42 +144,72 @@ function render<P extends ProviderName>(
     maker,
   );
   // Recall shares the rehydration reserve: what rehydration left of its share, and of the room; with
-  // `fillFreeRoom` (ADR-0162) it may use all the room the request leaves under the ceiling.
+  // `fillFreeRoom` (ADR-0162) it may use all the room the request leaves under the ceiling. Anchored at
+  // the newest turn (ADR-0210), it is sized from the room the turn began with, so it holds for the turn.
   const recallPolicy = thread.policy.recall;
-  const freeRoom = limit - messageTokens - fitted.tokens;
-  const reserveAllowance = Math.min(
-    Math.floor(input.budget.rehydrationReserveTokens * recallPolicy.reserveShare),
-    input.budget.rehydrationReserveTokens - fitted.tokens,
-    freeRoom,
-  );
-  const fillsRoom = recallPolicy.fillFreeRoom === true && freeRoom > reserveAllowance;
-  const recallOn = input.recall !== false;
-  const recall = fitRecall({
-    thread,
-    plan,
-    normalized,
-    policy: fillsRoom
-      ? { ...recallPolicy, topK: Math.max(recallPolicy.topK, recallPolicy.freeRoomTopK ?? recallPolicy.topK) }
-      : recallPolicy,
-    rehydration: context.rehydrationPolicy,
-    allowance: recallOn ? (fillsRoom ? freeRoom : reserveAllowance) : 0,
-    reserveAllowance: Math.max(0, reserveAllowance),
-    memo: context.memo,
-    maker,
-    countText: (text) => tokenizer.count(text),
-    ...(input.query !== undefined ? { query: input.query } : {}),
+  const anchor = recallPolicy.placement === 'end' ? undefined : recallAnchor(slots);
+  const rooms = recallRooms({
+    policy: recallPolicy,
+    reserveTokens: input.budget.rehydrationReserveTokens,
+    rehydrationTokens: fitted.tokens,
+    freeRoom: limit - messageTokens - fitted.tokens,
+    anchor,
+    halve: recallPolicy.placement === 'turn-halving',
   });
+  const recallOn = input.recall !== false;
+  const recallWith = (room: RecallRoom) =>
+    fitRecall({
+      thread,
+      plan,
+      normalized,
+      policy: room.fillsRoom
+        ? {
+            ...recallPolicy,
+            topK: Math.max(recallPolicy.topK, recallPolicy.freeRoomTopK ?? recallPolicy.topK),
+          }
+        : recallPolicy,
+      rehydration: context.rehydrationPolicy,
+      allowance: recallOn ? room.allowance : 0,
+      reserveAllowance: Math.max(0, room.reserveAllowance),
+      memo: context.memo,
+      maker,
+      countText: (text) => tokenizer.count(text),
+      ...(input.query !== undefined ? { query: input.query } : {}),
+    });
+  // The turn's block while it still fits (the same bytes as on the turn's first call), else the block
+  // of half its room, else a block at the end sized to the room left (ADR-0210).
+  let recall: FittedRecall | undefined;
+  let anchored = false;
+  for (const room of recallOn ? rooms.anchored : []) {
+    const candidate = recallWith(room);
+    if (candidate.piece && candidate.report.tokens <= rooms.now.allowance) {
+      recall = candidate;
+      anchored = true;
+      break;
+    }
+  }
+  recall ??= recallWith(rooms.now);
   const messages = assembled.messages;
   // The last conversation message, before the ephemeral rehydration and recall: the cache never holds them.
-  const finalIndex = messages.length - 1;
-  for (const piece of fitted.pieces) messages.push(...piece.wire);
-  if (recall.piece) messages.push(...recall.piece.wire);
+  let finalIndex = messages.length - 1;
+  let stableEnd = assembled.stableEnd;
+  const insertAt = anchor && anchored && recall.piece ? assembled.slotEnds[anchor.slot]! : messages.length;
+  if (recall.piece && insertAt < messages.length) {
+    // Inside the conversation, after the turn's opening: cached with the turn from its second call on.
+    const wire = recall.piece.wire;
+    messages.splice(insertAt, 0, ...wire);
+    finalIndex += wire.length;
+    if (stableEnd >= insertAt) stableEnd += wire.length;
+    for (const piece of fitted.pieces) messages.push(...piece.wire);
+  } else {
+    for (const piece of fitted.pieces) messages.push(...piece.wire);
+    if (recall.piece) messages.push(...recall.piece.wire);
+  }
 
   const caching = format.provider === 'anthropic' && input.promptCaching !== false;
   const messageIndexes: number[] = [];
   if (caching) {
-    if (assembled.stableEnd >= 0 && assembled.stableEnd !== finalIndex)
-      messageIndexes.push(assembled.stableEnd);
+    if (stableEnd >= 0 && stableEnd !== finalIndex) messageIndexes.push(stableEnd);
     if (finalIndex >= 0) messageIndexes.push(finalIndex);
   }
   const breakpoints = {
@@ -220,7 +251,7 @@ function render<P extends ProviderName>(
     emergencyFit: emergency,
     needsCompaction: emergency !== null,
     stablePrefixTokens: systemTokens + toolPart.tokens + formatting + assembled.stableTokens,
-    stablePrefixMessages: prepended + assembled.stableEnd + 1,
+    stablePrefixMessages: prepended + stableEnd + 1,
     cacheBreakpoints: (breakpoints.tools ? 1 : 0) + (breakpoints.system ? 1 : 0) + messageIndexes.length,
     toolsAdded,
     rehydration: {

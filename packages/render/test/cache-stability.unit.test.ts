@@ -2,6 +2,7 @@ import {
   foldMore,
   type Message,
   type ProviderName,
+  parsePolicy,
   type StoredEvent,
   type Thread,
   type Tokenizer,
@@ -15,8 +16,12 @@ import { renderInput, wireMessages, withoutCacheControl } from './support/render
 import { PROVIDERS, tokenizerFor } from './support/tokenizers.js';
 
 /** 20 messages committed under a plan, then 50 more events appended one at a time. */
+const endPlacement = { ...parsePolicy({}).recall, placement: 'end' as const };
+
 function session() {
-  const builder = threadBuilder('appends', { tenantId: 'tenant-1' });
+  // Recall after the newest message (ADR-0111's placement), so the block leaves every settled prefix;
+  // the anchored placement keeps it inside the prefix and is checked in recall-anchor.unit.test.ts.
+  const builder = threadBuilder('appends', { tenantId: 'tenant-1', policy: { recall: endPlacement } });
   builder
     .user('Set up the project.')
     .assistant('Listing files.', { toolCalls: [{ id: 'b1', name: 'bash', input: { command: 'ls' } }] })

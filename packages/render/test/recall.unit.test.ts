@@ -213,9 +213,13 @@ describe('render properties with recall on (fast-check)', () => {
     let recalled = 0;
     fc.assert(
       fc.property(scenario, ({ thread: base, plan, provider, query, reserve, fraction }) => {
+        // ADR-0111's placement (after the newest message); the anchored one: recall-anchor.unit.test.ts.
         const thread = {
           ...base,
-          policy: { ...base.policy, recall: { ...base.policy.recall, minScore: 0 } },
+          policy: {
+            ...base.policy,
+            recall: { ...base.policy.recall, minScore: 0, placement: 'end' as const },
+          },
         };
         const roomy = renderPromptSync(
           renderInput(provider, thread, plan, { budget: tokenBudget({ maxInputTokens: 10_000_000 }), query }),

@@ -21,6 +21,8 @@ const scenario = arbitraryThread({ maxTurns: 5 }).chain(({ events }) =>
       provider: fc.constantFrom<ProviderName>(...PROVIDERS),
       keepRecentTurns: fc.integer({ min: 0, max: 3 }),
       keepRecentTokens: fc.constantFrom(0, 200, 2_000),
+      // Recall after the newest message, or anchored at the newest turn's opening (ADR-0210).
+      placement: fc.constantFrom<'end' | 'turn' | 'turn-halving'>('end', 'turn', 'turn-halving'),
       fraction: fc.oneof(
         { weight: 1, arbitrary: fc.double({ min: 0.05, max: 0.6, noNaN: true }) },
         { weight: 4, arbitrary: fc.double({ min: 0.6, max: 1.2, noNaN: true }) },
@@ -29,8 +31,14 @@ const scenario = arbitraryThread({ maxTurns: 5 }).chain(({ events }) =>
   }),
 );
 
-function withTail(thread: Thread, keepRecentTurns: number, keepRecentTokens: number): Thread {
-  return { ...thread, policy: { ...thread.policy, keepRecentTurns, keepRecentTokens } };
+function withTail(
+  thread: Thread,
+  keepRecentTurns: number,
+  keepRecentTokens: number,
+  placement: 'end' | 'turn' | 'turn-halving' = 'end',
+): Thread {
+  const recall = { ...thread.policy.recall, placement };
+  return { ...thread, policy: { ...thread.policy, keepRecentTurns, keepRecentTokens, recall } };
 }
 
 describe('render properties (fast-check)', () => {
@@ -43,8 +51,8 @@ describe('render properties (fast-check)', () => {
     fc.assert(
       fc.property(
         scenario,
-        ({ thread: base, plan, provider, keepRecentTurns, keepRecentTokens, fraction }) => {
-          const thread = withTail(base, keepRecentTurns, keepRecentTokens);
+        ({ thread: base, plan, provider, keepRecentTurns, keepRecentTokens, placement, fraction }) => {
+          const thread = withTail(base, keepRecentTurns, keepRecentTokens, placement);
           const roomy = renderPromptSync(
             renderInput(provider, thread, plan, { budget: tokenBudget({ maxInputTokens: 10_000_000 }) }),
           );

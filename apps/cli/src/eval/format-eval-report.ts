@@ -60,15 +60,16 @@ export function cacheTable(result: EvaluationResult): string[] {
   if (ours.length > 0) {
     lines.push(
       '',
-      `Where ${result.systems[0]!.name}'s uncached tokens come from (calls right after a commit, calls with an emergency fit, the rest):`,
+      `Where ${result.systems[0]!.name}'s uncached tokens come from (recall blocks written on whatever call; the rest by calls right after a commit, calls with an emergency fit, the rest):`,
       '',
-      '| run | uncached tokens | after a commit | emergency fit | other | fits: messages / summaries dropped, summaries trimmed |',
-      '|---|---|---|---|---|---|',
+      '| run | uncached tokens | mean request | after a commit | emergency fit | recall block | other | fits: messages / summaries dropped, summaries trimmed |',
+      '|---|---|---|---|---|---|---|---|',
       ...ours.map((run) => {
         const cache = run.cache!;
         const share = (part: number) => of(part, cache.uncachedTokens);
         const dropped = cache.emergencyDropped;
-        return `| ${run.transcript} @ ${Math.round(run.window / 1000)}k | ${cache.uncachedTokens} | ${share(cache.uncachedBy.commit)} | ${share(cache.uncachedBy.emergencyFit)} | ${share(cache.uncachedBy.other)} | ${dropped.messages} / ${dropped.summaries}, ${dropped.trimmedSummaries} |`;
+        const meanRequest = cache.calls > 0 ? Math.round(cache.inputTokens / cache.calls) : 0;
+        return `| ${run.transcript} @ ${Math.round(run.window / 1000)}k | ${cache.uncachedTokens} | ${meanRequest} | ${share(cache.uncachedBy.commit)} | ${share(cache.uncachedBy.emergencyFit)} | ${share(cache.uncachedBy.recall ?? 0)} | ${share(cache.uncachedBy.other)} | ${dropped.messages} / ${dropped.summaries}, ${dropped.trimmedSummaries} |`;
       }),
     );
   }

@@ -74,9 +74,11 @@ export interface CacheFigures {
   breaks: number;
   /**
    * Uncached tokens by what the call followed: a commit (ours: a new plan; a baseline: its
-   * compaction), an emergency fit (ours), or neither (appends, recall, the tail).
+   * compaction), an emergency fit (ours), or neither (appends, the tail); `recall` takes the
+   * uncached tokens of recall blocks (marked `[Recalled from earlier in this conversation`), whatever
+   * the call followed, so the ephemeral block's own cost shows apart (ADR-0210).
    */
-  uncachedBy: Record<CallCause, number>;
+  uncachedBy: Record<CallCause | 'recall', number>;
   /** Anthropic Sonnet list prices: prefix as cache read, the rest as cache write. */
   costUsd: number;
   /** OpenAI GPT-4.1 list prices: cached prefix (≥1,024 tokens, 128-token steps) at the cached rate. */
@@ -95,6 +97,9 @@ export interface CacheCall {
 }
 
 type Json = unknown;
+
+/** How a recall block starts (ours and the sliding window + recall baseline): its uncached tokens are `recall`'s. */
+const RECALL_MARKER = '[Recalled from earlier in this conversation';
 
 /** The keys a provider's cache does not hash (breakpoint markers): dropped before comparing. */
 const IGNORED_KEYS = new Set(['cache_control', 'providerOptions']);
@@ -159,7 +164,12 @@ export class CacheMeter {
   private costUsd = 0;
   private openAiCostUsd = 0;
   private previousTokens = 0;
-  private readonly uncachedBy: Record<CallCause, number> = { commit: 0, emergencyFit: 0, other: 0 };
+  private readonly uncachedBy: Record<CallCause | 'recall', number> = {
+    commit: 0,
+    emergencyFit: 0,
+    other: 0,
+    recall: 0,
+  };
 
   constructor(private readonly countTokens: CountTokens) {}
 
@@ -185,27 +195,35 @@ export class CacheMeter {
     const blocks = requestBlocks(request);
     let requestTokens = 0;
     let cachedTokens = 0;
+    let recallTokens = 0;
     let matching = true;
     for (const [index, block] of blocks.entries()) {
       const tokens = this.count(block);
       requestTokens += tokens;
-      if (!matching) continue;
+      if (!matching) {
+        if (block.includes(RECALL_MARKER)) recallTokens += tokens;
+        continue;
+      }
       const before = this.previous[index];
       if (before === block) {
         cachedTokens += tokens;
         continue;
       }
       matching = false;
+      let shared = 0;
       if (before !== undefined) {
-        const shared = commonPrefixLength(before, block);
-        if (shared > 0) cachedTokens += Math.min(tokens, this.countTokens(block.slice(0, shared)));
+        const length = commonPrefixLength(before, block);
+        if (length > 0) shared = Math.min(tokens, this.countTokens(block.slice(0, length)));
       }
+      cachedTokens += shared;
+      if (block.includes(RECALL_MARKER)) recallTokens += tokens - shared;
     }
     this.previous = blocks;
     this.calls += 1;
     this.inputTokens += requestTokens;
     this.uncachedTokens += requestTokens - cachedTokens;
-    this.uncachedBy[cause] += requestTokens - cachedTokens;
+    this.uncachedBy.recall += recallTokens;
+    this.uncachedBy[cause] += requestTokens - cachedTokens - recallTokens;
     if (requestTokens > 0) this.shareSum += cachedTokens / requestTokens;
     if (this.calls > 1 && cachedTokens < this.previousTokens / 2) this.breaks += 1;
     this.previousTokens = requestTokens;

@@ -6,8 +6,8 @@ import { trimSummaryToBudget } from '../summary/trim.js';
 /*
  * Append-only summary blocks (ADR-0150). Each summarization round adds one block covering only the
  * span it summarized; earlier blocks are left as they are, so the prompt they render stays byte for
- * byte what the provider cached. Blocks are consolidated (the oldest merged into one) only when there
- * are more than `maxSummaryBlocks` or they exceed the summary budget, and then down to a low-water
+ * byte what the provider cached. Blocks are consolidated (two merged into one: the oldest, or for the
+ * count cap the newest when the policy says so, ADR-0211) only when there are more than `maxSummaryBlocks` or they exceed the summary budget, and then down to a low-water
  * mark (half the budget) so the next consolidation is many rounds away.
  */
 
@@ -17,6 +17,13 @@ export interface SummaryBlockLimits {
   /** Tokens all blocks together may take (the summary budget). */
   budgetTokens: number;
   countText: (text: string) => number;
+  /**
+   * Which blocks the count cap merges (ADR-0211): `oldest` (the two oldest, rewriting the start of
+   * the prompt) or `newest` (the two newest: the round's new block joins the one before it, so only
+   * what follows the older blocks is rewritten and the prompt cache keeps them).
+   * @defaultValue 'oldest'
+   */
+  countCapMerges?: 'oldest' | 'newest';
 }
 
 /** The blocks after consolidation, and how many of the old ones were merged away. */
@@ -110,13 +117,14 @@ export function consolidateSummaryBlocks(
   // The count cap always applies: merge the oldest until there are at most maxBlocks.
   let current = [...blocks];
   let merged = 0;
+  const mergeForCount = limits.countCapMerges === 'newest' ? mergeNewest : mergeOldest;
   while (current.length > maxBlocks) {
-    const within = mergeOldest(current, limits.budgetTokens, limits, indexOf);
+    const within = mergeForCount(current, limits.budgetTokens, limits, indexOf);
     // A merge for the count never moves a pinned fact behind a pointer (ADR-0161 is for the budget):
     // when trimming to the budget would, the two blocks are merged untrimmed.
     current = keepsPinnedFacts(current, within)
       ? within
-      : mergeOldest(current, Number.POSITIVE_INFINITY, limits, indexOf);
+      : mergeForCount(current, Number.POSITIVE_INFINITY, limits, indexOf);
     merged += 1;
   }
   if (summaryBlockTokens(current) <= limits.budgetTokens) return { blocks: current, merged };
@@ -159,4 +167,15 @@ function mergeOldest(
     ...SummarizationRecord[],
   ];
   return [mergeSummaryBlocks(older, newer, indexOf, maxTokens, limits.countText), ...rest];
+}
+
+function mergeNewest(
+  blocks: readonly SummarizationRecord[],
+  maxTokens: number,
+  limits: SummaryBlockLimits,
+  indexOf: (messageId: string) => number,
+): SummarizationRecord[] {
+  const older = blocks.at(-2)!;
+  const newer = blocks.at(-1)!;
+  return [...blocks.slice(0, -2), mergeSummaryBlocks(older, newer, indexOf, maxTokens, limits.countText)];
 }

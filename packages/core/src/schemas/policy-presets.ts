@@ -39,6 +39,7 @@ export const POLICY_PRESETS: Readonly<Record<PolicyPresetName, Partial<Compactio
     trigger: { kind: 'tokens', threshold: 80_000 },
     mode: { kind: 'recursive-summarization', maxEventsToKeep: 10, overlapSize: 0 },
     maxSummaryBlocks: 5,
+    summaryBlockMerge: 'oldest',
   },
   // pi: compact when the context passes window − reserveTokens; keep keepRecentTokens; summarize only,
   // the summary within 0.8 × reserveTokens.

@@ -36,6 +36,14 @@ export const recallPolicySchema = z.object({
   fillFreeRoom: z.boolean().default(true),
   /** Hits recall may bring when it fills free room beyond the reserve (`topK` otherwise). */
   freeRoomTopK: z.number().int().min(0).default(12),
+  /**
+   * Where the block goes (ADR-0210): `turn` (the default) right after the message that opened the newest
+   * turn, the block of the room the turn began with, byte-identical (and cached) over the turn's calls
+   * while it fits, else at the end sized to the room left; `turn-halving` also tries the block of half
+   * that room before going to the end (cached longer, but a smaller block late in a turn); `end` after
+   * the newest message, sized afresh on every call (ADR-0111's placement).
+   */
+  placement: z.enum(['turn', 'turn-halving', 'end']).default('turn'),
 });
 export type RecallPolicy = z.infer<typeof recallPolicySchema>;
 
@@ -166,6 +174,12 @@ export const compactionPolicyFieldsSchema = z.object({
    */
   maxSummaryBlocks: z.number().int().positive().default(8),
   /**
+   * Which blocks `maxSummaryBlocks` merges (ADR-0211): `newest` (the default) folds the round's new
+   * block into the one before it, so the older blocks stay byte-identical and cached; `oldest` merges
+   * the two oldest (the `seed-000` preset's "then merge the oldest"), rewriting the prompt's start.
+   */
+  summaryBlockMerge: z.enum(['newest', 'oldest']).default('newest'),
+  /**
    * The cache cost model (ADR-0151): once the ladder compacts, it goes on down to the low-water mark
    * (`lowWaterPercent` of the target) when the model prices the deeper compaction cheaper per call, and
    * clears tool results only in batches worth the cache break. `false` keeps the old depth (the target,
@@ -174,11 +188,11 @@ export const compactionPolicyFieldsSchema = z.object({
   cacheCostModel: z.boolean().default(true),
   /**
    * Split-turn summaries (ADR-0152): when the protected tail cuts a long running turn, the summarize
-   * rung may summarize the turn's older part (never splitting a tool call from its result). Off by
-   * default (the extractive summary of a turn's older part can lose its last failing command); the `pi`
-   * preset turns it on.
+   * rung may summarize the turn's older part (never splitting a tool call from its result). On by
+   * default since ADR-0212 (a long turn no longer leaves the renderer sliding a window over it, which
+   * broke the prompt cache on every call); `false` keeps summaries to whole turns.
    */
-  splitTurnSummaries: z.boolean().default(false),
+  splitTurnSummaries: z.boolean().default(true),
   /**
    * The high-water mark (ADR-0151): with the cost model on, the default `target` trigger fires only
    * when the messages pass this fraction of the window (computed like `softThresholdPercent`, never
@@ -204,6 +218,7 @@ export const compactionPolicyFieldsSchema = z.object({
     minScore: 1,
     fillFreeRoom: true,
     freeRoomTopK: 12,
+    placement: 'turn',
   }),
   /**
    * When Compactor's own tools (`read_artifact`, `search_history`) are in the request (ADR-0141):

@@ -53,8 +53,12 @@ interface PlanRecallIndex {
   index: RecallIndex;
   kinds: Map<string, RecalledMessage['compactedBy']>;
   readonly size: number;
-  /** The last search and its result: an unchanged thread renders again without searching. */
-  last?: { key: string; fitted: FittedRecall };
+  /**
+   * The last two searches and their results: an unchanged thread renders again without searching, and a
+   * render that tries the turn's anchored block before the block of the room left (ADR-0210) searches
+   * neither again on the next call.
+   */
+  last?: { key: string; fitted: FittedRecall }[];
   /** Token counts of hit texts already counted (each document's text, at most once). */
   counted: Map<string, number>;
 }
@@ -212,7 +216,8 @@ export function fitRecall(parts: {
   report.indexed = index.size;
   if (index.size === 0) return { piece: undefined, report };
   const key = `${index.size}\u0000${report.allowance}\u0000${report.reserveAllowance}\u0000${policy.topK}\u0000${policy.minScore}\u0000${query}`;
-  if (planIndex.last?.key === key) return planIndex.last.fitted;
+  const remembered = planIndex.last?.find((entry) => entry.key === key);
+  if (remembered) return remembered.fitted;
   const counted = planIndex.counted;
   const countText = (text: string) => {
     let tokens = counted.get(text);
@@ -223,7 +228,7 @@ export function fitRecall(parts: {
     return tokens;
   };
   const fitted = search(index, kinds, query, policy, report, countText, maker);
-  planIndex.last = { key, fitted };
+  planIndex.last = [{ key, fitted }, ...(planIndex.last ?? []).slice(0, 1)];
   return fitted;
 }
 

@@ -150,7 +150,12 @@ export function appendSummaryBlock(
   );
   const { blocks, merged } = consolidateSummaryBlocks(
     ordered,
-    { maxBlocks: policy.maxSummaryBlocks, budgetTokens: parts.budget, countText: parts.countText },
+    {
+      maxBlocks: policy.maxSummaryBlocks,
+      budgetTokens: parts.budget,
+      countText: parts.countText,
+      countCapMerges: policy.summaryBlockMerge,
+    },
     indexOf,
   );
   const kept = new Set(blocks);
