@@ -1,5 +1,5 @@
 import MiniSearch from 'minisearch';
-import { ENGLISH_STOP_WORDS } from './stop-words.js';
+import { recallTerm, tokenizeRecallText } from './terms.js';
 
 /** One searchable unit, usually a message compacted away (its id is the message id). */
 export interface RecallDocument {
@@ -7,6 +7,12 @@ export interface RecallDocument {
   text: string;
   /** The user turn it belongs to, carried through to hits (for labels such as "turn 12"). */
   turn?: number;
+  /**
+   * Text around it (e.g. the neighbouring messages), searched at a lower weight but never returned:
+   * a reply ("It taught me self-acceptance") is found by the question it answers ("What did you take
+   * away from Becoming Nicole?").
+   */
+  context?: string;
 }
 
 export interface RecallHit {
@@ -63,27 +69,25 @@ export interface RecallIndex {
 interface Stored {
   id: string;
   text: string;
+  context: string;
   turn: number | undefined;
   seq: number;
 }
 
 const DEFAULT_MAX_DOCUMENTS = 50_000;
 const DEFAULT_MAX_CHARS = 8_000;
-
-/** Lower-cased word tokens without English stop words, so "what did she do" does not match everything. */
-function processTerm(term: string): string | null {
-  const lower = term.toLowerCase();
-  return lower.length < 2 || ENGLISH_STOP_WORDS.has(lower) ? null : lower;
-}
+/** A match in a document's context counts this much of a match in its own text. */
+const CONTEXT_WEIGHT = 0.5;
 
 /** A per-thread BM25 index over message texts (minisearch), bounded in size and deterministic. */
 export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex {
   const maxDocuments = options.maxDocuments ?? DEFAULT_MAX_DOCUMENTS;
   const maxChars = options.maxCharsPerDocument ?? DEFAULT_MAX_CHARS;
   const search = new MiniSearch<Stored>({
-    fields: ['text'],
+    fields: ['text', 'context'],
     storeFields: [],
-    processTerm,
+    tokenize: tokenizeRecallText,
+    processTerm: recallTerm,
   });
   // Insertion order is the eviction order and the tie-break: a Map iterates in insertion order.
   const stored = new Map<string, Stored>();
@@ -103,6 +107,7 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
         const entry: Stored = {
           id: document.id,
           text: document.text.length > maxChars ? document.text.slice(0, maxChars) : document.text,
+          context: (document.context ?? '').slice(0, maxChars),
           turn: document.turn,
           seq: nextSeq,
         };
@@ -126,10 +131,17 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
     },
     search({ query, topK, maxTokens, minScore = 0, countTokens, exclude }) {
       if (query.trim() === '' || topK <= 0 || maxTokens <= 0) return { hits: [], tokens: 0, matched: 0 };
-      const results = search.search(query, { combineWith: 'OR', prefix: false, fuzzy: false });
+      const results = search.search(query, { combineWith: 'OR',
+        prefix: false,
+        fuzzy: false,
+        boost: { text: 1, context: CONTEXT_WEIGHT },
+      });
       const ranked = results
         .map((result) => ({ result, document: stored.get(String(result.id)) }))
         .filter((entry): entry is { result: (typeof results)[number]; document: Stored } => !!entry.document)
+        // Context raises a document that matches itself; it never brings back one that does not
+        // (a bare "Noted." beside the matching turn).
+        .filter(({ result }) => Object.values(result.match).some((fields) => fields.includes('text')))
         .sort(
           (left, right) => right.result.score - left.result.score || left.document.seq - right.document.seq,
         );

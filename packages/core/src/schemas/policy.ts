@@ -35,7 +35,7 @@ export const recallPolicySchema = z.object({
    */
   fillFreeRoom: z.boolean().default(true),
   /** Hits recall may bring when it fills free room beyond the reserve (`topK` otherwise). */
-  freeRoomTopK: z.number().int().min(0).default(12),
+  freeRoomTopK: z.number().int().min(0).default(48),
 });
 export type RecallPolicy = z.infer<typeof recallPolicySchema>;
 
@@ -203,7 +203,7 @@ export const compactionPolicyFieldsSchema = z.object({
     topK: 4,
     minScore: 1,
     fillFreeRoom: true,
-    freeRoomTopK: 12,
+    freeRoomTopK: 48,
   }),
   /**
    * When Compactor's own tools (`read_artifact`, `search_history`) are in the request (ADR-0141):

@@ -61,6 +61,8 @@ interface PlanRecallIndex {
 
 /** A document is clipped to this many characters (a pasted log comes back by its head). */
 const MAX_CHARS_PER_DOCUMENT = 4000;
+/** Each neighbour's text indexed as a document's context is clipped to this many characters. */
+const MAX_CONTEXT_CHARS = 1000;
 /** The query is clipped to this many characters. */
 const MAX_QUERY_CHARS = 600;
 
@@ -111,6 +113,8 @@ function planRecallIndex(
 export interface CompactedRecallDocument {
   id: string;
   text: string;
+  /** The neighbouring messages' texts, searched at a lower weight (never shown). */
+  context: string;
   turn: number;
   compactedBy: RecalledMessage['compactedBy'];
 }
@@ -141,12 +145,37 @@ export function compactedRecallDocuments(
     if (text.trim().length === 0) continue;
     documents.push({
       id: message.id,
-      text: `${message.role}: ${text}`,
+      text: `${speakerLabel(message)}: ${text}`,
+      context: neighbourText(thread, normalized, position),
       turn: message.turn,
       compactedBy: record.kind,
     });
   }
   return documents;
+}
+
+/**
+ * Who said it: the speaker's name where the message names one (`metadata.speaker`, as imported
+ * dialogues carry), else the role. Indexed with the text, so "What did Melanie paint?" finds
+ * Melanie's turns, which rarely name her.
+ */
+/**
+ * The texts of the compacted messages just before and after a position: searched as a document's
+ * context (a reply is found by the question it answers). A neighbour still in the request is left
+ * out, so the last compacted message does not match whatever the newest turn says.
+ */
+function neighbourText(thread: Thread, normalized: NormalizedPlan, position: number): string {
+  const texts: string[] = [];
+  for (const neighbour of [thread.messages[position - 1], thread.messages[position + 1]]) {
+    if (neighbour && normalized.actions.has(neighbour.id))
+      texts.push(messageRecallText(neighbour).slice(0, MAX_CONTEXT_CHARS));
+  }
+  return texts.join('\n');
+}
+
+function speakerLabel(message: ThreadMessage): string {
+  const speaker = message.metadata?.speaker;
+  return typeof speaker === 'string' && speaker.trim() !== '' ? speaker.trim() : message.role;
 }
 
 function readable(
@@ -259,8 +288,12 @@ function search(
       }));
       return { piece, report };
     }
-    // Weakest hit out (hits are best first).
-    hits.pop();
+    // The weakest hits out (hits are best first), as many as cover the excess (at least one), so a
+    // block of many hits is counted a few times, not once per hit dropped.
+    let excess = piece.tokens - report.allowance;
+    do {
+      excess -= hits.pop()!.tokens;
+    } while (excess > 0 && hits.length > 0);
   }
   return { piece: undefined, report };
 }
