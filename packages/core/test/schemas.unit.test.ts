@@ -275,7 +275,7 @@ describe('policy and trigger schemas', () => {
         cooldownTurns: 2,
         autoRehydrateSensitivities: ['public', 'internal'],
       },
-      recall: { enabled: true, reserveShare: 1, topK: 4, minScore: 1, fillFreeRoom: true, freeRoomTopK: 12 },
+      recall: { enabled: true, reserveShare: 1, topK: 4, minScore: 1, fillFreeRoom: true, freeRoomTopK: 48 },
       compactorTools: 'stable',
     });
     expect(parsePolicy()).toEqual(policy);

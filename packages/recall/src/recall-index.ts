@@ -131,7 +131,8 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
     },
     search({ query, topK, maxTokens, minScore = 0, countTokens, exclude }) {
       if (query.trim() === '' || topK <= 0 || maxTokens <= 0) return { hits: [], tokens: 0, matched: 0 };
-      const results = search.search(query, { combineWith: 'OR',
+      const results = search.search(query, {
+        combineWith: 'OR',
         prefix: false,
         fuzzy: false,
         boost: { text: 1, context: CONTEXT_WEIGHT },

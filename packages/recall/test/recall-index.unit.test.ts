@@ -19,15 +19,24 @@ describe('createRecallIndex', () => {
     expect(search('What LGBTQ+ events has Caroline been to?')).toEqual(['group']);
   });
 
-  it("ranks a document higher when its context matches, but never returns one on its context alone", () => {
+  it('ranks a document higher when its context matches, but never returns one on its context alone', () => {
     const index = createRecallIndex();
     index.add([
-      { id: 'answer', text: 'Caroline: It taught me self-acceptance.', context: 'What did Becoming Nicole teach you?' },
+      {
+        id: 'answer',
+        text: 'Caroline: It taught me self-acceptance.',
+        context: 'What did Becoming Nicole teach you?',
+      },
       { id: 'plain', text: 'Caroline: I read a lot of books.' },
       { id: 'filler', text: 'Noted.', context: 'Caroline asked about Becoming Nicole.' },
     ]);
     const hits = index
-      .search({ query: 'What did Caroline take from Becoming Nicole?', topK: 3, maxTokens: 100, countTokens: words })
+      .search({
+        query: 'What did Caroline take from Becoming Nicole?',
+        topK: 3,
+        maxTokens: 100,
+        countTokens: words,
+      })
       .hits.map((hit) => hit.id);
     expect(hits).toEqual(['answer', 'plain']);
     // The context is searched, never shown.
