@@ -1,5 +1,5 @@
 import MiniSearch from 'minisearch';
-import { recallTerm, tokenizeRecallText } from './terms.js';
+import { recallTermMemo, tokenizeRecallText } from './terms.js';
 
 /** One searchable unit, usually a message compacted away (its id is the message id). */
 export interface RecallDocument {
@@ -87,7 +87,7 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
     fields: ['text', 'context'],
     storeFields: [],
     tokenize: tokenizeRecallText,
-    processTerm: recallTerm,
+    processTerm: recallTermMemo(),
   });
   // Insertion order is the eviction order and the tie-break: a Map iterates in insertion order.
   const stored = new Map<string, Stored>();

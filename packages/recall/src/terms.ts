@@ -19,3 +19,23 @@ export function recallTerm(word: string): string | null {
   if (lower.length < 2 || ENGLISH_STOP_WORDS.has(lower)) return null;
   return /^\p{N}+$/u.test(lower) ? lower : stemmer(lower);
 }
+
+/** Most distinct words a {@link recallTermMemo} remembers before it starts again. */
+const MEMO_WORDS = 50_000;
+
+/**
+ * {@link recallTerm} remembering its answers (stemming is the index's main cost, and a thread's
+ * vocabulary is small); one per index, bounded in entries.
+ */
+export function recallTermMemo(): (word: string) => string | null {
+  const memo = new Map<string, string | null>();
+  return (word) => {
+    let term = memo.get(word);
+    if (term === undefined) {
+      if (memo.size >= MEMO_WORDS) memo.clear();
+      term = recallTerm(word);
+      memo.set(word, term);
+    }
+    return term;
+  };
+}
