@@ -161,16 +161,23 @@ export function compactedRecallDocuments(
  */
 /**
  * The texts of the compacted messages just before and after a position: searched as a document's
- * context (a reply is found by the question it answers). A neighbour still in the request is left
- * out, so the last compacted message does not match whatever the newest turn says.
+ * context (a reply is found by the question it answers). Only between conversational messages (no
+ * tool parts); a neighbour still in the request is left out, so the last compacted message does not
+ * match whatever the newest turn says.
  */
 function neighbourText(thread: Thread, normalized: NormalizedPlan, position: number): string {
+  if (!conversational(thread.messages[position]!)) return '';
   const texts: string[] = [];
   for (const neighbour of [thread.messages[position - 1], thread.messages[position + 1]]) {
-    if (neighbour && normalized.actions.has(neighbour.id))
+    if (neighbour && conversational(neighbour) && normalized.actions.has(neighbour.id))
       texts.push(messageRecallText(neighbour).slice(0, MAX_CONTEXT_CHARS));
   }
   return texts.join('\n');
+}
+
+/** Said, not done: no tool call or result (a tool's neighbours would only add noise to its match). */
+function conversational(message: ThreadMessage): boolean {
+  return message.content.every((part) => part.type !== 'tool_call' && part.type !== 'tool_result');
 }
 
 function speakerLabel(message: ThreadMessage): string {
