@@ -61,7 +61,7 @@ interface PlanRecallIndex {
 
 /** A document is clipped to this many characters (a pasted log comes back by its head). */
 const MAX_CHARS_PER_DOCUMENT = 4000;
-/** Each neighbour's text indexed as a document's context is clipped to this many characters. */
+/** The previous message's text indexed as a document's context is clipped to this many characters. */
 const MAX_CONTEXT_CHARS = 1000;
 /** The query is clipped to this many characters. */
 const MAX_QUERY_CHARS = 600;
@@ -113,7 +113,7 @@ function planRecallIndex(
 export interface CompactedRecallDocument {
   id: string;
   text: string;
-  /** The neighbouring messages' texts, searched at a lower weight (never shown). */
+  /** The previous compacted message's text, searched at a lower weight (never shown). */
   context: string;
   turn: number;
   compactedBy: RecalledMessage['compactedBy'];
@@ -146,7 +146,7 @@ export function compactedRecallDocuments(
     documents.push({
       id: message.id,
       text: `${speakerLabel(message)}: ${text}`,
-      context: neighbourText(thread, normalized, position),
+      context: previousText(thread, normalized, position),
       turn: message.turn,
       compactedBy: record.kind,
     });
@@ -160,19 +160,15 @@ export function compactedRecallDocuments(
  * Melanie's turns, which rarely name her.
  */
 /**
- * The texts of the compacted messages just before and after a position: searched as a document's
- * context (a reply is found by the question it answers). Only between conversational messages (no
- * tool parts); a neighbour still in the request is left out, so the last compacted message does not
- * match whatever the newest turn says.
+ * The text of the compacted message just before a position: searched as a document's context (a
+ * reply is found by the question it answers). Only between conversational messages (no tool parts).
+ * The message before, never the one after: it exists whenever this one does, so an index extended
+ * as the thread grows holds the same documents as a cold build (ADR-0111).
  */
-function neighbourText(thread: Thread, normalized: NormalizedPlan, position: number): string {
-  if (!conversational(thread.messages[position]!)) return '';
-  const texts: string[] = [];
-  for (const neighbour of [thread.messages[position - 1], thread.messages[position + 1]]) {
-    if (neighbour && conversational(neighbour) && normalized.actions.has(neighbour.id))
-      texts.push(messageRecallText(neighbour).slice(0, MAX_CONTEXT_CHARS));
-  }
-  return texts.join('\n');
+function previousText(thread: Thread, normalized: NormalizedPlan, position: number): string {
+  const before = thread.messages[position - 1];
+  if (!before || !conversational(thread.messages[position]!) || !conversational(before)) return '';
+  return normalized.actions.has(before.id) ? messageRecallText(before).slice(0, MAX_CONTEXT_CHARS) : '';
 }
 
 /** Said, not done: no tool call or result (a tool's neighbours would only add noise to its match). */
