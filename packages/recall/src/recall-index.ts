@@ -1,5 +1,5 @@
 import MiniSearch from 'minisearch';
-import { ENGLISH_STOP_WORDS } from './stop-words.js';
+import { recallTermMemo, tokenizeRecallText } from './terms.js';
 
 /** One searchable unit, usually a message compacted away (its id is the message id). */
 export interface RecallDocument {
@@ -7,6 +7,12 @@ export interface RecallDocument {
   text: string;
   /** The user turn it belongs to, carried through to hits (for labels such as "turn 12"). */
   turn?: number;
+  /**
+   * Text around it (e.g. the neighbouring messages), searched at a lower weight but never returned:
+   * a reply ("It taught me self-acceptance") is found by the question it answers ("What did you take
+   * away from Becoming Nicole?").
+   */
+  context?: string;
 }
 
 export interface RecallHit {
@@ -63,25 +69,21 @@ export interface RecallIndex {
 interface Stored {
   id: string;
   text: string;
+  context: string;
   turn: number | undefined;
   seq: number;
 }
 
 const DEFAULT_MAX_DOCUMENTS = 50_000;
 const DEFAULT_MAX_CHARS = 8_000;
+/** A match in a document's context counts this much of a match in its own text. */
+const CONTEXT_WEIGHT = 0.5;
 
-/** Lower-cased word tokens without English stop words, so "what did she do" does not match everything. */
-function processTerm(term: string): string | null {
-  const lower = term.toLowerCase();
-  return lower.length < 2 || ENGLISH_STOP_WORDS.has(lower) ? null : lower;
-}
-
-/** The query's words as minisearch searches them: its tokenizer, then {@link processTerm}, in order. */
-const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
-function queryTerms(query: string): string[] {
+/** The query's words as minisearch searches them: the index's tokenizer, then its term processing, in order. */
+function queryTerms(query: string, processTerm: (word: string) => string | null): string[] {
   const terms: string[] = [];
-  for (const token of tokenize(query)) {
-    const term = processTerm(token);
+  for (const word of tokenizeRecallText(query)) {
+    const term = processTerm(word);
     if (term) terms.push(term);
   }
   return terms;
@@ -98,16 +100,21 @@ interface TermList {
   scores: Float64Array;
   seqs: Float64Array;
   byId: Map<string, number>;
+  /** The documents matching the term in their own text (not only in their context). */
+  inText: Set<string>;
 }
 
 function buildTermList(
-  results: ReadonlyArray<{ id: unknown; score: number }>,
+  results: ReadonlyArray<{ id: unknown; score: number; match: Record<string, string[]> }>,
   stored: ReadonlyMap<string, Stored>,
 ): TermList {
   const entries: { id: string; score: number; seq: number }[] = [];
+  const inText = new Set<string>();
   for (const result of results) {
     const document = stored.get(String(result.id));
-    if (document) entries.push({ id: document.id, score: result.score, seq: document.seq });
+    if (!document) continue;
+    entries.push({ id: document.id, score: result.score, seq: document.seq });
+    if (Object.values(result.match).some((fields) => fields.includes('text'))) inText.add(document.id);
   }
   entries.sort((left, right) => right.score - left.score || left.seq - right.seq);
   const list: TermList = {
@@ -115,6 +122,7 @@ function buildTermList(
     scores: new Float64Array(entries.length),
     seqs: new Float64Array(entries.length),
     byId: new Map(),
+    inText,
   };
   entries.forEach((entry, position) => {
     list.ids[position] = entry.id;
@@ -125,16 +133,16 @@ function buildTermList(
   return list;
 }
 
-/** Documents matching any of the terms (the union of their lists), the largest list counted by size. */
+/** Documents matching any of the terms in their own text (the union of the lists' text matches). */
 function matchedCount(lists: readonly TermList[]): number {
   if (lists.length === 0) return 0;
-  const largest = lists.reduce((best, list) => (list.ids.length > best.ids.length ? list : best));
+  const largest = lists.reduce((best, list) => (list.inText.size > best.inText.size ? list : best));
   const others = new Set<string>();
   for (const list of lists) {
     if (list === largest) continue;
-    for (const id of list.ids) if (!largest.byId.has(id)) others.add(id);
+    for (const id of list.inText) if (!largest.inText.has(id)) others.add(id);
   }
-  return largest.ids.length + others.size;
+  return largest.inText.size + others.size;
 }
 
 /**
@@ -254,10 +262,12 @@ function* rankedDocuments(
 export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex {
   const maxDocuments = options.maxDocuments ?? DEFAULT_MAX_DOCUMENTS;
   const maxChars = options.maxCharsPerDocument ?? DEFAULT_MAX_CHARS;
+  const termOf = recallTermMemo();
   const search = new MiniSearch<Stored>({
-    fields: ['text'],
+    fields: ['text', 'context'],
     storeFields: [],
-    processTerm,
+    tokenize: tokenizeRecallText,
+    processTerm: termOf,
   });
   // Insertion order is the eviction order and the tie-break: a Map iterates in insertion order.
   const stored = new Map<string, Stored>();
@@ -274,7 +284,15 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
       termLists.set(term, kept);
       return kept;
     }
-    const options = { combineWith: 'OR', prefix: false, fuzzy: false } as const;
+    // The term is already processed: searched as it is, in both fields (context at its weight).
+    const options = {
+      combineWith: 'OR',
+      prefix: false,
+      fuzzy: false,
+      boost: { text: 1, context: CONTEXT_WEIGHT },
+      tokenize: (text: string) => [text],
+      processTerm: (text: string) => text,
+    } as const;
     // minisearch drops a replaced document's postings lazily, while searching, and the search that
     // drops them counts them in the term's document frequency (a negative score): a first pass over
     // the term cleans its postings, the second scores as a fresh index would.
@@ -303,6 +321,7 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
         const entry: Stored = {
           id: document.id,
           text: document.text.length > maxChars ? document.text.slice(0, maxChars) : document.text,
+          context: (document.context ?? '').slice(0, maxChars),
           turn: document.turn,
           seq: nextSeq,
         };
@@ -326,15 +345,21 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
     },
     search({ query, topK, maxTokens, minScore = 0, countTokens, exclude }) {
       if (query.trim() === '' || topK <= 0 || maxTokens <= 0) return { hits: [], tokens: 0, matched: 0 };
-      const terms = queryTerms(query);
+      const terms = queryTerms(query, termOf);
       const lists = new Map<string, TermList>();
       for (const term of terms) if (!lists.has(term)) lists.set(term, termList(term));
+      // Context raises a document that matches itself; it never brings back one that does not (a bare
+      // "Noted." beside the matching turn, ADR-0220).
+      const matchesText = (id: string) => {
+        for (const list of lists.values()) if (list.inText.has(id)) return true;
+        return false;
+      };
       const hits: RecallHit[] = [];
       let tokens = 0;
       for (const { id, score } of rankedDocuments(terms, lists)) {
         if (hits.length >= topK) break;
         if (score < minScore) break;
-        if (exclude?.(id)) continue;
+        if (!matchesText(id) || exclude?.(id)) continue;
         const document = stored.get(id)!;
         const cost = countTokens(document.text);
         if (tokens + cost > maxTokens) continue;

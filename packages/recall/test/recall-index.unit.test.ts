@@ -6,6 +6,45 @@ import { createRecallIndex, messageRecallText, recallQuery } from '../src/index.
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 
 describe('createRecallIndex', () => {
+  it('matches word forms and symbols alike: "painted" finds "painting", "LGBTQ+" finds "LGBTQ"', () => {
+    const index = createRecallIndex();
+    index.add([
+      { id: 'paint', text: 'We love painting together lately, nature-inspired ones.' },
+      { id: 'group', text: 'I went to a LGBTQ support group yesterday.' },
+      { id: 'other', text: 'The build failed on the lint step again.' },
+    ]);
+    const search = (query: string) =>
+      index.search({ query, topK: 3, maxTokens: 100, countTokens: words }).hits.map((hit) => hit.id);
+    expect(search('What has Melanie painted?')).toEqual(['paint']);
+    expect(search('What LGBTQ+ events has Caroline been to?')).toEqual(['group']);
+  });
+
+  it('ranks a document higher when its context matches, but never returns one on its context alone', () => {
+    const index = createRecallIndex();
+    index.add([
+      {
+        id: 'answer',
+        text: 'Caroline: It taught me self-acceptance.',
+        context: 'What did Becoming Nicole teach you?',
+      },
+      { id: 'plain', text: 'Caroline: I read a lot of books.' },
+      { id: 'filler', text: 'Noted.', context: 'Caroline asked about Becoming Nicole.' },
+    ]);
+    const hits = index
+      .search({
+        query: 'What did Caroline take from Becoming Nicole?',
+        topK: 3,
+        maxTokens: 100,
+        countTokens: words,
+      })
+      .hits.map((hit) => hit.id);
+    expect(hits).toEqual(['answer', 'plain']);
+    // The context is searched, never shown.
+    expect(
+      index.search({ query: 'Becoming Nicole', topK: 3, maxTokens: 100, countTokens: words }).hits,
+    ).toEqual([]);
+  });
+
   it('runs the README example: the turn about the locker comes back for a question about it', () => {
     const index = createRecallIndex();
     index.add([

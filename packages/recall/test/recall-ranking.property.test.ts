@@ -2,22 +2,28 @@ import fc from 'fast-check';
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
 import { createRecallIndex, type RecallDocument } from '../src/index.js';
-import { ENGLISH_STOP_WORDS } from '../src/stop-words.js';
+import { recallTerm, tokenizeRecallText } from '../src/terms.js';
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 
+const QUERY = {
+  combineWith: 'OR',
+  prefix: false,
+  fuzzy: false,
+  boost: { text: 1, context: 0.5 },
+} as const;
+
 /**
  * The index as it was before ADR-0230: the same minisearch calls, one OR query over every posting, sorted
- * (with replaced documents' postings dropped before scoring, as the index now does).
+ * (with replaced documents' postings dropped before scoring, as the index now does), keeping only
+ * documents matching in their own text (ADR-0220).
  */
 function referenceIndex() {
-  const search = new MiniSearch<{ id: string; text: string }>({
-    fields: ['text'],
+  const search = new MiniSearch<{ id: string; text: string; context: string }>({
+    fields: ['text', 'context'],
     storeFields: [],
-    processTerm: (term) => {
-      const lower = term.toLowerCase();
-      return lower.length < 2 || ENGLISH_STOP_WORDS.has(lower) ? null : lower;
-    },
+    tokenize: tokenizeRecallText,
+    processTerm: recallTerm,
   });
   const seq = new Map<string, number>();
   const text = new Map<string, string>();
@@ -31,7 +37,7 @@ function referenceIndex() {
         }
         seq.set(document.id, next++);
         text.set(document.id, document.text);
-        search.add({ id: document.id, text: document.text });
+        search.add({ id: document.id, text: document.text, context: document.context ?? '' });
       }
     },
     search(
@@ -39,9 +45,10 @@ function referenceIndex() {
       options: { topK: number; maxTokens: number; minScore: number; exclude: (id: string) => boolean },
     ) {
       // A first pass drops replaced documents' postings (minisearch does so lazily, mid-search).
-      if (search.dirtCount > 0) search.search(query, { combineWith: 'OR', prefix: false, fuzzy: false });
+      if (search.dirtCount > 0) search.search(query, QUERY);
       const ranked = search
-        .search(query, { combineWith: 'OR', prefix: false, fuzzy: false })
+        .search(query, QUERY)
+        .filter((result) => Object.values(result.match).some((fields) => fields.includes('text')))
         .map((result) => ({ id: String(result.id), score: result.score }))
         .sort((left, right) => right.score - left.score || seq.get(left.id)! - seq.get(right.id)!);
       const hits: { id: string; score: number }[] = [];
@@ -61,7 +68,21 @@ function referenceIndex() {
 }
 
 // A small vocabulary, so words are common, scores tie and documents repeat lengths.
-const word = fc.constantFrom('step', 'parser', 'cache', 'Caroline', 'the', 'bug', '42', 'fix', 'queue', 'a');
+const word = fc.constantFrom(
+  'step',
+  'steps',
+  'parser',
+  'cache',
+  'cached',
+  'Caroline',
+  'the',
+  'bug',
+  '42',
+  'fix',
+  'queue',
+  'a',
+  'LGBTQ+',
+);
 const text = fc.array(word, { minLength: 1, maxLength: 8 }).map((list) => list.join(' '));
 
 describe('recall search ranks lazily as minisearch ranks everything (ADR-0230)', () => {
@@ -71,11 +92,17 @@ describe('recall search ranks lazily as minisearch ranks everything (ADR-0230)',
         // Distinct ids, as render-time recall adds them (each compacted message once, in log order): a
         // replaced document leaves minisearch's postings stale until a search happens to clean them,
         // which makes scores depend on which searches ran before (with or without ADR-0230).
-        fc.uniqueArray(fc.record({ id: fc.string({ minLength: 1, maxLength: 4 }), text }), {
-          minLength: 1,
-          maxLength: 200,
-          selector: (document) => document.id,
-        }),
+        fc.uniqueArray(
+          fc.record(
+            { id: fc.string({ minLength: 1, maxLength: 4 }), text, context: text },
+            { requiredKeys: ['id', 'text'] },
+          ),
+          {
+            minLength: 1,
+            maxLength: 200,
+            selector: (document) => document.id,
+          },
+        ),
         fc.array(
           fc.record({
             query: fc.array(word, { minLength: 1, maxLength: 5 }).map((list) => list.join(' ')),

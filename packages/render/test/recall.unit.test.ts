@@ -124,7 +124,7 @@ describe('recall fills the free room under the ceiling (ADR-0162)', () => {
     expect(reserveOnly.report.recall.freeRoomTokens).toBe(0);
     expect(filled.tokens.recall).toBeGreaterThan(reserveOnly.tokens.recall);
     expect(filled.report.recall.recalled.length).toBeGreaterThan(reserveOnly.report.recall.recalled.length);
-    expect(filled.report.recall.recalled.length).toBeLessThanOrEqual(12);
+    expect(filled.report.recall.recalled.length).toBeLessThanOrEqual(base.policy.recall.freeRoomTopK);
     expect(filled.report.recall.freeRoomTokens).toBe(
       filled.tokens.recall - filled.report.recall.reserveAllowance,
     );
@@ -260,5 +260,25 @@ describe('render properties with recall on (fast-check)', () => {
       { numRuns: 150 },
     );
     expect(recalled).toBeGreaterThan(10);
+  });
+});
+
+describe('recall documents of a dialogue between named people', () => {
+  it("finds a speaker's turn by the speaker's name and a reply by the question before it", () => {
+    const builder = threadBuilder('dialogue', { tenantId: 'tenant-1' });
+    const caroline = { metadata: { speaker: 'Caroline' } };
+    const melanie = { metadata: { speaker: 'Melanie' } };
+    builder.user('Thanks, Melanie! What did you take away from Becoming Nicole?', caroline);
+    builder.assistant('It taught me self-acceptance and how to find support.', melanie);
+    builder.user('So glad to hear it. I went hiking with friends yesterday.', caroline);
+    builder.assistant('We love painting together lately, nature-inspired ones.', melanie);
+    builder.user('What did Melanie take from the book Becoming Nicole?', caroline);
+    const base = builder.build().thread;
+    const plan = planOf(base, [summarize(base, ids(1, 4), { facts: [{ text: 'books' }] })]);
+    const result = renderPromptSync(renderInput('anthropic', base, plan));
+    const recalled = result.report.recall.recalled.map((hit) => hit.messageId);
+    // Melanie's reply names neither her nor the book; her name and the question before it find it.
+    expect(recalled).toContain('m2');
+    expect(requestText(result.request)).toContain('Melanie: It taught me self-acceptance');
   });
 });

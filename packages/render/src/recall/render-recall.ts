@@ -65,6 +65,8 @@ interface PlanRecallIndex {
 
 /** A document is clipped to this many characters (a pasted log comes back by its head). */
 const MAX_CHARS_PER_DOCUMENT = 4000;
+/** The previous message's text indexed as a document's context is clipped to this many characters. */
+const MAX_CONTEXT_CHARS = 1000;
 /** The query is clipped to this many characters. */
 const MAX_QUERY_CHARS = 600;
 
@@ -115,6 +117,8 @@ function planRecallIndex(
 export interface CompactedRecallDocument {
   id: string;
   text: string;
+  /** The previous compacted message's text, searched at a lower weight (never shown). */
+  context: string;
   turn: number;
   compactedBy: RecalledMessage['compactedBy'];
 }
@@ -145,12 +149,40 @@ export function compactedRecallDocuments(
     if (text.trim().length === 0) continue;
     documents.push({
       id: message.id,
-      text: `${message.role}: ${text}`,
+      text: `${speakerLabel(message)}: ${text}`,
+      context: previousText(thread, normalized, position),
       turn: message.turn,
       compactedBy: record.kind,
     });
   }
   return documents;
+}
+
+/**
+ * Who said it: the speaker's name where the message names one (`metadata.speaker`, as imported
+ * dialogues carry), else the role. Indexed with the text, so "What did Melanie paint?" finds
+ * Melanie's turns, which rarely name her.
+ */
+/**
+ * The text of the compacted message just before a position: searched as a document's context (a
+ * reply is found by the question it answers). Only between conversational messages (no tool parts).
+ * The message before, never the one after: it exists whenever this one does, so an index extended
+ * as the thread grows holds the same documents as a cold build (ADR-0111).
+ */
+function previousText(thread: Thread, normalized: NormalizedPlan, position: number): string {
+  const before = thread.messages[position - 1];
+  if (!before || !conversational(thread.messages[position]!) || !conversational(before)) return '';
+  return normalized.actions.has(before.id) ? messageRecallText(before).slice(0, MAX_CONTEXT_CHARS) : '';
+}
+
+/** Said, not done: no tool call or result (a tool's neighbours would only add noise to its match). */
+function conversational(message: ThreadMessage): boolean {
+  return message.content.every((part) => part.type !== 'tool_call' && part.type !== 'tool_result');
+}
+
+function speakerLabel(message: ThreadMessage): string {
+  const speaker = message.metadata?.speaker;
+  return typeof speaker === 'string' && speaker.trim() !== '' ? speaker.trim() : message.role;
 }
 
 function readable(
@@ -264,8 +296,12 @@ function search(
       }));
       return { piece, report };
     }
-    // Weakest hit out (hits are best first).
-    hits.pop();
+    // The weakest hits out (hits are best first), as many as cover the excess (at least one), so a
+    // block of many hits is counted a few times, not once per hit dropped.
+    let excess = piece.tokens - report.allowance;
+    do {
+      excess -= hits.pop()!.tokens;
+    } while (excess > 0 && hits.length > 0);
   }
   return { piece: undefined, report };
 }
