@@ -1,8 +1,12 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, mergeConfig } from 'vitest/config';
+import shared from '../../vitest.shared.js';
 
-export default defineConfig({
-  test: {
-    // Verbose, so a run without Redis or MONGODB_URI lists each skipped suite by its name and run command.
-    reporters: ['verbose'],
-  },
-});
+export default mergeConfig(
+  shared,
+  defineConfig({
+    test: {
+      // Verbose, so a run without Redis or MONGODB_URI lists each skipped suite by its name and run command.
+      reporters: ['verbose'],
+    },
+  }),
+);

@@ -6,7 +6,11 @@ import { fileURLToPath } from 'node:url';
 
 export const cliDirectory = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Run `compactor ...` as a user would (a real process through tsx), capturing output and exit code. */
+/**
+ * Run `compactor ...` as a user would (a real process: `bin/compactor.js`, the bundle the test run
+ * built once in its global set-up, ADR-0201; tsx cost a second more CPU per call), capturing output
+ * and exit code.
+ */
 export function runCli(
   args: string[],
   env: NodeJS.ProcessEnv = {},
@@ -14,7 +18,7 @@ export function runCli(
   return new Promise((resolvePromise) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', join(cliDirectory, 'src/main.ts'), ...args],
+      [join(cliDirectory, 'bin/compactor.js'), ...args],
       { cwd: cliDirectory, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;

@@ -9,10 +9,10 @@
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repositoryRoot } from './serve-process.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -33,7 +33,8 @@ async function run(
     });
   }
 }
-const consumerSources = resolve(repositoryRoot, 'test/e2e/packed-consumer');
+const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const consumerSources = resolve(repositoryRoot, 'test/packed-install/packed-consumer');
 
 /** npm and pnpm pass their own settings down as npm_* variables; the consumer must not inherit them. */
 function cleanEnvironment(): NodeJS.ProcessEnv {
