@@ -282,7 +282,7 @@ describe('policy and trigger schemas', () => {
         topK: 4,
         minScore: 1,
         fillFreeRoom: true,
-        freeRoomTopK: 48,
+        freeRoomTopK: 24,
         placement: 'turn',
       },
       compactorTools: 'stable',

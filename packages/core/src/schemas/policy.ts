@@ -35,7 +35,7 @@ export const recallPolicySchema = z.object({
    */
   fillFreeRoom: z.boolean().default(true),
   /** Hits recall may bring when it fills free room beyond the reserve (`topK` otherwise). */
-  freeRoomTopK: z.number().int().min(0).default(48),
+  freeRoomTopK: z.number().int().min(0).default(24),
   /**
    * Where the block goes (ADR-0210): `turn` (the default) right after the message that opened the newest
    * turn, the block of the room the turn began with, byte-identical (and cached) over the turn's calls
@@ -217,7 +217,7 @@ export const compactionPolicyFieldsSchema = z.object({
     topK: 4,
     minScore: 1,
     fillFreeRoom: true,
-    freeRoomTopK: 48,
+    freeRoomTopK: 24,
     placement: 'turn',
   }),
   /**
