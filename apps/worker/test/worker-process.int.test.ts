@@ -203,7 +203,7 @@ describe.skipIf(!available)(suiteName, () => {
     const second = await world.start();
     await expect.poll(() => world.inspector.getCompletedCount(), { timeout: 20_000 }).toBe(1);
     const [completed] = await world.inspector.getJobs(['completed']);
-    expect(completed?.returnvalue).toMatchObject({ status: 'compacted', planVersion: 1 });
+    expect(completed?.returnvalue, second.output()).toMatchObject({ status: 'compacted', planVersion: 1 });
     second.child.kill('SIGTERM');
     expect(await second.exited, second.output()).toEqual({ code: 0, signal: null });
     expect(await planVersions(world.dataDir, world.threadId)).toEqual([1]);

@@ -3,9 +3,10 @@
  * converted back to messages and rendered again is the same request, for random threads; the
  * model-level prompt made from it converts back to the same messages too.
  */
-import { foldThread, type Message, type StoredEvent, tokenBudget } from '@compactor/core';
+import { foldThread, type StoredEvent, tokenBudget } from '@compactor/core';
 import { renderPromptSync } from '@compactor/render';
 import { arbitraryThread } from '@compactor/testkit/arbitraries';
+import { rethread } from '@compactor/testkit/thread-builder';
 import { createTokenizer } from '@compactor/tokenizer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -13,24 +14,6 @@ import { modelMessagesToMessages, promptToMessages, requestToPrompt } from '../s
 
 const tokenizer = createTokenizer({ model: 'claude-sonnet-4-5' });
 const budget = tokenBudget({ maxInputTokens: 10_000_000 });
-
-function rethread(events: StoredEvent[], messages: Message[]): StoredEvent[] {
-  const created = events.find((event) => event.type === 'thread.created')!;
-  return [
-    created,
-    ...messages.map(
-      (message, index): StoredEvent => ({
-        eventId: message.id,
-        tenantId: created.tenantId,
-        threadId: created.threadId,
-        seq: created.seq + 1 + index,
-        timestamp: created.timestamp,
-        type: 'message.appended',
-        message,
-      }),
-    ),
-  ];
-}
 
 const render = (log: StoredEvent[]) =>
   renderPromptSync({

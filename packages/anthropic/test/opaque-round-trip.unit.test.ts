@@ -4,10 +4,11 @@
  * messages it stands for, for random conversations; other formats leave it out.
  */
 import type { Anthropic } from '@anthropic-ai/sdk';
-import { foldThread, type Message, type StoredEvent, tokenBudget } from '@compactor/core';
+import { foldThread, type StoredEvent, tokenBudget } from '@compactor/core';
 import { anthropicBetaRequest, renderPromptSync } from '@compactor/render';
 import { validateProviderRequest } from '@compactor/render/validate';
 import { arbitraryThread } from '@compactor/testkit/arbitraries';
+import { rethread } from '@compactor/testkit/thread-builder';
 import { createTokenizer } from '@compactor/tokenizer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -17,24 +18,6 @@ type BetaMessageParam = Anthropic.Beta.Messages.BetaMessageParam;
 
 const tokenizer = createTokenizer({ model: 'claude-sonnet-4-5' });
 const budget = tokenBudget({ maxInputTokens: 10_000_000 });
-
-function rethread(events: StoredEvent[], messages: Message[]): StoredEvent[] {
-  const created = events.find((event) => event.type === 'thread.created')!;
-  return [
-    created,
-    ...messages.map(
-      (message, index): StoredEvent => ({
-        eventId: message.id,
-        tenantId: created.tenantId,
-        threadId: created.threadId,
-        seq: created.seq + 1 + index,
-        timestamp: created.timestamp,
-        type: 'message.appended',
-        message,
-      }),
-    ),
-  ];
-}
 
 function render<P extends 'anthropic' | 'openai-chat'>(log: StoredEvent[], provider: P) {
   return renderPromptSync({

@@ -6,6 +6,7 @@
 import { foldThread, type StoredEvent, tokenBudget } from '@compactor/core';
 import { renderPromptSync } from '@compactor/render';
 import { arbitraryThread } from '@compactor/testkit/arbitraries';
+import { rethread } from '@compactor/testkit/thread-builder';
 import { createTokenizer } from '@compactor/tokenizer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -13,27 +14,6 @@ import { messageParamsToMessages } from '../src/index.js';
 
 const tokenizer = createTokenizer({ model: 'claude-sonnet-4-5' });
 const budget = tokenBudget({ maxInputTokens: 10_000_000 });
-
-function rethread(
-  events: StoredEvent[],
-  messages: ReturnType<typeof messageParamsToMessages>,
-): StoredEvent[] {
-  const created = events.find((event) => event.type === 'thread.created')!;
-  return [
-    created,
-    ...messages.map(
-      (message, index): StoredEvent => ({
-        eventId: message.id,
-        tenantId: created.tenantId,
-        threadId: created.threadId,
-        seq: created.seq + 1 + index,
-        timestamp: created.timestamp,
-        type: 'message.appended',
-        message,
-      }),
-    ),
-  ];
-}
 
 describe('Anthropic messages round trip', () => {
   it('render → convert → render gives the same request', () => {

@@ -3,9 +3,10 @@
  * mixed into a Responses input come back from convert → render verbatim and in place, for random
  * conversations; the other formats leave them out.
  */
-import { foldThread, type Message, type StoredEvent, tokenBudget } from '@compactor/core';
+import { foldThread, type StoredEvent, tokenBudget } from '@compactor/core';
 import { type OpenAIResponsesItem, renderPromptSync } from '@compactor/render';
 import { arbitraryThread } from '@compactor/testkit/arbitraries';
+import { rethread } from '@compactor/testkit/thread-builder';
 import { createTokenizer } from '@compactor/tokenizer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -13,24 +14,6 @@ import { responsesItemsToMessages } from '../src/index.js';
 
 const tokenizer = createTokenizer({ model: 'gpt-4o' });
 const budget = tokenBudget({ maxInputTokens: 10_000_000 });
-
-function rethread(events: StoredEvent[], messages: Message[]): StoredEvent[] {
-  const created = events.find((event) => event.type === 'thread.created')!;
-  return [
-    created,
-    ...messages.map(
-      (message, index): StoredEvent => ({
-        eventId: message.id,
-        tenantId: created.tenantId,
-        threadId: created.threadId,
-        seq: created.seq + 1 + index,
-        timestamp: created.timestamp,
-        type: 'message.appended',
-        message,
-      }),
-    ),
-  ];
-}
 
 function render<P extends 'openai-responses' | 'openai-chat'>(log: StoredEvent[], provider: P) {
   return renderPromptSync({

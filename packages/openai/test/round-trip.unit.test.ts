@@ -4,9 +4,10 @@
  * threads (tool calls, batched results, images, documents, system notes), with the same ids when
  * converted twice.
  */
-import { foldThread, type Message, type StoredEvent, tokenBudget } from '@compactor/core';
+import { foldThread, type StoredEvent, tokenBudget } from '@compactor/core';
 import { renderPromptSync } from '@compactor/render';
 import { arbitraryThread } from '@compactor/testkit/arbitraries';
+import { rethread } from '@compactor/testkit/thread-builder';
 import { createTokenizer } from '@compactor/tokenizer';
 import fc from 'fast-check';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
@@ -15,24 +16,6 @@ import { chatMessagesToMessages, responsesItemsToMessages } from '../src/index.j
 
 const tokenizer = createTokenizer({ model: 'gpt-4o' });
 const budget = tokenBudget({ maxInputTokens: 10_000_000 });
-
-function rethread(events: StoredEvent[], messages: Message[]): StoredEvent[] {
-  const created = events.find((event) => event.type === 'thread.created')!;
-  return [
-    created,
-    ...messages.map(
-      (message, index): StoredEvent => ({
-        eventId: message.id,
-        tenantId: created.tenantId,
-        threadId: created.threadId,
-        seq: created.seq + 1 + index,
-        timestamp: created.timestamp,
-        type: 'message.appended',
-        message,
-      }),
-    ),
-  ];
-}
 
 function renderer<P extends 'openai-chat' | 'openai-responses'>(provider: P) {
   return (log: StoredEvent[]) =>

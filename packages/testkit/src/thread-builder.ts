@@ -243,3 +243,31 @@ export class ThreadBuilder {
 export function threadBuilder(threadId = 't1', options: ThreadBuilderOptions = {}): ThreadBuilder {
   return new ThreadBuilder(threadId, options);
 }
+
+/**
+ * The same thread with its messages replaced: the log's `thread.created` event, then one
+ * `message.appended` per message in order (event id = message id, seqs following the created event's).
+ * Round-trip tests use it to fold converted messages back into a thread (convert → render → convert).
+ *
+ * @param events - A log holding a `thread.created` event.
+ * @param messages - The messages of the new log.
+ * @returns The new log.
+ */
+export function rethread(events: readonly StoredEvent[], messages: readonly Message[]): StoredEvent[] {
+  const created = events.find((event) => event.type === 'thread.created');
+  if (!created) throw new Error('rethread: the log has no thread.created event');
+  return [
+    created,
+    ...messages.map(
+      (message, index): StoredEvent => ({
+        eventId: message.id,
+        tenantId: created.tenantId,
+        threadId: created.threadId,
+        seq: created.seq + 1 + index,
+        timestamp: created.timestamp,
+        type: 'message.appended',
+        message,
+      }),
+    ),
+  ];
+}
