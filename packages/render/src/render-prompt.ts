@@ -194,17 +194,16 @@ function render<P extends ProviderName>(
   let finalIndex = messages.length - 1;
   let stableEnd = assembled.stableEnd;
   const insertAt = anchor && anchored && recall.piece ? assembled.slotEnds[anchor.slot]! : messages.length;
-  if (recall.piece && insertAt < messages.length) {
+  const recallInside = recall.piece !== undefined && insertAt < messages.length;
+  if (recall.piece && recallInside) {
     // Inside the conversation, after the turn's opening: cached with the turn from its second call on.
     const wire = recall.piece.wire;
     messages.splice(insertAt, 0, ...wire);
     finalIndex += wire.length;
     if (stableEnd >= insertAt) stableEnd += wire.length;
-    for (const piece of fitted.pieces) messages.push(...piece.wire);
-  } else {
-    for (const piece of fitted.pieces) messages.push(...piece.wire);
-    if (recall.piece) messages.push(...recall.piece.wire);
   }
+  for (const piece of fitted.pieces) messages.push(...piece.wire);
+  if (recall.piece && !recallInside) messages.push(...recall.piece.wire);
 
   const caching = format.provider === 'anthropic' && input.promptCaching !== false;
   const messageIndexes: number[] = [];
