@@ -163,7 +163,7 @@ describe('regression: many small blocks of a coding thread stay within the summa
     strategies: { externalize: false, summarize: true, clear: false, drop: false },
   };
 
-  /** Each span summarized as the tool calls it covered: about 40 tokens a block. */
+  /** Each span summarized as the tool calls it covered: about 45 tokens a block, 8 of them near the budget. */
   const toolOutcomeSummarizer: Summarizer = {
     id: 's',
     modelId: 's',
@@ -178,7 +178,7 @@ describe('regression: many small blocks of a coding thread stay within the summa
               toolName: 'read_file',
               outcome: 'failure',
               keyFields: {},
-              errorMessage: `no such file ${first}`,
+              errorMessage: `ENOENT: no such file or directory, open 'packages/${first}/test/fixtures/coding-session/expected-output.log'`,
             },
           ],
         }),
