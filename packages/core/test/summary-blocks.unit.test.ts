@@ -242,7 +242,7 @@ describe('consolidateSummaryBlocks', () => {
             new Set(
               list.flatMap((record) => record.summary.facts.filter((f) => f.pinned).map((f) => f.text)),
             );
-          // Every pinned fact is in the text or behind the pointer (ADR-0161, ADR-0260).
+          // Every pinned fact is in the text or behind the pointer (ADR-0161, ADR-0261).
           const held = new Set(
             out.flatMap((record) =>
               [...record.summary.facts, ...(record.summary.externalizedFacts ?? [])].map((f) => f.text),
@@ -294,7 +294,7 @@ describe('consolidateSummaryBlocks', () => {
     expect(parsePolicy({ preset: 'seed-000' }).summaryBlockMerge).toBe('oldest');
   });
 
-  it('moves the oldest pinned facts behind one pointer when pinned facts alone exceed the budget (ADR-0260)', () => {
+  it('moves the oldest pinned facts behind one pointer when pinned facts alone exceed the budget (ADR-0261)', () => {
     const pinned = (index: number) =>
       block(index, [{ text: `pinned ${'x'.repeat(400)} ${index}`, pinned: true }]);
     const blocks = [pinned(0), pinned(1), pinned(2)];

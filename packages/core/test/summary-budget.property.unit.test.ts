@@ -82,7 +82,7 @@ const block = (index: number, summary: StructuredSummary): SummarizationRecord =
 
 const indexOf = (id: string) => Number(id.slice(1));
 
-describe('the summary budget, all blocks as rendered (ADR-0260)', () => {
+describe('the summary budget, all blocks as rendered (ADR-0260, ADR-0261)', () => {
   it('consolidated blocks never exceed the budget unless only pinned facts remain, and then none is lost', () => {
     fc.assert(
       fc.property(

@@ -141,7 +141,7 @@ export function mergeSummaryBlocks(
  * beside the newer blocks (so consolidations stay rare), or to what the whole budget leaves when the
  * low-water mark would move a pinned fact behind a pointer. The result is within the budget unless one
  * block is left whose pinned facts alone exceed it; even then the oldest pinned facts are behind one
- * pointer (ADR-0161), never lost (ADR-0260). Blocks within both caps come back unchanged (the same
+ * pointer (ADR-0161), never lost (ADR-0261). Blocks within both caps come back unchanged (the same
  * objects), so what the prompt cache holds is not rewritten.
  *
  * @param blocks - Summary blocks in log order.
@@ -171,7 +171,7 @@ export function consolidateSummaryBlocks(
   const over = (list: readonly SummarizationRecord[]) =>
     summaryBlockTokens(list, limits.countText) > limits.budgetTokens;
   if (!over(current)) return { blocks: current, merged };
-  // Over the budget: merge the oldest until the blocks fit (ADR-0260). Leaving them over the budget
+  // Over the budget: merge the oldest until the blocks fit (ADR-0261). Leaving them over the budget
   // because their pinned facts alone exceed it (as before) kept every summary over it in every later
   // round; the oldest pinned facts behind one pointer are still recallable.
   while (current.length > 1 && over(current)) {
