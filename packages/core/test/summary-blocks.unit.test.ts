@@ -129,7 +129,8 @@ describe('append-only summary blocks (ADR-0150)', () => {
         .reduce((total, message) => total + countMessage(message), 0);
       expect(block.originalTokenCount).toBe(original);
       expect(block.compressionRatio).toBeCloseTo(original / block.summaryTokenCount, 10);
-      expect(block.summaryTokenCount).toBe(countText(renderSummary(block.summary)));
+      // Counted as the prompt carries it: the block's header line and the summary (ADR-0260).
+      expect(block.summaryTokenCount).toBe(countText(summaryText(block)));
     }
   });
 
@@ -223,7 +224,7 @@ describe('consolidateSummaryBlocks', () => {
     )
     .map((factLists) => factLists.map((facts, index) => block(index, facts)));
 
-  it('never loses a pinned fact, keeps within maxBlocks, and leaves blocks within the caps untouched', () => {
+  it('never loses a pinned fact, keeps within maxBlocks and the budget, and leaves blocks within the caps untouched', () => {
     fc.assert(
       fc.property(
         blocksArbitrary,
@@ -241,9 +242,18 @@ describe('consolidateSummaryBlocks', () => {
             new Set(
               list.flatMap((record) => record.summary.facts.filter((f) => f.pinned).map((f) => f.text)),
             );
-          const before = pinnedIn(blocks);
-          const after = pinnedIn(out);
-          for (const text of before) expect(after.has(text)).toBe(true);
+          // Every pinned fact is in the text or behind the pointer (ADR-0161, ADR-0261).
+          const held = new Set(
+            out.flatMap((record) =>
+              [...record.summary.facts, ...(record.summary.externalizedFacts ?? [])].map((f) => f.text),
+            ),
+          );
+          for (const text of pinnedIn(blocks)) expect(held.has(text)).toBe(true);
+          const total = out.reduce((sum, record) => sum + countText(summaryText(record)), 0);
+          if (total > budgetTokens) {
+            expect(out).toHaveLength(1);
+            expect(out[0]!.summary.facts).toEqual([]);
+          }
           // Only the oldest were merged: the rest are the same objects, in order.
           expect(out.slice(1)).toEqual(blocks.slice(merged + 1));
           for (let index = 1; index < out.length; index += 1) expect(out[index]).toBe(blocks[merged + index]);
@@ -284,15 +294,26 @@ describe('consolidateSummaryBlocks', () => {
     expect(parsePolicy({ preset: 'seed-000' }).summaryBlockMerge).toBe('oldest');
   });
 
-  it('rewrites nothing for the budget when merging cannot bring the blocks within it', () => {
+  it('moves the oldest pinned facts behind one pointer when pinned facts alone exceed the budget (ADR-0261)', () => {
     const pinned = (index: number) =>
       block(index, [{ text: `pinned ${'x'.repeat(400)} ${index}`, pinned: true }]);
     const blocks = [pinned(0), pinned(1), pinned(2)];
     const result = consolidateSummaryBlocks(blocks, { maxBlocks: 8, budgetTokens: 200, countText }, (id) =>
       Number(id.slice(1)),
     );
-    expect(result.merged).toBe(0);
-    expect(result.blocks).toEqual(blocks);
+    expect(
+      result.blocks.reduce((sum, record) => sum + countText(summaryText(record)), 0),
+    ).toBeLessThanOrEqual(200);
+    // The two oldest merged, their pinned facts behind the pointer line; the newest block is untouched.
+    const [merged, newest] = result.blocks as [SummarizationRecord, SummarizationRecord];
+    expect(result.blocks).toHaveLength(2);
+    expect(newest).toBe(blocks[2]);
+    expect(merged.summary.facts).toEqual([]);
+    expect(merged.summary.externalizedFacts?.map((fact) => fact.text)).toEqual([
+      `pinned ${'x'.repeat(400)} 0`,
+      `pinned ${'x'.repeat(400)} 1`,
+    ]);
+    expect(summaryText(merged)).toContain('2 earlier pinned instructions');
   });
 
   it('merges nothing while the blocks are within both caps', () => {

@@ -158,6 +158,48 @@ export function threadBudget(
 }
 
 /**
+ * What the planner's target leaves room for beside the messages: the caller's system prompt and tools
+ * (`base`) and Compactor's own tools, which are in every request from the start (ADR-0141).
+ *
+ * @param thread - The thread (its policy).
+ * @param tokenizer - Counts the tool definitions.
+ * @param provider - Whose tool format is counted.
+ * @param base - The caller's system prompt and tool tokens (registered, else the deployment's estimate).
+ * @returns The overhead `threadBudget` takes.
+ */
+export function plannerOverhead(
+  thread: Thread,
+  tokenizer: Tokenizer,
+  provider: ProviderName,
+  base: CompactionEngineOptions['overhead'] = {},
+): NonNullable<CompactionEngineOptions['overhead']> {
+  const toolSchemaTokens =
+    (base.toolSchemaTokens ?? 0) + compactorToolsTokens(thread.policy, tokenizer, provider);
+  return { ...base, toolSchemaTokens };
+}
+
+/**
+ * The planner's target for a thread, as a check computes it: what the budget leaves for messages
+ * beside `plannerOverhead`. The summary budget is a share of it (`summaryBudgetFor`), so whoever holds
+ * a plan's summaries to their budget (the eval, ADR-0260) starts from this figure, not from a budget
+ * without Compactor's tools.
+ *
+ * @param thread - The thread.
+ * @param tokenizer - Its tokenizer.
+ * @param provider - The provider whose format is counted.
+ * @param base - The caller's system prompt and tool tokens, when any.
+ * @returns Message tokens the planner compacts to.
+ */
+export function plannerTargetTokens(
+  thread: Thread,
+  tokenizer: Tokenizer,
+  provider: ProviderName,
+  base?: CompactionEngineOptions['overhead'],
+): number {
+  return availableForMessages(threadBudget(thread, plannerOverhead(thread, tokenizer, provider, base)));
+}
+
+/**
  * Where the `target` trigger fires (ADR-0151): with the cache cost model on, the messages may grow to
  * `highWaterPercent` of the window (computed as the target is, never below it) before a compaction
  * brings them to the target or deeper; with it off, at the target.
@@ -227,9 +269,7 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
           toolSchemaTokens: tokenizer.countTools(registered.tools, provider),
         }
       : options.overhead;
-    const toolSchemaTokens =
-      (baseOverhead?.toolSchemaTokens ?? 0) + compactorToolsTokens(thread.policy, tokenizer, provider);
-    const overhead = { ...baseOverhead, toolSchemaTokens };
+    const overhead = plannerOverhead(thread, tokenizer, provider, baseOverhead);
     const targetTokens = availableForMessages(threadBudget(thread, overhead));
     const highWaterTokens = highWaterFor(thread, overhead, targetTokens);
     const automatic: TriggerDecision =

@@ -12,6 +12,8 @@ export {
   type CompactionEngineOptions,
   createCompactionEngine,
   highWaterFor,
+  plannerOverhead,
+  plannerTargetTokens,
   REHYDRATION_LOOKBACK_EVENTS,
   type SummarizationFailure,
   threadBudget,

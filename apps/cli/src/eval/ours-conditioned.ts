@@ -1,23 +1,22 @@
 import {
-  availableForMessages,
   type CompactionPlan,
   type CompactionPolicy,
   type ProviderName,
   parsePolicy,
   policyForWindow,
+  summaryBlockTokens,
   summaryBudgetFor,
   type Thread,
   type TokenBudget,
   threadKindOf,
   tokenBudget,
 } from '@compactor/core';
-import { threadBudget } from '@compactor/engine';
+import { plannerTargetTokens } from '@compactor/engine';
 import {
   RenderBudgetExceededError,
   type RenderReport,
   renderCeiling,
   renderPromptSync,
-  summaryText,
 } from '@compactor/render';
 import type { ProviderTokenizer } from '@compactor/tokenizer';
 import type { LocalReplayResult } from '../replay/replay-transcript.js';
@@ -64,6 +63,30 @@ export function windowForCeiling(ceiling: number, policy: Partial<CompactionPoli
     else low = middle + 1;
   }
   return low;
+}
+
+/**
+ * A plan's summary blocks against their budget, as the planner holds them to it (ADR-0260): every
+ * block as rendered (`summaryBlockTokens`, header lines included) against `summaryBudgetFor` of the
+ * planner's own target (`plannerTargetTokens`: Compactor's tools counted, as a check counts them).
+ * The budget is null when the plan has no summary.
+ */
+export function summaryAgainstBudget(
+  thread: Thread,
+  plan: CompactionPlan | null,
+  tokenizer: ProviderTokenizer,
+  provider: ProviderName,
+): { summaryTokens: number; summaryBudget: number | null } {
+  const summaries = plan?.summarizations ?? [];
+  if (summaries.length === 0) return { summaryTokens: 0, summaryBudget: null };
+  return {
+    summaryTokens: summaryBlockTokens(summaries, (text) => tokenizer.count(text)),
+    summaryBudget: summaryBudgetFor(
+      thread.policy,
+      plannerTargetTokens(thread, tokenizer, provider),
+      threadKindOf(thread.messages),
+    ),
+  };
 }
 
 export function emergencyFigures(report: RenderReport): EmergencyFigures | null {
@@ -113,13 +136,7 @@ export interface CompactedState {
 /** Ask turns of a compacted thread: each appended to the thread and rendered under its plan and budget. */
 export function oursPrepared({ thread, plan, tokenizer, provider }: CompactedState): PreparedSystem {
   const budget = renderBudgetFor(thread);
-  const summaries = plan?.summarizations ?? [];
-  const summaryTokens = summaries.reduce((sum, record) => sum + tokenizer.count(summaryText(record)), 0);
-  const summaryBudget = summaryBudgetFor(
-    thread.policy,
-    availableForMessages(threadBudget(thread)),
-    threadKindOf(thread.messages),
-  );
+  const { summaryTokens, summaryBudget } = summaryAgainstBudget(thread, plan, tokenizer, provider);
   const artifacts = new Map<string, Set<string>>(
     (plan?.externalizations ?? []).map((record) => [record.artifactId, new Set(record.span.messageIds)]),
   );
@@ -141,7 +158,7 @@ export function oursPrepared({ thread, plan, tokenizer, provider }: CompactedSta
           tokens: rendered.tokens.total,
           artifacts,
           summaryTokens: summaryTokens - (emergency?.droppedSummaryTokens ?? 0),
-          summaryBudget: summaries.length > 0 ? summaryBudget : null,
+          summaryBudget,
           recallTokens: rendered.tokens.rehydration + rendered.tokens.recall,
           emergency,
         };

@@ -1,14 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import {
-  availableForMessages,
-  type CompactionPolicy,
-  POLICY_PRESET_NAMES,
-  type PolicyPresetName,
-  summaryBudgetFor,
-  threadKindOf,
-} from '@compactor/core';
-import { threadBudget } from '@compactor/engine';
-import { summaryText } from '@compactor/render';
+import { type CompactionPolicy, POLICY_PRESET_NAMES, type PolicyPresetName } from '@compactor/core';
 import { readPolicyOption } from '../commands/policy-option.js';
 import { replayTranscript } from '../replay/replay-transcript.js';
 import type { Baseline } from './baselines/baseline.js';
@@ -39,7 +30,7 @@ import type {
   RunMetrics,
 } from './eval-types.js';
 import { runNeedles } from './needle-rounds.js';
-import { emergencyFigures, OURS } from './ours-conditioned.js';
+import { emergencyFigures, OURS, summaryAgainstBudget } from './ours-conditioned.js';
 import { codingRetention } from './probe-retention.js';
 import { finalStateProbes, piSummaryProbes } from './probes.js';
 import { runQuestionConditioned } from './question-conditioned.js';
@@ -304,7 +295,6 @@ function replayRun(
   const { report, thread, plan, tokenizer } = replay;
   const ceiling = report.ceiling > 0 ? report.ceiling : common.window;
   const checks = checkRequest(replay.request, report.provider, tokenizer, ceiling);
-  const summaries = plan?.summarizations ?? [];
   return {
     system,
     ...common,
@@ -313,15 +303,7 @@ function replayRun(
     compressionRatio: compressionRatio(report.tokensBefore, checks.requestTokens),
     retention: retentionOf(replay.request),
     emergency: replay.renderReport ? emergencyFigures(replay.renderReport) : null,
-    summaryTokens: summaries.reduce((sum, record) => sum + tokenizer.count(summaryText(record)), 0),
-    summaryBudget:
-      summaries.length > 0
-        ? summaryBudgetFor(
-            thread.policy,
-            availableForMessages(threadBudget(thread)),
-            threadKindOf(thread.messages),
-          )
-        : null,
+    ...summaryAgainstBudget(thread, plan, tokenizer, report.provider),
     rehydrationTokens: replay.renderReport?.rehydration.tokens ?? 0,
     elapsedMs: report.elapsedMs,
     summarizerCalls: report.summarizerCalls,

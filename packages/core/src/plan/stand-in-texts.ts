@@ -20,8 +20,19 @@ export const STAND_IN_TEXT_VERSION = 'v1';
  * @param record - The summarization record.
  * @returns The text standing in for its span.
  */
-export function summaryText(record: SummarizationRecord): string {
-  return `[Context Summary - Turns ${record.span.firstTurn}-${record.span.lastTurn}]\n${renderSummary(record.summary)}`;
+export function summaryText(record: Pick<SummarizationRecord, 'span' | 'summary'>): string {
+  return `${summaryHeader(record.span)}${renderSummary(record.summary)}`;
+}
+
+/**
+ * The line that heads a summary block in the prompt, newline included: part of what the block costs
+ * (ADR-0260), so a budget for the block's text counts it.
+ *
+ * @param span - The block's span (its turns).
+ * @returns `[Context Summary - Turns a-b]` and a newline.
+ */
+export function summaryHeader(span: Pick<SummarizationRecord['span'], 'firstTurn' | 'lastTurn'>): string {
+  return `[Context Summary - Turns ${span.firstTurn}-${span.lastTurn}]\n`;
 }
 
 /**

@@ -143,7 +143,7 @@ async function recursiveSummarization(
     covered: append ? messages : coveredWith(input.thread.messages, previous, archived),
     result,
     round: Math.max(0, ...previous.map((candidate) => candidate.round)) + 1,
-    budget: append ? blockBudget(budget, previous, start.policy) : budget,
+    budget: append ? blockBudget(budget, previous, start.policy, input.countText) : budget,
     countText: input.countText,
     ...(append
       ? { originalTokens: messages.reduce((total, message) => total + input.countMessage(message), 0) }

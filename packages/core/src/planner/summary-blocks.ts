@@ -1,6 +1,7 @@
 import type { SummarizationRecord } from '../plan/records.js';
+import { summaryHeader, summaryText } from '../plan/stand-in-texts.js';
 import { mergeSummaries } from '../summary/merge.js';
-import { renderSummary } from '../summary/render.js';
+import type { StructuredSummary } from '../summary/structured-summary.js';
 import { trimSummaryToBudget } from '../summary/trim.js';
 
 /*
@@ -44,9 +45,42 @@ export function compressionRatioOf(originalTokens: number, summaryTokens: number
   return summaryTokens > 0 ? originalTokens / summaryTokens : 0;
 }
 
-/** Total rendered tokens of the blocks. */
-export function summaryBlockTokens(blocks: readonly SummarizationRecord[]): number {
-  return blocks.reduce((total, block) => total + block.summaryTokenCount, 0);
+/**
+ * What summary blocks cost in the prompt (ADR-0260): each block's text as the renderer writes it
+ * (`summaryText`: its `[Context Summary - Turns a-b]` line, then the summary), counted now rather
+ * than read from `summaryTokenCount`, so a plan written before the header was counted is measured
+ * the same way. The one measure the summary budget is held to: by the planner when it trims and
+ * consolidates blocks, and by the eval's "summary over budget".
+ *
+ * @param blocks - Summary blocks.
+ * @param countText - Counts rendered text.
+ * @returns Their tokens together.
+ */
+export function summaryBlockTokens(
+  blocks: readonly SummarizationRecord[],
+  countText: (text: string) => number,
+): number {
+  return blocks.reduce((total, block) => total + countText(summaryText(block)), 0);
+}
+
+/**
+ * A block's summary trimmed (`trimSummaryToBudget`, ADR-0161) so that the block's text, header line
+ * included, fits `maxTokens` (ADR-0260).
+ *
+ * @param summary - The summary.
+ * @param span - The block's turns (its header).
+ * @param maxTokens - Budget for the block's text.
+ * @param countText - Counts rendered text.
+ * @returns The summary, trimmed when it did not fit.
+ */
+export function trimBlockToBudget(
+  summary: StructuredSummary,
+  span: Pick<SummarizationRecord['span'], 'firstTurn' | 'lastTurn'>,
+  maxTokens: number,
+  countText: (text: string) => number,
+): StructuredSummary {
+  const header = summaryHeader(span);
+  return trimSummaryToBudget(summary, maxTokens, (text) => countText(`${header}${text}`));
 }
 
 /**
@@ -68,11 +102,20 @@ export function mergeSummaryBlocks(
   maxTokens: number,
   countText: (text: string) => number,
 ): SummarizationRecord {
-  const summary = trimSummaryToBudget(mergeSummaries(older.summary, newer.summary), maxTokens, countText);
-  const summaryTokenCount = countText(renderSummary(summary));
   const messageIds = [...new Set([...older.span.messageIds, ...newer.span.messageIds])].sort(
     (left, right) => indexOf(left) - indexOf(right),
   );
+  const turns = {
+    firstTurn: Math.min(older.span.firstTurn, newer.span.firstTurn),
+    lastTurn: Math.max(older.span.lastTurn, newer.span.lastTurn),
+  };
+  const summary = trimBlockToBudget(
+    mergeSummaries(older.summary, newer.summary),
+    turns,
+    maxTokens,
+    countText,
+  );
+  const summaryTokenCount = countText(summaryText({ span: { messageIds, ...turns }, summary }));
   const originalTokenCount =
     older.originalTokenCount !== undefined && newer.originalTokenCount !== undefined
       ? older.originalTokenCount + newer.originalTokenCount
@@ -80,11 +123,7 @@ export function mergeSummaryBlocks(
   const costUsd = (older.summarizer?.costUsd ?? 0) + (newer.summarizer?.costUsd ?? 0);
   return {
     kind: 'summarize',
-    span: {
-      messageIds,
-      firstTurn: Math.min(older.span.firstTurn, newer.span.firstTurn),
-      lastTurn: Math.max(older.span.lastTurn, newer.span.lastTurn),
-    },
+    span: { messageIds, ...turns },
     summary,
     summaryTokenCount,
     ...(newer.summarizer ? { summarizer: { ...newer.summarizer, costUsd } } : {}),
@@ -96,12 +135,14 @@ export function mergeSummaryBlocks(
 }
 
 /**
- * Keep the blocks within their caps by merging the oldest: while there are more than `maxBlocks` the
- * two oldest become one; when they take more than the budget, the oldest are merged and trimmed to what
- * half the budget leaves beside the newer blocks (so consolidations stay rare), provided that brings them
- * within the budget (when the untrimmable parts alone exceed it, nothing is rewritten for the budget).
- * Blocks within both caps come back unchanged (the same objects), so what the prompt cache holds is not
- * rewritten.
+ * Keep the blocks within their caps by merging: while there are more than `maxBlocks` two become one
+ * (the oldest, or the newest per `countCapMerges`); when they take more than the budget (counted as
+ * rendered, `summaryBlockTokens`), the oldest are merged and trimmed to what half the budget leaves
+ * beside the newer blocks (so consolidations stay rare), or to what the whole budget leaves when the
+ * low-water mark would move a pinned fact behind a pointer. The result is within the budget unless one
+ * block is left whose pinned facts alone exceed it; even then the oldest pinned facts are behind one
+ * pointer (ADR-0161), never lost (ADR-0261). Blocks within both caps come back unchanged (the same
+ * objects), so what the prompt cache holds is not rewritten.
  *
  * @param blocks - Summary blocks in log order.
  * @param limits - The caps and the counter.
@@ -114,7 +155,7 @@ export function consolidateSummaryBlocks(
   indexOf: (messageId: string) => number,
 ): ConsolidatedBlocks {
   const maxBlocks = Math.max(1, limits.maxBlocks);
-  // The count cap always applies: merge the oldest until there are at most maxBlocks.
+  // The count cap always applies: merge until there are at most maxBlocks.
   let current = [...blocks];
   let merged = 0;
   const mergeForCount = limits.countCapMerges === 'newest' ? mergeNewest : mergeOldest;
@@ -127,21 +168,58 @@ export function consolidateSummaryBlocks(
       : mergeForCount(current, Number.POSITIVE_INFINITY, limits, indexOf);
     merged += 1;
   }
-  if (summaryBlockTokens(current) <= limits.budgetTokens) return { blocks: current, merged };
-  // Over the budget: merge the oldest down to the low-water mark, but only if that brings the blocks
-  // within the budget; what cannot be trimmed (pinned facts, key fields) alone may exceed it, and then a
-  // rewrite would break the cache every round for nothing.
-  let trimmed = current;
-  let trimmedMerges = 0;
-  while (trimmed.length > 1 && summaryBlockTokens(trimmed) > limits.budgetTokens) {
-    const rest = trimmed.slice(2);
-    const room = Math.max(1, Math.floor(limits.budgetTokens / 2) - summaryBlockTokens(rest));
-    trimmed = mergeOldest(trimmed, room, limits, indexOf);
-    trimmedMerges += 1;
+  const over = (list: readonly SummarizationRecord[]) =>
+    summaryBlockTokens(list, limits.countText) > limits.budgetTokens;
+  if (!over(current)) return { blocks: current, merged };
+  // Over the budget: merge the oldest until the blocks fit (ADR-0261). Leaving them over the budget
+  // because their pinned facts alone exceed it (as before) kept every summary over it in every later
+  // round; the oldest pinned facts behind one pointer are still recallable.
+  while (current.length > 1 && over(current)) {
+    current = mergeOldestWithin(current, limits, indexOf);
+    merged += 1;
   }
-  if (summaryBlockTokens(trimmed) <= limits.budgetTokens && keepsPinnedFacts(current, trimmed))
-    return { blocks: trimmed, merged: merged + trimmedMerges };
+  const [only] = current;
+  if (current.length === 1 && only && over(current)) current = [retrimmed(only, limits)];
   return { blocks: current, merged };
+}
+
+/**
+ * The two oldest blocks merged for the budget: trimmed to the low-water room (half the budget less the
+ * newer blocks) when that keeps every pinned fact in the text, else to the budget less the newer blocks;
+ * untrimmed while the newer blocks alone fill the budget (a later merge trims them all at once, which
+ * thins evenly instead of emptying the oldest first).
+ */
+function mergeOldestWithin(
+  blocks: readonly SummarizationRecord[],
+  limits: SummaryBlockLimits,
+  indexOf: (messageId: string) => number,
+): SummarizationRecord[] {
+  const newer = summaryBlockTokens(blocks.slice(2), limits.countText);
+  const room = limits.budgetTokens - newer;
+  if (room <= 0) return mergeOldest(blocks, Number.POSITIVE_INFINITY, limits, indexOf);
+  const lowWater = mergeOldest(
+    blocks,
+    Math.max(1, Math.floor(limits.budgetTokens / 2) - newer),
+    limits,
+    indexOf,
+  );
+  return keepsPinnedFacts(blocks.slice(0, 2), lowWater.slice(0, 1))
+    ? lowWater
+    : mergeOldest(blocks, room, limits, indexOf);
+}
+
+/** A lone block over the budget (written under a larger one) trimmed to it, its counts updated. */
+function retrimmed(block: SummarizationRecord, limits: SummaryBlockLimits): SummarizationRecord {
+  const summary = trimBlockToBudget(block.summary, block.span, limits.budgetTokens, limits.countText);
+  const summaryTokenCount = limits.countText(summaryText({ span: block.span, summary }));
+  return {
+    ...block,
+    summary,
+    summaryTokenCount,
+    ...(block.originalTokenCount !== undefined
+      ? { compressionRatio: compressionRatioOf(block.originalTokenCount, summaryTokenCount) }
+      : {}),
+  };
 }
 
 /** Whether every pinned fact of `before` is still a pinned fact in `after` (none went behind a pointer). */

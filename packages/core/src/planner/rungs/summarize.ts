@@ -3,17 +3,21 @@ import { messagesAsRendered } from '../../plan/as-rendered.js';
 import { normalizePlan } from '../../plan/normalize.js';
 import type { CompactionRecord, SummarizationRecord } from '../../plan/records.js';
 import { spanOf } from '../../plan/span.js';
+import { summaryText } from '../../plan/stand-in-texts.js';
 import type { SummarizeResult } from '../../ports/summarizer.js';
 import type { CompactionPolicy } from '../../schemas/policy.js';
 import { mergeSummaries } from '../../summary/merge.js';
-import { renderSummary } from '../../summary/render.js';
 import type { StructuredSummary } from '../../summary/structured-summary.js';
-import { trimSummaryToBudget } from '../../summary/trim.js';
 import type { ThreadMessage } from '../../thread/thread.js';
 import { type ThreadKind, threadKindOf } from '../../thread/thread-kind.js';
 import { structuralTurnCandidates } from '../candidates.js';
 import type { Rung, RungContext } from '../planner-types.js';
-import { compressionRatioOf, consolidateSummaryBlocks } from '../summary-blocks.js';
+import {
+  compressionRatioOf,
+  consolidateSummaryBlocks,
+  summaryBlockTokens,
+  trimBlockToBudget,
+} from '../summary-blocks.js';
 import { summaryCallSettings } from '../summary-call.js';
 
 /**
@@ -70,7 +74,8 @@ export function coveredWith(
 
 /**
  * The summarization record for a summary (the summarize rung's and recursive summarization's):
- * trimmed to its budget, counted as rendered, attributed to the summarizer that wrote it.
+ * trimmed so that its text as rendered, header line included, fits its budget, counted the same way
+ * (ADR-0260), attributed to the summarizer that wrote it.
  */
 export function summaryRecord(parts: {
   summary: StructuredSummary;
@@ -82,11 +87,12 @@ export function summaryRecord(parts: {
   /** Tokens of the covered messages before summarization (the block's compression ratio, ADR-0150). */
   originalTokens?: number;
 }): SummarizationRecord {
-  const summary = trimSummaryToBudget(parts.summary, parts.budget, parts.countText);
-  const summaryTokenCount = parts.countText(renderSummary(summary));
+  const span = spanOf(parts.covered);
+  const summary = trimBlockToBudget(parts.summary, span, parts.budget, parts.countText);
+  const summaryTokenCount = parts.countText(summaryText({ span, summary }));
   return {
     kind: 'summarize',
-    span: spanOf(parts.covered),
+    span,
     summary,
     summaryTokenCount,
     summarizer: {
@@ -112,16 +118,18 @@ export function summaryRecord(parts: {
  * @param budget - The summary budget.
  * @param records - The plan's records (its summary blocks are counted).
  * @param policy - For `maxSummaryBlocks`.
+ * @param countText - Counts rendered text (the blocks as rendered, `summaryBlockTokens`).
  * @returns The new block's budget.
  */
 export function blockBudget(
   budget: number,
   records: readonly CompactionRecord[],
   policy: CompactionPolicy,
+  countText: (text: string) => number,
 ): number {
-  const used = records.reduce(
-    (total, record) => total + (record.kind === 'summarize' ? record.summaryTokenCount : 0),
-    0,
+  const used = summaryBlockTokens(
+    records.filter((record): record is SummarizationRecord => record.kind === 'summarize'),
+    countText,
   );
   return Math.max(Math.floor(budget / policy.maxSummaryBlocks), budget - used);
 }
@@ -297,7 +305,7 @@ export const summarizeRung: Rung = {
       result,
       round: roundsSoFar(context) + 1,
       budget: append
-        ? blockBudget(summaryBudget(context), normalized.records, context.policy)
+        ? blockBudget(summaryBudget(context), normalized.records, context.policy, context.input.countText)
         : summaryBudget(context),
       countText: context.input.countText,
       originalTokens: originalTokensOf(covered, previous, append, context),
