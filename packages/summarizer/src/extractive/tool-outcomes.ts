@@ -8,6 +8,7 @@ import {
   type ToolDurabilityPolicy,
 } from '@compactor/core';
 import { clip } from '../text.js';
+import { isLookingCommand } from './shell-commands.js';
 
 const SHELL_TOOLS = /^(bash|shell|sh|exec|run|run_command|terminal|execute_command|command)$/i;
 
@@ -33,7 +34,8 @@ function firstLine(content: unknown): string {
 /**
  * Tool outcomes worth carrying forward: every result with key fields (copied structurally),
  * the latest failures with whether a later call of the same tool succeeded, and the latest
- * shell commands with their outcomes. Unresolved failures become open items.
+ * shell commands with their outcomes (a command that only looked and succeeded is left out, like a
+ * file read). Unresolved failures become open items, the newest first.
  */
 export function extractToolOutcomes(
   messages: readonly ThreadMessage[],
@@ -47,11 +49,14 @@ export function extractToolOutcomes(
   const failures: Array<SummaryToolOutcome & { index: number }> = [];
   const commands: SummaryToolOutcome[] = [];
   const lastOutcomeByTool = new Map<string, { outcome: string; index: number }>();
+  /** Where each call's result is in the log: the lines are grouped in log order. */
+  const positionOf = new Map<string, number>();
   let index = 0;
   for (const message of messages) {
     for (const part of message.content) {
       if (part.type !== 'tool_result') continue;
       index += 1;
+      positionOf.set(part.toolCallId, index);
       const resolved = resolveToolDurability(part, options.durability);
       const keyFields = collectKeyFields(part, resolved.mustPreserveFields);
       const base: SummaryToolOutcome = {
@@ -72,7 +77,9 @@ export function extractToolOutcomes(
           typeof (input as Record<string, unknown>).command === 'string'
             ? clip((input as Record<string, string>).command!, 160)
             : undefined;
-        if (command) commands.push({ ...base, keyFields: { ...keyFields, command } });
+        // A command that only looked and succeeded is like a file read: no line of its own (ADR-0271).
+        if (command && !(part.outcome === 'success' && isLookingCommand(command)))
+          commands.push({ ...base, keyFields: { ...keyFields, command } });
       }
     }
   }
@@ -111,7 +118,14 @@ export function extractToolOutcomes(
         : outcome,
     );
   }
-  return { outcomes: groupOutcomes([...byCall.values()], options.maxOutcomes), openItems };
+  // Grouped in log order, so a group's line is its last call's (a failure found before the commands
+  // were gathered is not overwritten by an earlier success of the same command).
+  const inLogOrder = [...byCall.values()].sort(
+    (left, right) =>
+      (positionOf.get(left.toolCallId ?? '') ?? 0) - (positionOf.get(right.toolCallId ?? '') ?? 0),
+  );
+  // Newest first: the failure the agent was stuck on last is the one to keep when a budget thins the list.
+  return { outcomes: groupOutcomes(inLogOrder, options.maxOutcomes), openItems: openItems.reverse() };
 }
 
 /**

@@ -1,0 +1,149 @@
+import { renderSummary, spanOf, type Thread, trimSummaryToBudget } from '@compactor/core';
+import { threadBuilder } from '@compactor/testkit/thread-builder';
+import { describe, expect, it } from 'vitest';
+import { isLookingCommand } from '../src/extractive/shell-commands.js';
+import { createExtractiveSummarizer } from '../src/index.js';
+
+/*
+ * What a person needs to continue a coding session survives its summary (issue #13 item 3, ADR-0271):
+ * the files modified, the failing command with its error, and no line that only repeats a file list
+ * or a command that only looked.
+ */
+
+const summarizer = createExtractiveSummarizer();
+const extract = (thread: Thread) =>
+  summarizer.extract({
+    tenantId: 't',
+    threadId: thread.id,
+    span: spanOf(thread.messages),
+    messages: thread.messages,
+  });
+/** Words as the tokenizer-free tests count them: about four characters a token. */
+const countText = (text: string) => Math.ceil(text.length / 4);
+
+/** A small hand-made session: explore, edit, a read that failed early, the test run failing at the end. */
+function debuggingSession(): Thread {
+  const builder = threadBuilder('coding-state').user('The parser tests fail on empty input; fix them.');
+  const looks = [
+    'grep -rn "parseExpression" src/',
+    "sed -n '40,80p' src/parser.ts",
+    'ls -la test/',
+    'cat package.json | head -20',
+    'git status',
+    'git diff src/lexer.ts',
+    'find src -name "*.ts" 2>/dev/null | head -5',
+  ];
+  looks.forEach((command, index) => {
+    builder
+      .assistant(undefined, { toolCalls: [{ id: `look-${index}`, name: 'bash', input: { command } }] })
+      .toolResult(`look-${index}`, `output of ${command}\n`.repeat(3));
+  });
+  builder
+    .assistant('The fixture path is wrong, I will read the spec instead.', {
+      toolCalls: [{ id: 'read-spec', name: 'read', input: { path: 'docs/parser-spec.md' } }],
+    })
+    .toolResult('read-spec', "ENOENT: no such file or directory, open 'docs/parser-spec.md'", {
+      outcome: 'failure',
+      keyFields: { path: 'docs/parser-spec.md' },
+    });
+  for (const [index, path] of ['src/parser.ts', 'src/lexer.ts', 'src/parser.ts', 'src/ast.ts'].entries()) {
+    builder
+      .assistant(undefined, {
+        toolCalls: [{ id: `edit-${index}`, name: 'edit', input: { path, oldText: 'a', newText: 'b' } }],
+      })
+      .toolResult(`edit-${index}`, 'Successfully replaced text', { keyFields: { path } });
+  }
+  builder
+    .assistant(undefined, {
+      toolCalls: [{ id: 'read-parser', name: 'read', input: { path: 'src/parser.ts' } }],
+    })
+    .toolResult('read-parser', 'export function parse() {}', { keyFields: { path: 'src/parser.ts' } })
+    .assistant('Running the parser tests again.', {
+      toolCalls: [
+        { id: 'test-run', name: 'bash', input: { command: 'pnpm vitest run test/parser.test.ts' } },
+      ],
+    })
+    .toolResult(
+      'test-run',
+      'FAIL test/parser.test.ts > parses empty input\nAssertionError: expected undefined to equal []\n at parser.test.ts:12',
+      { outcome: 'failure' },
+    );
+  return builder.build().thread;
+}
+
+describe('a coding span keeps what a person needs to continue (ADR-0271)', () => {
+  it('keeps the failing command and its error, newest failure first, within a small budget', () => {
+    const summary = extract(debuggingSession());
+    expect(summary.openItems[0]?.description).toBe(
+      'Unresolved bash failure (pnpm vitest run test/parser.test.ts): FAIL test/parser.test.ts > parses empty input',
+    );
+    // The state fits a small budget whole: trimming only drops the loose parts (decisions, files read),
+    // so the newest failure and every modified file stay. A summary that also carried a line per edit,
+    // read and looking command would be thinned evenly here, and lose them (trimSummaryToBudget).
+    const trimmed = renderSummary(trimSummaryToBudget(summary, 170, countText));
+    for (const path of summary.filesModified) expect(trimmed).toContain(path);
+    expect(trimmed).toContain('pnpm vitest run test/parser.test.ts');
+    expect(trimmed).toContain('FAIL test/parser.test.ts > parses empty input');
+  });
+
+  it('lists the files modified once, without an outcome line that repeats each edit', () => {
+    const summary = extract(debuggingSession());
+    expect(summary.filesModified).toEqual(['src/parser.ts', 'src/lexer.ts', 'src/ast.ts']);
+    const rendered = renderSummary(summary);
+    expect(rendered).not.toContain('edit (success');
+    expect(rendered).not.toContain('read (success');
+    // A failed read is state (the file is not there): its line stays, with the error.
+    expect(rendered).toContain(
+      `- read (failure) {"path":"docs/parser-spec.md"} error: ENOENT: no such file or directory, open 'docs/parser-spec.md'`,
+    );
+  });
+
+  it('leaves out commands that only looked and succeeded, and keeps the ones that failed', () => {
+    const rendered = renderSummary(extract(debuggingSession()));
+    for (const looked of ['parseExpression', "sed -n '40,80p'", 'ls -la test/', 'git status', 'git diff'])
+      expect(rendered).not.toContain(looked);
+    expect(rendered).toContain('- bash (failure) {"command":"pnpm vitest run test/parser.test.ts"}');
+  });
+
+  it('gives a repeated command the outcome of its last run: a failure after successes is a failure', () => {
+    const builder = threadBuilder('last-run').user('Make the build pass.');
+    ['success', 'success', 'failure'].forEach((outcome, index) => {
+      builder
+        .assistant(undefined, {
+          toolCalls: [{ id: `b${index}`, name: 'bash', input: { command: 'pnpm build' } }],
+        })
+        .toolResult(`b${index}`, outcome === 'failure' ? 'error TS2304: Cannot find name Foo' : 'built', {
+          outcome: outcome as 'success' | 'failure',
+        });
+    });
+    const summary = extract(builder.build().thread);
+    expect(summary.toolOutcomes).toHaveLength(1);
+    expect(renderSummary(summary)).toContain(
+      '- bash (failure ×3) {"command":"pnpm build"} error: error TS2304: Cannot find name Foo',
+    );
+  });
+});
+
+describe('isLookingCommand', () => {
+  it.each([
+    'grep -rn "foo" src/',
+    'cd /repo && git status',
+    "sed -n '1,30p' README.md",
+    'find src -name "*.ts" 2>/dev/null | head -5',
+    'cat a.txt | sort | uniq -c',
+    'git log --oneline -5',
+  ])('looks only: %s', (command) => expect(isLookingCommand(command)).toBe(true));
+
+  it.each([
+    'npm run check',
+    'cd /repo && npm test 2>&1',
+    "sed -i 's/a/b/' file.ts",
+    'echo hi > notes.txt',
+    'find . -name "*.tmp" -delete',
+    'find . -name "*.ts" -exec rm {} \\;',
+    'cat list | xargs rm',
+    'git commit -m "x"',
+    'rm -rf dist',
+    '',
+  ])('changes something or runs a program: %s', (command) => expect(isLookingCommand(command)).toBe(false));
+});
