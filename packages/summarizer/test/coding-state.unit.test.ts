@@ -143,6 +143,10 @@ describe('isLookingCommand', () => {
     'find . -name "*.ts" -exec rm {} \\;',
     'cat list | xargs rm',
     'git commit -m "x"',
+    'git branch -D feature',
+    'sort names.txt -o names.txt',
+    'awk \'{ system("rm " $1) }\' list',
+    'cat a.txt > b.txt',
     'rm -rf dist',
     '',
   ])('changes something or runs a program: %s', (command) => expect(isLookingCommand(command)).toBe(false));

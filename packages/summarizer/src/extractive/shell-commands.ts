@@ -34,10 +34,14 @@ const LOOKING_PROGRAMS = new Set([
   'diff',
   'cd',
 ]);
-const LOOKING_GIT = /^git\s+(?:status|log|diff|show|branch|remote|blame|ls-files|rev-parse)\b/;
-/** What turns a looking program into a writing one: in-place edits, deletions, redirects into files. */
+// `git branch` and `git remote` are left out: with an argument they create, rename or delete.
+const LOOKING_GIT = /^git\s+(?:status|log|diff|show|blame|ls-files|rev-parse)\b/;
+/**
+ * What turns a looking program into a writing one: in-place edits, `sort -o`, `find -exec/-delete/-fprint`,
+ * piping into a program that acts, `awk`'s `system()`, redirects into files.
+ */
 const WRITES =
-  /\bsed\b[^|;&]*\s(?:-i|--in-place)\b|-exec\s|-delete\b|\|\s*(?:xargs|tee|sh|bash)\b|(?<![0-9&])>(?!&)|\d>(?!&|\s*\/dev\/null)/;
+  /\bsed\b[^|;&]*\s(?:-i|--in-place)\b|\bsort\b[^|;&]*\s-o\b|-exec\s|-execdir\s|-delete\b|-fprint|\|\s*(?:xargs|tee|sh|bash)\b|\bsystem\(|(?<![0-9&])>(?!&)|\d>(?!&|\s*\/dev\/null)/;
 
 /**
  * Whether a shell command only looks (reads, lists, searches, asks git) and writes nothing.
