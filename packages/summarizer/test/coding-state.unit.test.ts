@@ -1,5 +1,6 @@
 import { renderSummary, spanOf, type Thread, trimSummaryToBudget } from '@compactor/core';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isLookingCommand } from '../src/extractive/shell-commands.js';
 import { createExtractiveSummarizer } from '../src/index.js';
@@ -150,4 +151,74 @@ describe('isLookingCommand', () => {
     'rm -rf dist',
     '',
   ])('changes something or runs a program: %s', (command) => expect(isLookingCommand(command)).toBe(false));
+});
+
+describe('coding extraction invariants (fast-check, ADR-0271)', () => {
+  type Step = { tool: 'edit' | 'read' | 'bash'; target: number; failed: boolean };
+  const steps = fc.array(
+    fc.record({
+      tool: fc.constantFrom<Step['tool']>('edit', 'read', 'bash'),
+      target: fc.integer({ min: 0, max: 4 }),
+      failed: fc.boolean(),
+    }),
+    { minLength: 1, maxLength: 40 },
+  );
+  const pathOf = (target: number) => `src/module-${target}.ts`;
+  // Half the commands only look, half build: both kinds must keep their failures.
+  const commandOf = (target: number) =>
+    target % 2 === 0 ? `grep -n "x${target}" src/` : `pnpm build:${target}`;
+
+  function sessionOf(run: readonly Step[]): Thread {
+    const builder = threadBuilder('property').user('Work through the modules.');
+    run.forEach((step, index) => {
+      const input =
+        step.tool === 'bash' ? { command: commandOf(step.target) } : { path: pathOf(step.target) };
+      builder
+        .assistant(undefined, { toolCalls: [{ id: `s${index}`, name: step.tool, input }] })
+        .toolResult(`s${index}`, step.failed ? `error ${index}` : 'ok', {
+          outcome: step.failed ? 'failure' : 'success',
+          keyFields: step.tool === 'bash' ? {} : { path: pathOf(step.target) },
+        });
+    });
+    return builder.build().thread;
+  }
+
+  it('lists every edited file, never reports a group by an older call, and opens with the newest failure', () => {
+    fc.assert(
+      fc.property(steps, (run) => {
+        const summary = extract(sessionOf(run));
+        const edited = [
+          ...new Set(run.filter((step) => step.tool === 'edit').map((step) => pathOf(step.target))),
+        ];
+        expect(summary.filesModified).toEqual(edited);
+        // A line never says success when its group's last call failed, nor a plain failure when it succeeded
+        // (a failure fixed by a later call says so); a failure's error is its last call's.
+        for (const outcome of summary.toolOutcomes) {
+          const key = outcome.keyFields.command ?? outcome.keyFields.path;
+          const last = run.findLastIndex(
+            (step) =>
+              step.tool === outcome.toolName &&
+              (step.tool === 'bash' ? commandOf(step.target) : pathOf(step.target)) === key,
+          );
+          if (outcome.outcome === 'success') expect(run[last]!.failed).toBe(false);
+          else if (!run[last]!.failed) expect(outcome.errorMessage).toContain('(a later call succeeded)');
+          else if (outcome.errorMessage !== undefined)
+            expect(outcome.errorMessage).toContain(`error ${last}`);
+        }
+        // No success line repeats a listed file, and no looking command that succeeded has a line.
+        for (const outcome of summary.toolOutcomes.filter((line) => line.outcome === 'success')) {
+          expect(outcome.keyFields.path).toBeUndefined();
+          expect(String(outcome.keyFields.command)).not.toMatch(/^grep/);
+        }
+        // The newest failure no later call of its tool fixed opens the open items.
+        const lastFailure = run.findLastIndex((step) => step.failed);
+        const fixed =
+          lastFailure >= 0 &&
+          run.slice(lastFailure + 1).some((step) => step.tool === run[lastFailure]!.tool && !step.failed);
+        if (lastFailure >= 0 && !fixed)
+          expect(summary.openItems[0]?.description).toContain(`error ${lastFailure}`);
+      }),
+      { numRuns: 200 },
+    );
+  });
 });

@@ -45,10 +45,22 @@ export function extractToolOutcomes(
   for (const message of messages) {
     for (const part of message.content) if (part.type === 'tool_call') inputs.set(part.id, part.input);
   }
+  const commandOf = (toolCallId: string | undefined): string | undefined => {
+    const input = toolCallId === undefined ? undefined : inputs.get(toolCallId);
+    return typeof input === 'object' &&
+      input !== null &&
+      typeof (input as Record<string, unknown>).command === 'string'
+      ? clip((input as Record<string, string>).command!, 160)
+      : undefined;
+  };
   const withKeyFields: SummaryToolOutcome[] = [];
   const failures: Array<SummaryToolOutcome & { index: number }> = [];
   const commands: SummaryToolOutcome[] = [];
   const lastOutcomeByTool = new Map<string, { outcome: string; index: number }>();
+  /** The newest success per call target (tool and command or key fields): a failure it follows is fixed. */
+  const lastSuccessByTarget = new Map<string, number>();
+  const targetOf = (toolName: string, toolCallId: string, keyFields: Record<string, unknown>) =>
+    `${toolName}\u0000${commandOf(toolCallId) ?? stableStringify(keyFields)}`;
   /** Where each call's result is in the log: the lines are grouped in log order. */
   const positionOf = new Map<string, number>();
   let index = 0;
@@ -66,6 +78,8 @@ export function extractToolOutcomes(
         keyFields,
       };
       lastOutcomeByTool.set(part.toolName, { outcome: part.outcome, index });
+      if (part.outcome === 'success')
+        lastSuccessByTarget.set(targetOf(part.toolName, part.toolCallId, keyFields), index);
       if (Object.keys(keyFields).length > 0) withKeyFields.push(base);
       if (part.outcome === 'failure')
         failures.push({ ...base, errorMessage: firstLine(part.content), index });
@@ -83,18 +97,17 @@ export function extractToolOutcomes(
       }
     }
   }
-  const commandOf = (toolCallId: string | undefined): string | undefined => {
-    const input = toolCallId === undefined ? undefined : inputs.get(toolCallId);
-    return typeof input === 'object' &&
-      input !== null &&
-      typeof (input as Record<string, unknown>).command === 'string'
-      ? clip((input as Record<string, string>).command!, 160)
-      : undefined;
-  };
   const openItems: SummaryOpenItem[] = [];
   const recentFailures = failures.slice(-options.maxFailures).map(({ index: failureIndex, ...failure }) => {
+    // Fixed when the tool's last call succeeded, or a later call on the same target did (the same
+    // command run again, the same file): another tool's failure after it does not reopen it.
     const last = lastOutcomeByTool.get(failure.toolName);
-    const resolvedLater = last !== undefined && last.index > failureIndex && last.outcome === 'success';
+    const sameTarget = lastSuccessByTarget.get(
+      targetOf(failure.toolName, failure.toolCallId ?? '', failure.keyFields),
+    );
+    const resolvedLater =
+      (last !== undefined && last.index > failureIndex && last.outcome === 'success') ||
+      (sameTarget !== undefined && sameTarget > failureIndex);
     if (!resolvedLater) {
       const command = commandOf(failure.toolCallId);
       openItems.push({
