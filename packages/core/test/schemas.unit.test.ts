@@ -256,7 +256,7 @@ describe('policy and trigger schemas', () => {
       externalizeThresholdTokens: 1000,
       clearAtLeastTokens: 2000,
       maxSummarizationRounds: 50,
-      summaryShare: { dialogue: 0.4, coding: 0.15, other: 0.15 },
+      summaryShare: { dialogue: 0.4, coding: 0.3, other: 0.15 },
       keepUserWordsInDialogue: 'instructions',
       onSummaryFailure: 'fallback',
       summaryStyle: { format: 'structured', message: 'assistant' },

@@ -43,11 +43,11 @@ describe('threadKindOf', () => {
   });
 });
 
-describe('summaryBudgetFor by kind (ADR-0160)', () => {
+describe('summaryBudgetFor by kind (ADR-0160, ADR-0270)', () => {
   const policy = parsePolicy({});
-  it('gives a dialogue 40% of the target and a coding session 15%', () => {
+  it('gives a dialogue 40% of the target, a coding session 30% and other threads 15%', () => {
     expect(summaryBudgetFor(policy, 10_000, 'dialogue')).toBe(4000);
-    expect(summaryBudgetFor(policy, 10_000, 'coding')).toBe(1500);
+    expect(summaryBudgetFor(policy, 10_000, 'coding')).toBe(3000);
     expect(summaryBudgetFor(policy, 10_000)).toBe(1500);
   });
   it('honours an explicit budget and the policy shares', () => {

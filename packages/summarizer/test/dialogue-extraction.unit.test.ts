@@ -192,14 +192,62 @@ describe('extractive summarizer on a long coding session (ADR-0160)', () => {
       span: spanOf(thread.messages),
       messages: thread.messages,
     });
-    expect(summary.toolOutcomes).toHaveLength(20);
-    // The failing edit is kept, with its error; every line stands for five calls on its file.
-    const failing = summary.toolOutcomes.find((outcome) => outcome.outcome === 'failure');
-    expect(failing).toMatchObject({ keyFields: { path: 'src/file-59.ts' }, count: 5 });
-    expect(failing?.errorMessage).toContain('oldText not found');
-    expect(summary.toolOutcomes.every((outcome) => outcome.count === 5)).toBe(true);
+    // Every file is listed once as modified; a successful edit's line would only repeat the list
+    // (ADR-0271), so the one line left is the failing edit, with its error, standing for five calls.
+    expect(summary.filesModified).toHaveLength(60);
+    expect(summary.toolOutcomes).toHaveLength(1);
+    expect(summary.toolOutcomes[0]).toMatchObject({
+      outcome: 'failure',
+      keyFields: { path: 'src/file-59.ts' },
+      count: 5,
+    });
+    expect(summary.toolOutcomes[0]?.errorMessage).toContain('oldText not found');
     expect(renderSummary(summary)).toContain(
       '- edit (failure ×5) {"path":"src/file-59.ts"} error: Error: oldText not found',
+    );
+  });
+
+  it('groups repeated commands, counted, and caps the lines with the unresolved failure kept', () => {
+    const messages: Message[] = [
+      { id: 'u0', role: 'user', content: [{ type: 'text', text: 'Make every package build.' }] },
+    ];
+    for (let index = 0; index < 300; index += 1) {
+      const command = `pnpm --filter pkg-${index % 60} build`;
+      const failing = index === 299;
+      messages.push(
+        {
+          id: `a${index}`,
+          role: 'assistant',
+          content: [{ type: 'tool_call', id: `c${index}`, name: 'bash', input: { command } }],
+        },
+        {
+          id: `t${index}`,
+          role: 'tool',
+          content: [
+            {
+              type: 'tool_result',
+              toolCallId: `c${index}`,
+              toolName: 'bash',
+              outcome: failing ? 'failure' : 'success',
+              content: failing ? 'error TS2304: Cannot find name Foo' : 'built',
+              keyFields: {},
+            },
+          ],
+        },
+      );
+    }
+    const thread = threadOf(messages);
+    const summary = createExtractiveSummarizer({ maxToolOutcomes: 20, maxCommands: 300 }).extract({
+      tenantId: 't',
+      threadId: 'th',
+      span: spanOf(thread.messages),
+      messages: thread.messages,
+    });
+    expect(summary.toolOutcomes).toHaveLength(20);
+    // Every line stands for the five runs of its command; the last one failed and is kept with its error.
+    expect(summary.toolOutcomes.every((outcome) => outcome.count === 5)).toBe(true);
+    expect(renderSummary(summary)).toContain(
+      '- bash (failure ×5) {"command":"pnpm --filter pkg-59 build"} error: error TS2304: Cannot find name Foo',
     );
   });
 });

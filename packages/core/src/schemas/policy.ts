@@ -141,16 +141,17 @@ export const compactionPolicyFieldsSchema = z.object({
   summaryBudgetTokens: z.number().int().positive().optional(),
   /**
    * Without `summaryBudgetTokens`, the rolling summary's share of the planner's target by the kind of
-   * thread (ADR-0160): a dialogue's summary carries both speakers' informative turns and needs room;
-   * a coding session's carries state.
+   * thread (ADR-0160): a dialogue's summary carries both speakers' informative turns and needs room; a
+   * coding session's carries the state of its whole history (files, failures, decisions), which 15% of the
+   * target could not hold (ADR-0270).
    */
   summaryShare: z
     .object({
       dialogue: z.number().gt(0).max(1).default(0.4),
-      coding: z.number().gt(0).max(1).default(0.15),
+      coding: z.number().gt(0).max(1).default(0.3),
       other: z.number().gt(0).max(1).default(0.15),
     })
-    .default({ dialogue: 0.4, coding: 0.15, other: 0.15 }),
+    .default({ dialogue: 0.4, coding: 0.3, other: 0.15 }),
   /** Cap on summarization rounds per thread (ADR-0017); past it the ladder degrades to clear and drop. */
   maxSummarizationRounds: z.number().int().positive().default(50),
   /** The summarizer call's `max_tokens` (pi: 0.8 × reserveTokens); default the summarizer's own. */

@@ -12,7 +12,7 @@ import {
 import { textOf } from '../text.js';
 import { extractCurrentTask, extractDecisions, extractNextSteps } from './assistant-notes.js';
 import { extractDialogueTurns } from './dialogue.js';
-import { extractFiles } from './files.js';
+import { extractFiles, withoutFileEchoes } from './files.js';
 import { extractToolOutcomes } from './tool-outcomes.js';
 import { extractUserIntent } from './user-intent.js';
 
@@ -73,7 +73,7 @@ export interface ExtractiveSummarizerOptions {
 }
 
 /** The extractive summarizer's id and prompt version (part of its cache keys). */
-export const EXTRACTIVE_SUMMARIZER_VERSION = 'extractive-v2';
+export const EXTRACTIVE_SUMMARIZER_VERSION = 'extractive-v3';
 
 function instructionFacts(request: SummarizeRequest): { text: string; pinned: boolean }[] {
   return request.instructions
@@ -141,7 +141,7 @@ export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions 
       facts: [...intent.constraints, ...intent.requests, ...instructionFacts(request)],
       decisions: extractDecisions(messages, settings.maxDecisions),
       openItems: tools.openItems,
-      toolOutcomes: tools.outcomes,
+      toolOutcomes: withoutFileEchoes(tools.outcomes, files),
       currentTask: extractCurrentTask(messages, settings.currentTaskChars),
       currentPlan: extractNextSteps(messages, settings.maxNextSteps),
       filesRead: files.filesRead,

@@ -1,4 +1,4 @@
-import type { ThreadMessage } from '@compactor/core';
+import type { SummaryToolOutcome, ThreadMessage } from '@compactor/core';
 
 const READ_TOOLS =
   /^(read|read_file|readfile|view|cat|open|open_file|get_file|file_read|notebookread|str_replace_based_edit_tool:view)$/i;
@@ -42,4 +42,27 @@ export function extractFiles(messages: readonly ThreadMessage[]): {
     }
   }
   return { filesRead: [...filesRead], filesModified: [...filesModified] };
+}
+
+/**
+ * Tool outcomes without the lines that only repeat a file list (ADR-0271): a successful call whose one
+ * key field is a path already listed as read or modified says nothing the list does not ("edit
+ * (success ×3) {path}" beside "Files modified: path"). Failures and calls with other key fields stay.
+ *
+ * @param outcomes - The grouped tool outcomes.
+ * @param files - The span's files read and modified.
+ * @returns The outcomes that add something.
+ */
+export function withoutFileEchoes(
+  outcomes: readonly SummaryToolOutcome[],
+  files: { filesRead: readonly string[]; filesModified: readonly string[] },
+): SummaryToolOutcome[] {
+  const listed = new Set([...files.filesRead, ...files.filesModified]);
+  return outcomes.filter((outcome) => {
+    if (outcome.outcome !== 'success') return true;
+    const keys = Object.keys(outcome.keyFields);
+    if (keys.length !== 1 || !PATH_KEYS.includes(keys[0]!)) return true;
+    const path = outcome.keyFields[keys[0]!];
+    return typeof path !== 'string' || !listed.has(path);
+  });
 }

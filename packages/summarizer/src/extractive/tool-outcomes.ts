@@ -8,6 +8,7 @@ import {
   type ToolDurabilityPolicy,
 } from '@compactor/core';
 import { clip } from '../text.js';
+import { isLookingCommand } from './shell-commands.js';
 
 const SHELL_TOOLS = /^(bash|shell|sh|exec|run|run_command|terminal|execute_command|command)$/i;
 
@@ -33,7 +34,8 @@ function firstLine(content: unknown): string {
 /**
  * Tool outcomes worth carrying forward: every result with key fields (copied structurally),
  * the latest failures with whether a later call of the same tool succeeded, and the latest
- * shell commands with their outcomes. Unresolved failures become open items.
+ * shell commands with their outcomes (a command that only looked and succeeded is left out, like a
+ * file read). Unresolved failures become open items, the newest first.
  */
 export function extractToolOutcomes(
   messages: readonly ThreadMessage[],
@@ -43,15 +45,30 @@ export function extractToolOutcomes(
   for (const message of messages) {
     for (const part of message.content) if (part.type === 'tool_call') inputs.set(part.id, part.input);
   }
+  const commandOf = (toolCallId: string | undefined): string | undefined => {
+    const input = toolCallId === undefined ? undefined : inputs.get(toolCallId);
+    return typeof input === 'object' &&
+      input !== null &&
+      typeof (input as Record<string, unknown>).command === 'string'
+      ? clip((input as Record<string, string>).command!, 160)
+      : undefined;
+  };
   const withKeyFields: SummaryToolOutcome[] = [];
   const failures: Array<SummaryToolOutcome & { index: number }> = [];
   const commands: SummaryToolOutcome[] = [];
   const lastOutcomeByTool = new Map<string, { outcome: string; index: number }>();
+  /** The newest success per call target (tool and command or key fields): a failure it follows is fixed. */
+  const lastSuccessByTarget = new Map<string, number>();
+  const targetOf = (toolName: string, toolCallId: string, keyFields: Record<string, unknown>) =>
+    `${toolName}\u0000${commandOf(toolCallId) ?? stableStringify(keyFields)}`;
+  /** Where each call's result is in the log: the lines are grouped in log order. */
+  const positionOf = new Map<string, number>();
   let index = 0;
   for (const message of messages) {
     for (const part of message.content) {
       if (part.type !== 'tool_result') continue;
       index += 1;
+      positionOf.set(part.toolCallId, index);
       const resolved = resolveToolDurability(part, options.durability);
       const keyFields = collectKeyFields(part, resolved.mustPreserveFields);
       const base: SummaryToolOutcome = {
@@ -61,6 +78,8 @@ export function extractToolOutcomes(
         keyFields,
       };
       lastOutcomeByTool.set(part.toolName, { outcome: part.outcome, index });
+      if (part.outcome === 'success')
+        lastSuccessByTarget.set(targetOf(part.toolName, part.toolCallId, keyFields), index);
       if (Object.keys(keyFields).length > 0) withKeyFields.push(base);
       if (part.outcome === 'failure')
         failures.push({ ...base, errorMessage: firstLine(part.content), index });
@@ -72,22 +91,23 @@ export function extractToolOutcomes(
           typeof (input as Record<string, unknown>).command === 'string'
             ? clip((input as Record<string, string>).command!, 160)
             : undefined;
-        if (command) commands.push({ ...base, keyFields: { ...keyFields, command } });
+        // A command that only looked and succeeded is like a file read: no line of its own (ADR-0271).
+        if (command && !(part.outcome === 'success' && isLookingCommand(command)))
+          commands.push({ ...base, keyFields: { ...keyFields, command } });
       }
     }
   }
-  const commandOf = (toolCallId: string | undefined): string | undefined => {
-    const input = toolCallId === undefined ? undefined : inputs.get(toolCallId);
-    return typeof input === 'object' &&
-      input !== null &&
-      typeof (input as Record<string, unknown>).command === 'string'
-      ? clip((input as Record<string, string>).command!, 160)
-      : undefined;
-  };
   const openItems: SummaryOpenItem[] = [];
   const recentFailures = failures.slice(-options.maxFailures).map(({ index: failureIndex, ...failure }) => {
+    // Fixed when the tool's last call succeeded, or a later call on the same target did (the same
+    // command run again, the same file): another tool's failure after it does not reopen it.
     const last = lastOutcomeByTool.get(failure.toolName);
-    const resolvedLater = last !== undefined && last.index > failureIndex && last.outcome === 'success';
+    const sameTarget = lastSuccessByTarget.get(
+      targetOf(failure.toolName, failure.toolCallId ?? '', failure.keyFields),
+    );
+    const resolvedLater =
+      (last !== undefined && last.index > failureIndex && last.outcome === 'success') ||
+      (sameTarget !== undefined && sameTarget > failureIndex);
     if (!resolvedLater) {
       const command = commandOf(failure.toolCallId);
       openItems.push({
@@ -111,7 +131,14 @@ export function extractToolOutcomes(
         : outcome,
     );
   }
-  return { outcomes: groupOutcomes([...byCall.values()], options.maxOutcomes), openItems };
+  // Grouped in log order, so a group's line is its last call's (a failure found before the commands
+  // were gathered is not overwritten by an earlier success of the same command).
+  const inLogOrder = [...byCall.values()].sort(
+    (left, right) =>
+      (positionOf.get(left.toolCallId ?? '') ?? 0) - (positionOf.get(right.toolCallId ?? '') ?? 0),
+  );
+  // Newest first: the failure the agent was stuck on last is the one to keep when a budget thins the list.
+  return { outcomes: groupOutcomes(inLogOrder, options.maxOutcomes), openItems: openItems.reverse() };
 }
 
 /**
