@@ -1,6 +1,6 @@
 import { foldThread, type StoredEvent, spanOf } from '@compactor/core';
 import { describe, expect, it } from 'vitest';
-import { clipPasted, splitPasted } from '../src/extractive/pasted.js';
+import { clipPasted, splitPasted } from '@compactor/core';
 import { createExtractiveSummarizer } from '../src/index.js';
 
 const log = Array.from(

@@ -10,6 +10,7 @@ export {
   type PricedDepth,
   stepPays,
 } from './cache-cost.js';
+export { type AbridgeDraft, abridgedTokens, abridgeRecordOf, draftAbridgement } from './abridge-parts.js';
 export { buildDroppedSpanIndex } from './dropped-span-index.js';
 export { keptUserMessageIds } from './kept-user-words.js';
 export { LADDER, planCompaction } from './ladder.js';

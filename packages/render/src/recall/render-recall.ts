@@ -20,7 +20,7 @@ export interface RecalledMessage {
   /** BM25 score against the query. */
   score: number;
   /** Why it was compacted: the plan record kind that covers it. */
-  compactedBy: 'summarize' | 'drop' | 'clear' | 'externalize';
+  compactedBy: 'summarize' | 'drop' | 'clear' | 'externalize' | 'abridge';
 }
 
 /** What render-time recall did (ADR-0111). */
