@@ -25,10 +25,12 @@ export function keptUserMessageIds(
 ): Set<string> {
   const kept = new Set<string>();
   if (!policy.keepUserMessages) return kept;
-  // Only what still renders verbatim can be kept verbatim: an earlier round's choice stands.
-  const candidates = thread.messages.filter(
-    (message) => isTurnStart(message) && !normalized.actions.has(message.id),
-  );
+  // Only what still renders verbatim can be kept verbatim: an earlier round's choice stands. An
+  // abridged message still shows the person's words (ADR-0266).
+  const candidates = thread.messages.filter((message) => {
+    const action = normalized.actions.get(message.id)?.action;
+    return isTurnStart(message) && (action === undefined || action === 'abridge');
+  });
   const instructions: ThreadMessage[] = [];
   // In a dialogue between named people the summary carries both speakers' informative turns, dated
   // (ADR-0160): the "user" is one of them, and their words are kept verbatim only where they instruct,
