@@ -10,7 +10,10 @@ import {
 } from '../src/index.js';
 
 const logLines = (count: number) =>
-  Array.from({ length: count }, (_, index) => `2025-01-01T10:00:${String(index % 60).padStart(2, '0')}Z INFO step ${index}`);
+  Array.from(
+    { length: count },
+    (_, index) => `2025-01-01T10:00:${String(index % 60).padStart(2, '0')}Z INFO step ${index}`,
+  );
 
 function message(content: ThreadMessage['content'], extra: Partial<ThreadMessage> = {}): ThreadMessage {
   return { id: 'm1', role: 'user', content, seq: 1, index: 0, turn: 1, ...extra };
@@ -47,7 +50,9 @@ describe('clipPastedInPlace (ADR-0266)', () => {
       fc.property(fc.array(line, { maxLength: 80 }), fc.integer({ min: 1, max: 4 }), (lines, edge) => {
         const text = lines.join('\n');
         const clipped = clipPastedInPlace(text, edge) ?? text;
-        const prose = pastedSegments(text).flatMap((segment) => (segment.kind === 'prose' ? segment.lines : []));
+        const prose = pastedSegments(text).flatMap((segment) =>
+          segment.kind === 'prose' ? segment.lines : [],
+        );
         const out = clipped.split('\n');
         let at = 0;
         for (const kept of prose) {
@@ -94,7 +99,10 @@ describe('draftAbridgement (ADR-0265)', () => {
       { role: 'assistant' },
     );
     const record = abridgeRecordOf(assistant, draftAbridgement(assistant, 3)!);
-    const shown = abridgedMessage(assistant, { ...record, parts: [...record.parts, { index: 1, reason: 'media', text: 'x' }] });
+    const shown = abridgedMessage(assistant, {
+      ...record,
+      parts: [...record.parts, { index: 1, reason: 'media', text: 'x' }],
+    });
     expect(shown.content[0]!.type).toBe('text');
     expect(shown.content[1]).toEqual(assistant.content[1]);
   });

@@ -301,7 +301,13 @@ describe('policy and trigger schemas', () => {
       rehydration: { cooldownTurns: 5 },
     });
     expect(policy.autoCompact).toBe(false);
-    expect(policy.strategies).toEqual({ abridge: true, externalize: true, summarize: true, clear: true, drop: false });
+    expect(policy.strategies).toEqual({
+      abridge: true,
+      externalize: true,
+      summarize: true,
+      clear: true,
+      drop: false,
+    });
     expect(policy.toolDurability).toEqual({
       defaultDurability: 'anchoring',
       overrides: { read_file: { durability: 'replayable', mustPreserveFields: [] } },

@@ -1,7 +1,7 @@
 import {
   abridgedMessage,
-  computeProtectedRegions,
   type CompactionPlan,
+  computeProtectedRegions,
   emptyPlan,
   normalizePlan,
   type PlannerInput,
@@ -118,7 +118,11 @@ describe('the abridge rung', () => {
         role: 'user',
         content: [
           { type: 'text', text: 'Look at this.' },
-          { type: 'image', mediaType: 'image/png', source: { kind: 'url', url: 'https://example.com/a.png' } },
+          {
+            type: 'image',
+            mediaType: 'image/png',
+            source: { kind: 'url', url: 'https://example.com/a.png' },
+          },
         ],
       })
       .assistant('Seen.')
@@ -134,7 +138,10 @@ describe('the abridge rung', () => {
 
 describe('a user message with a large paste (ADR-0266)', () => {
   function pastedThread(keepUserTokens: number, abridge = true): Thread {
-    const log = Array.from({ length: 80 }, (_, index) => `2025-01-01T10:${index % 60}:00Z INFO worker ${index} ok`);
+    const log = Array.from(
+      { length: 80 },
+      (_, index) => `2025-01-01T10:${index % 60}:00Z INFO worker ${index} ok`,
+    );
     log.push('2025-01-01T11:20:00Z ERROR worker 80 failed: ECONNREFUSED 10.0.0.7:5432');
     return threadBuilder('paste', {
       policy: {
@@ -146,8 +153,12 @@ describe('a user message with a large paste (ADR-0266)', () => {
         strategies: { abridge },
       },
     })
-      .user(`The worker keeps crashing. Here is the log:\n${log.join('\n')}\nWhat is going on?`, { id: 'paste' })
-      .assistant(`The worker cannot reach the database. ${'It retries with backoff. '.repeat(40)}`, { id: 'a1' })
+      .user(`The worker keeps crashing. Here is the log:\n${log.join('\n')}\nWhat is going on?`, {
+        id: 'paste',
+      })
+      .assistant(`The worker cannot reach the database. ${'It retries with backoff. '.repeat(40)}`, {
+        id: 'a1',
+      })
       .user('Fix it, please.', { id: 'last' })
       .build().thread;
   }

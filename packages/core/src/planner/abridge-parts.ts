@@ -113,7 +113,9 @@ function mediaFields(part: ImagePart | DocumentPart, caption: string | undefined
 function referenceOf(part: ImagePart | DocumentPart): string {
   switch (part.source.kind) {
     case 'url':
-      return part.source.url.startsWith('data:') ? 'inline data, kept in the conversation log' : part.source.url;
+      return part.source.url.startsWith('data:')
+        ? 'inline data, kept in the conversation log'
+        : part.source.url;
     case 'artifact':
       return `artifact:${part.source.artifactId}`;
     case 'base64':

@@ -1,3 +1,4 @@
+export { type AbridgeDraft, abridgedTokens, abridgeRecordOf, draftAbridgement } from './abridge-parts.js';
 export {
   ANTHROPIC_CACHE_PRICES,
   type CachePrices,
@@ -10,7 +11,6 @@ export {
   type PricedDepth,
   stepPays,
 } from './cache-cost.js';
-export { type AbridgeDraft, abridgedTokens, abridgeRecordOf, draftAbridgement } from './abridge-parts.js';
 export { buildDroppedSpanIndex } from './dropped-span-index.js';
 export { keptUserMessageIds } from './kept-user-words.js';
 export { LADDER, planCompaction } from './ladder.js';

@@ -116,7 +116,9 @@ export function clipLine(text: string, maxChars: number): string {
  * @returns The marker line.
  */
 export function pastedMarkerText(lines: number, leftOut: number): string {
-  return leftOut === 0 ? `[pasted ${lines} lines]` : `[pasted ${lines} lines, ${leftOut} in the middle left out]`;
+  return leftOut === 0
+    ? `[pasted ${lines} lines]`
+    : `[pasted ${lines} lines, ${leftOut} in the middle left out]`;
 }
 
 /**

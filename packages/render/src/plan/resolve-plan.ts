@@ -95,7 +95,10 @@ function rank(action: EffectiveActionName): number {
 /** Whether the message is left out of the request (an abridged one is shown, its media and pastes replaced). */
 function hides(action: EffectiveAction | undefined): boolean {
   return (
-    action !== undefined && action.action !== 'clear' && action.action !== 'pointer' && action.action !== 'abridge'
+    action !== undefined &&
+    action.action !== 'clear' &&
+    action.action !== 'pointer' &&
+    action.action !== 'abridge'
   );
 }
 

@@ -250,7 +250,11 @@ export function renderFixtures(): RenderFixture[] {
   fixtures.push({
     name: 'abridged',
     thread: media,
-    plan: planOf(media, [abridge(media, 'photo'), abridge(media, 'paste', 'art_pastedlog'), abridge(media, 'pdf')]),
+    plan: planOf(media, [
+      abridge(media, 'photo'),
+      abridge(media, 'paste', 'art_pastedlog'),
+      abridge(media, 'pdf'),
+    ]),
   });
   return fixtures;
 }
@@ -269,14 +273,23 @@ export function mediaThread(): Thread {
     metadata: { blipCaption: 'a photo of a whiteboard with a deployment diagram' },
     content: [
       { type: 'text', text: 'This is how the deploy is wired.' },
-      { type: 'image', mediaType: 'image/jpeg', source: { kind: 'url', url: 'https://example.com/board.jpg' } },
+      {
+        type: 'image',
+        mediaType: 'image/jpeg',
+        source: { kind: 'url', url: 'https://example.com/board.jpg' },
+      },
     ],
   });
   builder.assistant('Thanks, I see the load balancer in front of two workers.', { id: 'a1' });
   builder.message({
     id: 'paste',
     role: 'user',
-    content: [{ type: 'text', text: `The deploy failed. Here is the log:\n${log.join('\n')}\nPlease never restart the database.` }],
+    content: [
+      {
+        type: 'text',
+        text: `The deploy failed. Here is the log:\n${log.join('\n')}\nPlease never restart the database.`,
+      },
+    ],
   });
   builder.assistant('The health check on port 8080 failed at 10:40.', { id: 'a2' });
   builder.message({
@@ -298,7 +311,11 @@ export function mediaThread(): Thread {
     role: 'user',
     content: [
       { type: 'text', text: 'Now it looks like this.' },
-      { type: 'image', mediaType: 'image/png', source: { kind: 'url', url: 'https://example.com/board2.png' } },
+      {
+        type: 'image',
+        mediaType: 'image/png',
+        source: { kind: 'url', url: 'https://example.com/board2.png' },
+      },
     ],
   });
   return builder.build().thread;
