@@ -13,7 +13,9 @@ import {
   type ThreadMessage,
   tokenBudget,
 } from '@compactor/core';
+import { arbitraryThread } from '@compactor/testkit/arbitraries';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { renderPromptSync } from '../src/index.js';
 import { validateProviderRequest } from '../src/validate/index.js';
@@ -207,5 +209,42 @@ describe('a user message with a large paste (ADR-0266)', () => {
       1_000,
     );
     expect(regions.keptUserWords.has('paste')).toBe(false);
+  });
+});
+
+describe('the abridge rung over random threads (fast-check)', () => {
+  it('abridges only user and assistant messages before the tail, replaces only media and text, and the request stays valid', {
+    timeout: 120_000,
+  }, async () => {
+    let abridged = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        arbitraryThread({ maxTurns: 5 }),
+        fc.double({ min: 0.3, max: 0.95, noNaN: true }),
+        async ({ thread: base }, fraction) => {
+          const thread = { ...base, policy: { ...base.policy, keepRecentTurns: 1, keepRecentTokens: 0 } };
+          const full = measureOf(thread)(emptyPlan(thread.id, 'now'));
+          const { input } = plannerInput(thread, Math.max(1, Math.floor(full * fraction)));
+          const outcome = await planCompaction(input);
+          const lastTurn = thread.messages.at(-1)?.turn ?? 0;
+          abridged += outcome.plan.abridgements.length;
+          for (const record of outcome.plan.abridgements) {
+            const message = byId(thread, record.span.messageIds[0]!);
+            expect(['user', 'assistant']).toContain(message.role);
+            expect(message.turn).toBeLessThan(lastTurn);
+            expect(message.pinned).not.toBe(true);
+            for (const part of record.parts) {
+              expect(['image', 'document', 'text']).toContain(message.content[part.index]!.type);
+            }
+          }
+          const result = renderPromptSync(renderInput('anthropic', thread, outcome.plan));
+          expect(validateProviderRequest('anthropic', result.request).errors).toEqual([]);
+          expect(result.report.counts.orphanResults).toBe(0);
+        },
+      ),
+      { numRuns: 40 },
+    );
+    // Not vacuous: generated threads carry images, and some runs abridge them.
+    expect(abridged).toBeGreaterThan(0);
   });
 });
