@@ -256,3 +256,20 @@ describe('the abridge rung over random threads (fast-check)', () => {
     expect(abridged).toBeGreaterThan(0);
   });
 });
+
+describe('the emergency fit', () => {
+  it('replaces an old image by its caption before it drops anything (a stale plan leaves one at full price)', () => {
+    const thread = mediaThread();
+    const full = renderPromptSync(renderInput('anthropic', thread, null, { budget: ceiling(1_000_000) }));
+    const result = renderPromptSync(
+      renderInput('anthropic', thread, null, { budget: ceiling(full.tokens.total - 1_000) }),
+    );
+    const fit = result.report.emergencyFit!;
+    expect(fit.abridgedMessages).toContain('photo');
+    expect(fit.dropped).toEqual([]);
+    expect(validateProviderRequest('anthropic', result.request).errors).toEqual([]);
+    const text = requestText(result.request);
+    expect(text).toContain('Caption: a photo of a whiteboard with a deployment diagram');
+    expect(text).toContain('"url":"https://example.com/board2.png"');
+  });
+});
