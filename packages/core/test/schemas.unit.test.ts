@@ -256,6 +256,7 @@ describe('policy and trigger schemas', () => {
       externalizeThresholdTokens: 1000,
       abridgeMinTokensFreed: 100,
       abridgePasteEdgeLines: 5,
+      abridgeTailMedia: true,
       clearAtLeastTokens: 2000,
       maxSummarizationRounds: 50,
       summaryShare: { dialogue: 0.4, coding: 0.15, other: 0.15 },

@@ -107,6 +107,31 @@ describe('the abridge rung', () => {
     expect(text).toContain('"url":"https://example.com/board2.png"');
   });
 
+  it("takes the media of the tail's older turns after everything before it, never the newest turn's (ADR-0267)", async () => {
+    // The tail is turns 2–4 (the paste, the PDF, the new photo): its token suffix alone covers them.
+    const thread = mediaThread(3, 7_600);
+    const regions = computeProtectedRegions(
+      thread,
+      thread.policy,
+      countMessage,
+      normalizePlan(emptyPlan(thread.id, 'now')),
+      1_000,
+    );
+    expect(regions.protectedStart).toBeGreaterThan(byId(thread, 'photo').index);
+    expect(regions.protectedStart).toBeLessThanOrEqual(byId(thread, 'paste').index);
+    const full = measureOf(thread)(emptyPlan(thread.id, 'now'));
+    // More than the old photo frees: the tail's PDF goes too, its paste stays whole.
+    const { input } = plannerInput(thread, full - 3_000);
+    const outcome = await planCompaction(input);
+    const byMessage = new Map(outcome.plan.abridgements.map((record) => [record.span.messageIds[0], record]));
+    expect([...byMessage.keys()].sort()).toEqual(['pdf', 'photo']);
+    for (const record of byMessage.values())
+      expect(record.parts.every((part) => part.reason === 'media')).toBe(true);
+    const text = requestText(renderPromptSync(renderInput('anthropic', thread, outcome.plan)).request);
+    expect(text).toContain('2025-01-01T10:20:00Z INFO deploy step 20 ok');
+    expect(text).toContain('"url":"https://example.com/board2.png"');
+  });
+
   it('is not used when the policy turns it off: the ladder summarizes instead', async () => {
     const thread = threadBuilder('media-off', {
       policy: {
@@ -213,7 +238,7 @@ describe('a user message with a large paste (ADR-0266)', () => {
 });
 
 describe('the abridge rung over random threads (fast-check)', () => {
-  it('abridges only user and assistant messages before the tail, replaces only media and text, and the request stays valid', {
+  it('abridges only user and assistant messages (in the tail: older turns, media only), replaces only media and text, and the request stays valid', {
     timeout: 120_000,
   }, async () => {
     let abridged = 0;
@@ -239,7 +264,11 @@ describe('the abridge rung over random threads (fast-check)', () => {
           for (const record of outcome.plan.abridgements) {
             const message = byId(thread, record.span.messageIds[0]!);
             expect(['user', 'assistant']).toContain(message.role);
-            expect(message.index).toBeLessThan(protectedStart);
+            if (message.index >= protectedStart) {
+              // In the tail (ADR-0267): an older turn's media only.
+              expect(message.turn).toBeLessThan(thread.messages.at(-1)!.turn);
+              for (const part of record.parts) expect(part.reason).toBe('media');
+            }
             expect(message.pinned).not.toBe(true);
             for (const part of record.parts) {
               expect(['image', 'document', 'text']).toContain(message.content[part.index]!.type);

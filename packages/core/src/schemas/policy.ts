@@ -137,6 +137,12 @@ export const compactionPolicyFieldsSchema = z.object({
   /** Lines kept from each end of a pasted block the abridge rung clips (ADR-0266). */
   abridgePasteEdgeLines: z.number().int().min(1).default(5),
   /**
+   * After every message before the protected tail, the abridge rung may replace the media of the tail's
+   * older turns too (never the newest turn's, never a paste there): a picture is the tail's cheapest loss
+   * (ADR-0267).
+   */
+  abridgeTailMedia: z.boolean().default(true),
+  /**
    * The least a compaction frees: once the ladder compacts at all it climbs until the prompt is this
    * far below where it started (or at the target, whichever is lower), so a thread hovering at its
    * threshold is not compacted again on every append. The engine also skips committing an automatic

@@ -260,13 +260,13 @@ export function renderFixtures(): RenderFixture[] {
 }
 
 /** A 3-turn chat: a captioned photo (LoCoMo's `blipCaption`), a pasted log, a PDF; then a new photo. */
-export function mediaThread(): Thread {
+export function mediaThread(keepRecentTurns = 1, keepRecentTokens = 0): Thread {
   const log = Array.from(
     { length: 40 },
     (_, index) => `2025-01-01T10:${String(index).padStart(2, '0')}:00Z INFO deploy step ${index} ok`,
   );
   log.push('2025-01-01T10:40:00Z ERROR health check failed on port 8080');
-  const builder = threadBuilder('media', { policy: { keepRecentTurns: 1, keepRecentTokens: 0 } });
+  const builder = threadBuilder('media', { policy: { keepRecentTurns, keepRecentTokens } });
   builder.message({
     id: 'photo',
     role: 'user',
