@@ -54,6 +54,7 @@ export * from './summary/render.js';
 export * from './summary/structured-summary.js';
 export * from './summary/trim.js';
 export * from './thread/fold.js';
+export * from './thread/pasted.js';
 export * from './thread/registered-context.js';
 export * from './thread/thread.js';
 export * from './thread/thread-kind.js';

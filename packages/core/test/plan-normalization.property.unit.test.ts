@@ -11,7 +11,13 @@ import {
 import { arbitraryCompactionPlan, arbitraryThread } from './support/testkit.js';
 
 /** ADR-0003's precedence, written down here rather than read from the code under test. */
-const rank: Record<CompactionRecord['kind'], number> = { drop: 4, externalize: 3, summarize: 2, clear: 1 };
+const rank: Record<CompactionRecord['kind'], number> = {
+  drop: 5,
+  externalize: 4,
+  summarize: 3,
+  abridge: 2,
+  clear: 1,
+};
 
 const threadAndPlan = arbitraryThread({ maxTurns: 4 }).chain(({ thread }) =>
   fc.tuple(fc.constant(thread), arbitraryCompactionPlan(thread, { maxRecords: 8 })),
@@ -19,7 +25,13 @@ const threadAndPlan = arbitraryThread({ maxTurns: 4 }).chain(({ thread }) =>
 
 /** Every record of the plan in list order: drops, externalizations, summarizations, clearings. */
 function allRecords(plan: CompactionPlan): CompactionRecord[] {
-  return [...plan.drops, ...plan.externalizations, ...plan.summarizations, ...plan.clearings];
+  return [
+    ...plan.drops,
+    ...plan.externalizations,
+    ...plan.summarizations,
+    ...plan.abridgements,
+    ...plan.clearings,
+  ];
 }
 
 describe('plan normalization (properties)', () => {

@@ -64,8 +64,15 @@ describe('emptyPlan and spanOf', () => {
 });
 
 describe('normalizePlan', () => {
-  it('ranks drop over externalize over summarize over clear over include (ADR-0003)', () => {
-    expect(ACTION_PRECEDENCE).toEqual({ drop: 4, externalize: 3, summarize: 2, clear: 1, include: 0 });
+  it('ranks drop over externalize over summarize over abridge over clear over include (ADR-0003, ADR-0265)', () => {
+    expect(ACTION_PRECEDENCE).toEqual({
+      drop: 5,
+      externalize: 4,
+      summarize: 3,
+      abridge: 2,
+      clear: 1,
+      include: 0,
+    });
     const normalized = normalizePlan(
       plan({
         clearings: [clear('m1', 'm2', 'm3', 'm4')],
@@ -99,6 +106,7 @@ describe('normalizePlan', () => {
       summarizations: [],
       clearings: [clear('m1', 'm3')],
       drops: [drop('x', 'm2')],
+      abridgements: [],
     });
   });
 

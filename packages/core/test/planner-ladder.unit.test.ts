@@ -49,7 +49,7 @@ function measureFor(thread: Thread) {
       const planned = normalized.actions.get(message.id);
       if (!planned) total += countMessage(message);
       else if (planned.record.kind === 'clear') total += 4 + 10;
-      else if (planned.record.kind === 'drop') continue;
+      else if (planned.record.kind === 'drop' || planned.record.kind === 'abridge') continue;
       else if (!seen.has(planned.record)) {
         seen.add(planned.record);
         total += 4 + countText(renderSummary(planned.record.summary)) + 20;
@@ -259,7 +259,7 @@ describe('planCompaction', () => {
         targetTokens: 6000,
         policy: {
           ...thread.policy,
-          strategies: { externalize: false, summarize: true, clear: false, drop: false },
+          strategies: { abridge: false, externalize: false, summarize: true, clear: false, drop: false },
         },
       }),
     );
@@ -270,7 +270,7 @@ describe('planCompaction', () => {
         targetTokens: 2500,
         policy: {
           ...thread.policy,
-          strategies: { externalize: false, summarize: true, clear: false, drop: false },
+          strategies: { abridge: false, externalize: false, summarize: true, clear: false, drop: false },
         },
       }),
     );
@@ -333,7 +333,7 @@ describe('planCompaction', () => {
         keepRecentTurns: 1,
         keepRecentTokens: 0,
         clearAtLeastTokens: 0,
-        strategies: { externalize: false, summarize: false, clear: true, drop: false },
+        strategies: { abridge: false, externalize: false, summarize: false, clear: true, drop: false },
       },
     });
     builder.user('go');
@@ -482,7 +482,7 @@ describe('the cache cost model (ADR-0151)', () => {
 
   it('never drops content to go below the target', async () => {
     const thread = longThread(12, {
-      strategies: { externalize: false, summarize: false, clear: false, drop: true },
+      strategies: { abridge: false, externalize: false, summarize: false, clear: false, drop: true },
       clearAtLeastTokens: 0,
     });
     const outcome = await planCompaction(inputFor(thread, { targetTokens: 8000 }));
@@ -515,7 +515,7 @@ describe('split-turn summaries (ADR-0152)', () => {
         keepRecentTurns: 1,
         keepRecentTokens: 1500,
         clearAtLeastTokens: 0,
-        strategies: { externalize: false, summarize: true, clear: false, drop: false },
+        strategies: { abridge: false, externalize: false, summarize: true, clear: false, drop: false },
         splitTurnSummaries: true,
         ...policy,
       },

@@ -23,7 +23,13 @@ describe('policy presets (ADR-0106)', () => {
     expect(policy.trigger).toEqual({ kind: 'target' });
     expect(policy.keepRecentTokens).toBe(20_000);
     expect(policy.summaryBudgetTokens).toBe(13_107);
-    expect(policy.strategies).toEqual({ externalize: false, summarize: true, clear: false, drop: false });
+    expect(policy.strategies).toEqual({
+      abridge: false,
+      externalize: false,
+      summarize: true,
+      clear: false,
+      drop: false,
+    });
     const target = availableForMessages(
       tokenBudget({
         maxInputTokens: 200_000,

@@ -252,8 +252,11 @@ describe('policy and trigger schemas', () => {
       keepUserMessages: true,
       keepUserTokens: 20000,
       keepUserInstructionTokens: 8000,
-      strategies: { externalize: true, summarize: true, clear: true, drop: true },
+      strategies: { abridge: true, externalize: true, summarize: true, clear: true, drop: true },
       externalizeThresholdTokens: 1000,
+      abridgeMinTokensFreed: 100,
+      abridgePasteEdgeLines: 5,
+      abridgeTailMedia: true,
       clearAtLeastTokens: 2000,
       maxSummarizationRounds: 50,
       summaryShare: { dialogue: 0.4, coding: 0.3, other: 0.15 },
@@ -299,7 +302,13 @@ describe('policy and trigger schemas', () => {
       rehydration: { cooldownTurns: 5 },
     });
     expect(policy.autoCompact).toBe(false);
-    expect(policy.strategies).toEqual({ externalize: true, summarize: true, clear: true, drop: false });
+    expect(policy.strategies).toEqual({
+      abridge: true,
+      externalize: true,
+      summarize: true,
+      clear: true,
+      drop: false,
+    });
     expect(policy.toolDurability).toEqual({
       defaultDurability: 'anchoring',
       overrides: { read_file: { durability: 'replayable', mustPreserveFields: [] } },
@@ -389,6 +398,7 @@ describe('plan and summary schemas', () => {
       summarizations: [],
       clearings: [],
       drops: [],
+      abridgements: [],
       originalTokenCount: 0,
       compactedTokenCount: 0,
     });

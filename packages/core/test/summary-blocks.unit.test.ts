@@ -169,7 +169,7 @@ describe('append-only summary blocks (ADR-0150)', () => {
       keepRecentTokens: 0,
       clearAtLeastTokens: 0,
       keepUserMessages: false,
-      strategies: { externalize: false, summarize: true, clear: false, drop: false },
+      strategies: { abridge: false, externalize: false, summarize: true, clear: false, drop: false },
     };
     const summarizer = pinningSummarizer();
     const short = conversation(8, policy);

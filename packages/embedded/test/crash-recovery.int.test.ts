@@ -204,6 +204,7 @@ describe('crash recovery of the other stores', () => {
       summarizations: [],
       clearings: [],
       drops: [],
+      abridgements: [],
       originalTokenCount: 0,
       compactedTokenCount: 0,
     };

@@ -171,7 +171,7 @@ describe('compaction engine on the embedded stores', () => {
         keepRecentTurns: 1,
         keepRecentTokens: 0,
         clearAtLeastTokens: 400,
-        strategies: { externalize: false, summarize: false, clear: true, drop: false },
+        strategies: { abridge: false, externalize: false, summarize: false, clear: true, drop: false },
       },
     });
     builder.user('List the files.');

@@ -131,7 +131,7 @@ async function compactAndRender(
 describe('invariants (ADR-0002, ADR-0006, ADR-0009)', () => {
   it('keeps critical facts through 5 compaction cycles', async () => {
     const thread = await conversation({
-      strategies: { externalize: false, summarize: true, clear: false, drop: true },
+      strategies: { abridge: false, externalize: false, summarize: true, clear: false, drop: true },
     });
     await thread.say('I prefer Python for every script. The budget is $1000, never more.');
     let compactions = 0;
@@ -151,7 +151,7 @@ describe('invariants (ADR-0002, ADR-0006, ADR-0009)', () => {
   it('keeps a pinned constraint verbatim through 10 summarizations', async () => {
     const constraint = 'Never delete production data.';
     const thread = await conversation({
-      strategies: { externalize: false, summarize: true, clear: false, drop: false },
+      strategies: { abridge: false, externalize: false, summarize: true, clear: false, drop: false },
     });
     await thread.say(`Clean up the staging tables. ${constraint}`);
     for (let round = 1; round <= 10; round += 1) {
@@ -283,7 +283,7 @@ describe('edge cases: a huge tool result, nothing to compact, orphaned tool mess
 
   it('summarizer failure: the fallback chain still produces a summary and nothing is lost', async () => {
     const thread = await conversation({
-      strategies: { externalize: false, summarize: true, clear: false, drop: false },
+      strategies: { abridge: false, externalize: false, summarize: true, clear: false, drop: false },
     });
     await thread.say('Keep the invoices table. Never drop it.');
     for (let step = 1; step <= 24; step += 1) {

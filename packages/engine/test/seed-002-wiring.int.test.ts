@@ -192,7 +192,7 @@ describe("the summary cache is keyed by the thread's policy version (ADR-0014)",
     const summarizer = createCachedSummarizer(inner, { cache: store.summaries, policyVersion: 'process' });
     const engine = createCompactionEngine({ ...store, summarizer, clock });
     const policy = {
-      strategies: { externalize: false, summarize: true, clear: false, drop: false },
+      strategies: { abridge: false, externalize: false, summarize: true, clear: false, drop: false },
       keepRecentTurns: 2,
       keepRecentTokens: 500,
       keepUserMessages: false,
@@ -296,7 +296,7 @@ describe('capture_determinism hooks (ADR-0193)', () => {
         keepRecentTokens: 0,
         clearAtLeastTokens: 200,
         keepUserMessages: false,
-        strategies: { externalize: false, summarize: false, clear: true, drop: false },
+        strategies: { abridge: false, externalize: false, summarize: false, clear: true, drop: false },
       },
     });
     for (let turn = 1; turn <= 10; turn += 1) {

@@ -51,7 +51,7 @@ describe("Compactor's tools (ADR-0141)", () => {
 
   it('are left out when the policy never externalizes, yet a plan that does still gets read_artifact', () => {
     const never = withPolicy(thread, {
-      strategies: { externalize: false, summarize: true, clear: true, drop: true },
+      strategies: { abridge: false, externalize: false, summarize: true, clear: true, drop: true },
     });
     expect(renderPromptSync(renderInput('anthropic', never, null)).report.toolsAdded).toEqual([]);
     const window = withPolicy(thread, { mode: { kind: 'sliding-window', maxEvents: 4 } });

@@ -137,7 +137,7 @@ describe('the stand-in texts', () => {
         keepRecentTurns: 1,
         keepRecentTokens: 0,
         clearAtLeastTokens: 0,
-        strategies: { externalize: false, summarize: true, clear: false, drop: false },
+        strategies: { abridge: false, externalize: false, summarize: true, clear: false, drop: false },
       },
     });
     const cleared = resultMessageOf(thread, 'c1');

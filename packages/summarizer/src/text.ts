@@ -45,14 +45,5 @@ export function headTailTruncate(text: string, headChars = 2000, tailChars = 200
   return `${text.slice(0, headChars)}\n[truncated ${text.length - headChars - tailChars} characters]\n${tailChars > 0 ? text.slice(-tailChars) : ''}`;
 }
 
-/**
- * One line of at most `maxChars` characters: whitespace collapsed, an ellipsis where it was cut.
- *
- * @param text - The text to clip.
- * @param maxChars - The longest result.
- * @returns The clipped line.
- */
-export function clip(text: string, maxChars: number): string {
-  const single = text.replace(/\s+/g, ' ').trim();
-  return single.length <= maxChars ? single : `${single.slice(0, maxChars - 1)}…`;
-}
+/** One line of at most `maxChars` characters (core's `clipLine`: one definition for summarizer and planner). */
+export { clipLine as clip } from '@compactor/core';

@@ -1,6 +1,5 @@
-import { foldThread, type StoredEvent, spanOf } from '@compactor/core';
+import { clipPasted, foldThread, type StoredEvent, spanOf, splitPasted } from '@compactor/core';
 import { describe, expect, it } from 'vitest';
-import { clipPasted, splitPasted } from '../src/extractive/pasted.js';
 import { createExtractiveSummarizer } from '../src/index.js';
 
 const log = Array.from(

@@ -538,6 +538,25 @@ function recordOver(kind: CompactionRecordKind, messages: ThreadMessage[]): fc.A
       return fc
         .constantFrom('over budget', 'sliding window')
         .map((reason) => ({ kind: 'drop' as const, span, reason }));
+    case 'abridge': {
+      // One message; any part index, even one naming a tool call (the renderer replaces only media and text).
+      const message = messages[0]!;
+      const indexes = Math.max(1, message.content.length);
+      return fc
+        .uniqueArray(
+          fc.record({
+            index: fc.nat(indexes - 1),
+            reason: fc.constantFrom('media' as const, 'paste' as const),
+            text: fc.constantFrom('[Image replaced v1: image/png]\nCaption: a cat\nSource: x.png', 'clipped'),
+          }),
+          { minLength: 1, maxLength: indexes, selector: (part) => part.index },
+        )
+        .map((parts) => ({
+          kind: 'abridge' as const,
+          span: spanOf([message]),
+          parts: parts.sort((left, right) => left.index - right.index),
+        }));
+    }
   }
 }
 
@@ -546,7 +565,7 @@ function recordOver(kind: CompactionRecordKind, messages: ThreadMessage[]): fc.A
  * `maxSpanLength` messages. Spans are independent, so records overlap often (normalization's job).
  *
  * @param thread - The thread the plan is over.
- * @param options - Most records, longest span (default 6), and the record kinds drawn (default all four).
+ * @param options - Most records, longest span (default 6), and the record kinds drawn (default all five).
  * @returns The arbitrary.
  */
 export function arbitraryCompactionPlan(
@@ -554,7 +573,7 @@ export function arbitraryCompactionPlan(
   options: { maxRecords?: number; maxSpanLength?: number; kinds?: readonly CompactionRecordKind[] } = {},
 ): fc.Arbitrary<CompactionPlan> {
   const messages = thread.messages;
-  const kinds = options.kinds ?? ['summarize', 'externalize', 'clear', 'drop'];
+  const kinds = options.kinds ?? ['summarize', 'externalize', 'clear', 'drop', 'abridge'];
   const record =
     messages.length === 0 || kinds.length === 0
       ? fc.constant(undefined)

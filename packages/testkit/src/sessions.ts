@@ -64,7 +64,7 @@ export function longConversation(threadId: string) {
       keepRecentTurns: 2,
       keepRecentTokens: 1500,
       clearAtLeastTokens: 500,
-      strategies: { externalize: false, summarize: true, clear: false, drop: false },
+      strategies: { abridge: false, externalize: false, summarize: true, clear: false, drop: false },
       // Sized to be just over the target: the trigger fires there, not at the cost model's high-water
       // mark (ADR-0151), so one check always compacts.
       highWaterPercent: 0.85,

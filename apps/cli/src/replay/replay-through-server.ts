@@ -51,13 +51,14 @@ export async function replayThroughServer(
   const planView = await client.getPlan(threadId);
   const prompt = await client.renderPrompt(threadId, { provider });
 
-  const records: StrategyCounts = { externalize: 0, summarize: 0, clear: 0, drop: 0 };
+  const records: StrategyCounts = { abridge: 0, externalize: 0, summarize: 0, clear: 0, drop: 0 };
   const plan = planView.current.plan;
   for (const record of [
     ...(plan?.externalizations ?? []),
     ...(plan?.summarizations ?? []),
     ...(plan?.clearings ?? []),
     ...(plan?.drops ?? []),
+    ...(plan?.abridgements ?? []),
   ]) {
     records[record.kind] += 1;
   }

@@ -127,7 +127,7 @@ export interface LocalReplayResult extends ReplayResult {
   planHistory: Array<{ fromMessages: number; plan: CompactionPlan }>;
 }
 
-const noStrategies = (): StrategyCounts => ({ externalize: 0, summarize: 0, clear: 0, drop: 0 });
+const noStrategies = (): StrategyCounts => ({ abridge: 0, externalize: 0, summarize: 0, clear: 0, drop: 0 });
 
 /**
  * The wire format a model's prompts are rendered in.
@@ -275,6 +275,7 @@ export async function replayTranscript(options: ReplayOptions): Promise<LocalRep
       ...(current.plan?.summarizations ?? []),
       ...(current.plan?.clearings ?? []),
       ...(current.plan?.drops ?? []),
+      ...(current.plan?.abridgements ?? []),
     ]) {
       report.recordsByStrategy[record.kind] += 1;
     }

@@ -2,7 +2,7 @@ import type { ToolDurabilityPolicy } from '../durability/policy.js';
 import type { ContentPart } from '../schemas/content.js';
 import type { Thread, ThreadMessage } from '../thread/thread.js';
 import type { NormalizedPlan } from './normalize.js';
-import type { CompactionRecord } from './records.js';
+import type { AbridgeRecord, CompactionRecord } from './records.js';
 import {
   clearedFieldsFor,
   clearedPlaceholderText,
@@ -27,6 +27,7 @@ export function externalizesInPlace(record: CompactionRecord, thread: Thread): b
 
 /**
  * `messages` as the renderer shows them under the plan: cleared results as their placeholders,
+ * abridged messages with their stand-in parts,
  * results externalized in place as the pointer, and a summarized or externalized span as one
  * assistant message with its stand-in text where the span starts. Used to show the summarizer
  * exactly what the model saw.
@@ -51,6 +52,10 @@ export function messagesAsRendered(
       if (!record) shown.push(message);
       continue;
     }
+    if (record.kind === 'abridge') {
+      shown.push(abridgedMessage(message, record));
+      continue;
+    }
     if (record.kind === 'clear' || (record.kind === 'externalize' && externalizesInPlace(record, thread))) {
       shown.push({
         ...message,
@@ -69,11 +74,32 @@ export function messagesAsRendered(
 function standInPart(
   part: ContentPart,
   message: ThreadMessage,
-  record: Exclude<CompactionRecord, { kind: 'summarize' | 'drop' }>,
+  record: Exclude<CompactionRecord, { kind: 'summarize' | 'drop' | 'abridge' }>,
   policy: ToolDurabilityPolicy,
 ): ContentPart {
   if (part.type !== 'tool_result') return part;
   if (record.kind === 'externalize') return { ...part, content: externalizationText(record) };
   const fields = clearedFieldsFor(record, message.id, part, policy);
   return { ...part, content: clearedPlaceholderText(fields.toolName, fields.outcome, fields.keyFields) };
+}
+
+/**
+ * A message as an abridge record shows it (ADR-0265): each replaced image, document or text part
+ * becomes a text part holding its stand-in, in place; every other part stays as it is.
+ *
+ * @param message - The abridged message.
+ * @param record - Its abridge record.
+ * @returns The message with the stand-ins applied.
+ */
+export function abridgedMessage(message: ThreadMessage, record: AbridgeRecord): ThreadMessage {
+  const byIndex = new Map(record.parts.map((part) => [part.index, part.text]));
+  return {
+    ...message,
+    content: message.content.map((part, index) => {
+      const text = byIndex.get(index);
+      // Only media and text are ever replaced: a tool call or result keeps its pair intact.
+      const replaceable = part.type === 'image' || part.type === 'document' || part.type === 'text';
+      return text === undefined || !replaceable ? part : { type: 'text', text };
+    }),
+  };
 }

@@ -1,5 +1,6 @@
 import type { CompactionPlan } from './plan.js';
 import type {
+  AbridgeRecord,
   ClearRecord,
   CompactionRecord,
   DropRecord,
@@ -8,13 +9,18 @@ import type {
 } from './records.js';
 
 /** What a plan does to one message; `include` when no record owns it. */
-export type CompactionAction = 'include' | 'clear' | 'summarize' | 'externalize' | 'drop';
+export type CompactionAction = 'include' | 'clear' | 'abridge' | 'summarize' | 'externalize' | 'drop';
 
-/** Drop > Externalize > Summarize > Clear > Include (ADR-0003). */
+/**
+ * Drop > Externalize > Summarize > Abridge > Clear > Include (ADR-0003, ADR-0265): an abridged message
+ * is still shown, so any record that takes the whole message wins it. Abridge and clear never meet
+ * (abridge takes user and assistant messages, clear tool results).
+ */
 export const ACTION_PRECEDENCE: Readonly<Record<CompactionAction, number>> = {
-  drop: 4,
-  externalize: 3,
-  summarize: 2,
+  drop: 5,
+  externalize: 4,
+  summarize: 3,
+  abridge: 2,
   clear: 1,
   include: 0,
 };
@@ -23,6 +29,7 @@ const actionOfKind: Record<CompactionRecord['kind'], Exclude<CompactionAction, '
   drop: 'drop',
   externalize: 'externalize',
   summarize: 'summarize',
+  abridge: 'abridge',
   clear: 'clear',
 };
 
@@ -79,6 +86,7 @@ export function normalizePlan(plan: CompactionPlan): NormalizedPlan {
     ...plan.drops,
     ...plan.externalizations,
     ...plan.summarizations,
+    ...plan.abridgements,
     ...plan.clearings,
   ]);
   const actions = new Map<string, PlannedAction>();
@@ -130,6 +138,7 @@ export function recordsToPlanLists(records: readonly CompactionRecord[]): {
   summarizations: SummarizationRecord[];
   clearings: ClearRecord[];
   drops: DropRecord[];
+  abridgements: AbridgeRecord[];
 } {
   return {
     externalizations: records.filter(
@@ -138,5 +147,6 @@ export function recordsToPlanLists(records: readonly CompactionRecord[]): {
     summarizations: records.filter((record): record is SummarizationRecord => record.kind === 'summarize'),
     clearings: records.filter((record): record is ClearRecord => record.kind === 'clear'),
     drops: records.filter((record): record is DropRecord => record.kind === 'drop'),
+    abridgements: records.filter((record): record is AbridgeRecord => record.kind === 'abridge'),
   };
 }

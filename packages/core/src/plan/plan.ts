@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  abridgeRecordSchema,
   clearRecordSchema,
   dropRecordSchema,
   externalizationRecordSchema,
@@ -25,6 +26,8 @@ export const compactionPlanSchema = z.object({
   summarizations: z.array(summarizationRecordSchema).default([]),
   clearings: z.array(clearRecordSchema).default([]),
   drops: z.array(dropRecordSchema).default([]),
+  /** Messages kept with some parts replaced by stand-ins (ADR-0265); absent on older plans. */
+  abridgements: z.array(abridgeRecordSchema).default([]),
   originalTokenCount: z.number().int().min(0).default(0),
   compactedTokenCount: z.number().int().min(0).default(0),
 });

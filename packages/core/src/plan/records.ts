@@ -66,13 +66,45 @@ export const dropRecordSchema = z.object({
   index: droppedSpanIndexSchema.optional(),
 });
 
+/** One part of an abridged message and the text that stands in for it (ADR-0265). */
+export const abridgedPartSchema = z.object({
+  /** The part's position in the message's content. */
+  index: z.number().int().min(0),
+  /** `media`: an image or document replaced by its caption and reference; `paste`: a text part with its pasted blocks clipped. */
+  reason: z.enum(['media', 'paste']),
+  /** What the model sees instead of the part (written by `stand-in-texts.ts`). */
+  text: z.string(),
+});
+
+/**
+ * One message kept in place with some of its parts replaced by stand-ins (ADR-0265): old images and
+ * documents by their caption and a reference, pasted blocks clipped to head and tail. The message
+ * keeps its role and its other parts; what was replaced stays in the log, and an artifact (when
+ * the store was there) holds the full text for read_artifact.
+ */
+export const abridgeRecordSchema = z.object({
+  kind: z.literal('abridge'),
+  /** Exactly one message. */
+  span: spanReferenceSchema,
+  parts: z.array(abridgedPartSchema).min(1),
+  /** The artifact holding what the stand-ins left out, when it was stored. */
+  artifactId: z.string().min(1).optional(),
+  rehydrateHint: z.string().optional(),
+  sensitivity: artifactSensitivitySchema.optional(),
+});
+
 export const compactionRecordSchema = z.discriminatedUnion('kind', [
+  abridgeRecordSchema,
   summarizationRecordSchema,
   externalizationRecordSchema,
   clearRecordSchema,
   dropRecordSchema,
 ]);
 
+/** A message kept with some parts replaced by stand-ins (ADR-0265). */
+export type AbridgeRecord = z.infer<typeof abridgeRecordSchema>;
+/** One replaced part of an abridged message. */
+export type AbridgedPart = z.infer<typeof abridgedPartSchema>;
 /** A span replaced by one structured summary. */
 export type SummarizationRecord = z.infer<typeof summarizationRecordSchema>;
 /** A span moved to the artifact store, shown as a pointer with a summary. */
@@ -85,5 +117,5 @@ export type DropRecord = z.infer<typeof dropRecordSchema>;
 export type DroppedSpanIndex = z.infer<typeof droppedSpanIndexSchema>;
 /** One action of a plan on one span. */
 export type CompactionRecord = z.infer<typeof compactionRecordSchema>;
-/** `summarize`, `externalize`, `clear` or `drop`. */
+/** `abridge`, `summarize`, `externalize`, `clear` or `drop`. */
 export type CompactionRecordKind = CompactionRecord['kind'];

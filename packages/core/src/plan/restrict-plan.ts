@@ -42,12 +42,14 @@ export function restrictPlanToMessages(
     summarizations: plan.summarizations.filter((record) => covered(record.span)),
     externalizations: plan.externalizations.filter((record) => covered(record.span)),
     drops: plan.drops.filter((record) => covered(record.span)),
+    abridgements: plan.abridgements.filter((record) => covered(record.span)),
     clearings,
   };
   const records =
     restricted.summarizations.length +
     restricted.externalizations.length +
     restricted.drops.length +
-    restricted.clearings.length;
+    restricted.clearings.length +
+    restricted.abridgements.length;
   return records === 0 ? null : restricted;
 }

@@ -115,3 +115,46 @@ export function clearedFieldsFor(
   );
   return entry ?? envelopeClearedFields(envelope, policy);
 }
+
+/** What a replaced image or document is known by (ADR-0265). */
+export interface MediaStandInFields {
+  kind: 'image' | 'document';
+  mediaType: string;
+  /** Caption or alt text from the source (e.g. LoCoMo's BLIP caption), when there is one. */
+  caption?: string | undefined;
+  /** A document's title or a URL's file name. */
+  name?: string | undefined;
+  /** Where the original is: its URL, `artifact:ID`, or a note for inline data kept in the log. */
+  reference: string;
+}
+
+/**
+ * An old image or document replaced by what is known of it (ADR-0265): caption or alt text, name,
+ * and where the original is, under a stable `[Image replaced]` / `[Document replaced]` prefix.
+ *
+ * @param fields - The media's caption, name, type and reference.
+ * @returns The stand-in text.
+ */
+export function mediaStandInText(fields: MediaStandInFields): string {
+  const label = fields.kind === 'image' ? 'Image' : 'Document';
+  const lines = [`[${label} replaced ${STAND_IN_TEXT_VERSION}: ${fields.mediaType}]`];
+  if (fields.caption) lines.push(`Caption: ${fields.caption}`);
+  if (fields.name) lines.push(`Name: ${fields.name}`);
+  lines.push(`Source: ${fields.reference}`);
+  return lines.join('\n');
+}
+
+/**
+ * A user message's text with its pasted blocks clipped in place (ADR-0266), and where the full text
+ * is: an artifact read_artifact returns, or the conversation log.
+ *
+ * @param clipped - The text with prose verbatim and each paste cut to head and tail.
+ * @param artifactId - The artifact holding the whole text, when it was stored.
+ * @returns The stand-in text.
+ */
+export function clippedPasteText(clipped: string, artifactId: string | undefined): string {
+  const where = artifactId
+    ? `call read_artifact("${artifactId}") for the full message`
+    : 'the full message is in the conversation log';
+  return `${clipped}\n[Pasted material clipped ${STAND_IN_TEXT_VERSION}: ${where}]`;
+}

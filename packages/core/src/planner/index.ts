@@ -1,3 +1,4 @@
+export { type AbridgeDraft, abridgedTokens, abridgeRecordOf, draftAbridgement } from './abridge-parts.js';
 export {
   ANTHROPIC_CACHE_PRICES,
   type CachePrices,

@@ -3,6 +3,7 @@ import type { CompactionPolicy } from '../schemas/policy.js';
 import { isTurnStart, type Thread, type ThreadMessage } from '../thread/thread.js';
 import { hasNamedSpeakers, threadKindOf } from '../thread/thread-kind.js';
 import { userInstructionSentences } from '../thread/user-instructions.js';
+import { abridgedTokens, draftAbridgement } from './abridge-parts.js';
 
 /**
  * The user's own messages no rung may compact (ADR-0110): every message a person wrote (a real turn
@@ -10,7 +11,9 @@ import { userInstructionSentences } from '../thread/user-instructions.js';
  * that share, the messages that carry a standing instruction, preference or binding
  * (`userInstructionSentences`), oldest first (they were given first and hold for good) while they fit
  * `keepUserInstructionTokens`. A message already compacted by an earlier plan stays as that plan left
- * it (the log keeps it; recall can bring it back).
+ * it (the log keeps it; recall can bring it back). A message too large for what is left of the share
+ * is measured again as the abridge rung would leave it (ADR-0266: pasted blocks clipped to head and
+ * tail, media by caption) and kept when that fits: the person's words stay, the paste is clipped.
  *
  * @returns ids of the messages to keep verbatim, in the rendered request, through every round
  */
@@ -22,10 +25,12 @@ export function keptUserMessageIds(
 ): Set<string> {
   const kept = new Set<string>();
   if (!policy.keepUserMessages) return kept;
-  // Only what still renders verbatim can be kept verbatim: an earlier round's choice stands.
-  const candidates = thread.messages.filter(
-    (message) => isTurnStart(message) && !normalized.actions.has(message.id),
-  );
+  // Only what still renders verbatim can be kept verbatim: an earlier round's choice stands. An
+  // abridged message still shows the person's words (ADR-0266).
+  const candidates = thread.messages.filter((message) => {
+    const action = normalized.actions.get(message.id)?.action;
+    return isTurnStart(message) && (action === undefined || action === 'abridge');
+  });
   const instructions: ThreadMessage[] = [];
   // In a dialogue between named people the summary carries both speakers' informative turns, dated
   // (ADR-0160): the "user" is one of them, and their words are kept verbatim only where they instruct,
@@ -37,8 +42,8 @@ export function keptUserMessageIds(
   let share = dialogue ? 0 : policy.keepUserTokens;
   for (let index = candidates.length - 1; index >= 0; index -= 1) {
     const message = candidates[index]!;
-    const tokens = countMessage(message);
-    if (tokens <= share && !dialogue) {
+    const tokens = dialogue ? 0 : keptSize(message, share, policy, countMessage);
+    if (!dialogue && tokens <= share) {
       kept.add(message.id);
       share -= tokens;
     } else if (carriesInstruction(message)) {
@@ -48,12 +53,28 @@ export function keptUserMessageIds(
   let pinnedShare = policy.keepUserInstructionTokens;
   for (let index = instructions.length - 1; index >= 0; index -= 1) {
     const message = instructions[index]!;
-    const tokens = countMessage(message);
+    const tokens = keptSize(message, pinnedShare, policy, countMessage);
     if (tokens > pinnedShare) continue;
     kept.add(message.id);
     pinnedShare -= tokens;
   }
   return kept;
+}
+
+/**
+ * Tokens a kept message takes: whole when it fits `room`, else as the abridge rung would leave it
+ * (when abridging is on and would change it).
+ */
+function keptSize(
+  message: ThreadMessage,
+  room: number,
+  policy: CompactionPolicy,
+  countMessage: (message: ThreadMessage) => number,
+): number {
+  const whole = countMessage(message);
+  if (whole <= room || !policy.strategies.abridge || policy.mode.kind !== 'ladder') return whole;
+  const draft = draftAbridgement(message, policy.abridgePasteEdgeLines);
+  return draft ? Math.min(whole, abridgedTokens(message, draft, countMessage)) : whole;
 }
 
 function carriesInstruction(message: ThreadMessage): boolean {

@@ -8,6 +8,7 @@ import type { PlannerInput, Proposal, Rung, RungContext, RungExecution, RungName
 /* The ladder's steps: run a batch of one rung's proposals, fold what succeeded into the plan, account for it. */
 
 const eventByRecordKind: Record<CompactionRecord['kind'], LifecycleEventName> = {
+  abridge: 'compaction_abridged',
   externalize: 'compaction_externalized',
   summarize: 'compaction_summarized',
   clear: 'compaction_cleared',

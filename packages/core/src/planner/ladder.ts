@@ -26,13 +26,14 @@ import type {
 } from './planner-types.js';
 import { type PlanningStart, reasonToStop, startPlanning } from './planning-start.js';
 import { computeProtectedRegions } from './protected-tail.js';
+import { abridgeRung } from './rungs/abridge.js';
 import { clearRung } from './rungs/clear.js';
 import { dropRung } from './rungs/drop.js';
 import { externalizeRung } from './rungs/externalize.js';
 import { summarizeRung } from './rungs/summarize.js';
 
-/** Least to most aggressive (ADR-0004). */
-export const LADDER: readonly Rung[] = [externalizeRung, summarizeRung, clearRung, dropRung];
+/** Least to most aggressive (ADR-0004); abridging old media and pastes comes first (ADR-0265). */
+export const LADDER: readonly Rung[] = [abridgeRung, externalizeRung, summarizeRung, clearRung, dropRung];
 
 /**
  * Produce the next plan: climb the ladder one proposal at a time, re-measuring the rendered prompt

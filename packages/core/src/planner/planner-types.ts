@@ -11,7 +11,7 @@ import type { Thread, ThreadMessage } from '../thread/thread.js';
 import type { ProtectedRegions } from './protected-tail.js';
 
 /** A rung of the strategy ladder (ADR-0004). */
-export type RungName = 'externalize' | 'summarize' | 'clear' | 'drop';
+export type RungName = 'abridge' | 'externalize' | 'summarize' | 'clear' | 'drop';
 
 /** Everything the planner needs: the thread, its plan, the target, how to count, and the adapters. */
 export interface PlannerInput {

@@ -104,6 +104,11 @@ export interface ProtectedRegions {
    * user's own words `keptUserMessageIds` keeps.
    */
   untouchable: ReadonlySet<string>;
+  /**
+   * The user's messages `keptUserMessageIds` keeps (a subset of `untouchable`): no rung takes them
+   * whole, but the abridge rung may replace their media and clip their pastes (ADR-0266).
+   */
+  keptUserWords: ReadonlySet<string>;
 }
 
 /**
@@ -154,6 +159,7 @@ export function computeProtectedRegions(
     .filter((message) => message.pinned === true || message.role === 'system' || holdsOpaquePart(message))
     .map((message) => message.id);
   const untouchable = closeOverToolPairs(pinned, pairs);
-  for (const id of keptUserMessageIds(thread, policy, countMessage, normalized)) untouchable.add(id);
-  return { protectedStart: tail.start, rule: tail.rule, untouchable };
+  const keptUserWords = keptUserMessageIds(thread, policy, countMessage, normalized);
+  for (const id of keptUserWords) untouchable.add(id);
+  return { protectedStart: tail.start, rule: tail.rule, untouchable, keptUserWords };
 }

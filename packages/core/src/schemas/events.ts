@@ -87,6 +87,7 @@ export const lifecycleEventNameSchema = z.enum([
   'compaction_externalized',
   'compaction_summarized',
   'compaction_cleared',
+  'compaction_abridged',
   'compaction_retrieved',
   'compaction_dropped',
   'compaction_rehydrated',

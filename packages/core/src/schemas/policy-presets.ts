@@ -53,7 +53,7 @@ export const POLICY_PRESETS: Readonly<Record<PolicyPresetName, Partial<Compactio
     rehydrationReserveTokens: 0,
     keepRecentTurns: 0,
     keepRecentTokens: 20_000,
-    strategies: { externalize: false, summarize: true, clear: false, drop: false },
+    strategies: { abridge: false, externalize: false, summarize: true, clear: false, drop: false },
     summaryBudgetTokens: Math.floor(0.8 * PI_RESERVE_TOKENS),
     // …and the summarizer call's max_tokens is the same 0.8 × reserveTokens.
     summarizerMaxOutputTokens: Math.floor(0.8 * PI_RESERVE_TOKENS),

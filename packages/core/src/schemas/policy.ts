@@ -120,13 +120,28 @@ export const compactionPolicyFieldsSchema = z.object({
   keepUserWordsInDialogue: z.enum(['instructions', 'all']).default('instructions'),
   strategies: z
     .object({
+      /** Old images and documents by their caption, pasted blocks clipped, before anything else (ADR-0265). */
+      abridge: z.boolean().default(true),
       externalize: z.boolean().default(true),
       summarize: z.boolean().default(true),
       clear: z.boolean().default(true),
       drop: z.boolean().default(true),
     })
-    .default({ externalize: true, summarize: true, clear: true, drop: true }),
+    .default({ abridge: true, externalize: true, summarize: true, clear: true, drop: true }),
   externalizeThresholdTokens: z.number().int().positive().default(1000),
+  /**
+   * The abridge rung (ADR-0265) takes a message outside the protected tail only when replacing its
+   * media and clipping its pastes frees at least this many tokens.
+   */
+  abridgeMinTokensFreed: z.number().int().min(1).default(100),
+  /** Lines kept from each end of a pasted block the abridge rung clips (ADR-0266). */
+  abridgePasteEdgeLines: z.number().int().min(1).default(5),
+  /**
+   * After every message before the protected tail, the abridge rung may replace the media of the tail's
+   * older turns too (never the newest turn's, never a paste there): a picture is the tail's cheapest loss
+   * (ADR-0267).
+   */
+  abridgeTailMedia: z.boolean().default(true),
   /**
    * The least a compaction frees: once the ladder compacts at all it climbs until the prompt is this
    * far below where it started (or at the target, whichever is lower), so a thread hovering at its

@@ -1,7 +1,10 @@
 import {
+  abridgeRecordOf,
   type CompactionPolicy,
   type CurrentDeterminism,
   clearability,
+  draftAbridgement,
+  holdsOpaquePart,
   type SummarizationRecord,
   summaryText,
   trimSummaryToBudget,
@@ -38,6 +41,8 @@ export interface EmergencyFitReport {
   overBy: number;
   tokensFreed: number;
   clearedResults: { messageId: string; toolCallId: string; toolName: string }[];
+  /** Messages whose media (and pastes) were replaced by their stand-ins, as the abridge rung would (ADR-0265). */
+  abridgedMessages: string[];
   /**
    * What of the protected tail was cut to head and tail because even the newest exchange did not fit:
    * tool results, and harness-injected (synthetic) user messages such as shell output. A person's own
@@ -148,6 +153,7 @@ export function emergencyFit({
     overBy,
     tokensFreed: 0,
     clearedResults: [],
+    abridgedMessages: [],
     truncatedResults: [],
     dropped: [],
     trimmedSummaries: [],
@@ -163,6 +169,7 @@ export function emergencyFit({
 
   const clearSlot = (slot: Slot) => {
     if (slot.dropped) return;
+    abridgeSlot(slot);
     for (const result of slot.results) {
       if (
         result.state !== 'raw' ||
@@ -183,6 +190,25 @@ export function emergencyFit({
         toolName: result.part.toolName,
       });
     }
+  };
+  // A message's images and pastes shrink in place, as the abridge rung would have (ADR-0265), before
+  // anything is dropped: a stale plan or a question turn can leave an old picture at full price.
+  const abridgeSlot = (slot: Slot) => {
+    const message = slot.anchor;
+    if (slot.kind !== 'message' || message.pinned === true || holdsOpaquePart(message)) return;
+    const draft = draftAbridgement(message, policy.abridgePasteEdgeLines);
+    if (!draft || !policy.strategies.abridge) return;
+    const piece = maker.abridgedMessage(
+      message,
+      abridgeRecordOf(message, draft),
+      slot.results.map((result) => result.exchange),
+    );
+    const saving = slot.piece.tokens - (piece?.tokens ?? 0);
+    if (piece === null || saving <= 0) return;
+    slot.piece = piece;
+    slot.tokens -= saving;
+    total -= saving;
+    report.abridgedMessages.push(message.id);
   };
   const drop = (slot: Slot) => {
     if (slot.dropped) return;

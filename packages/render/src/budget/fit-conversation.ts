@@ -79,6 +79,7 @@ export function fitConversation({
           overBy: messageTokens - limit,
           tokensFreed: messageTokens - fittedTokens,
           clearedResults: fitted?.clearedResults ?? [],
+          abridgedMessages: fitted?.abridgedMessages ?? [],
           truncatedResults,
           dropped: fitted?.dropped ?? [],
           trimmedSummaries: fitted?.trimmedSummaries ?? [],

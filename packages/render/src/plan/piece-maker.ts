@@ -1,4 +1,6 @@
 import {
+  type AbridgeRecord,
+  abridgedMessage,
   type CompactionPolicy,
   type ExternalizationRecord,
   isDefaultSummaryStyle,
@@ -75,6 +77,21 @@ export class PieceMaker {
       },
       (cached) => cached === null || cached.seq === message.seq,
     );
+  }
+
+  /**
+   * A message an abridge record keeps with stand-ins for its media and pastes (ADR-0265): memoized by
+   * (record, message) objects, so a runtime that keeps its plan object formats it once.
+   */
+  abridgedMessage(
+    message: ThreadMessage,
+    record: AbridgeRecord,
+    calls: readonly ToolExchange[] | undefined,
+  ): Piece | null {
+    return this.#memo.rememberByObjects(record, message, () => {
+      const prepared = prepareMessage(abridgedMessage(message, record), calls, this.#format);
+      return prepared === null ? null : this.#piece(prepared, message.seq);
+    });
   }
 
   /** A tool result as logged. */

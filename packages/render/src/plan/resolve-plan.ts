@@ -11,7 +11,14 @@ import {
 import type { RenderCache } from '../cache/render-cache.js';
 import type { ToolExchange, ToolExchangeIndex } from './tool-exchanges.js';
 
-export type EffectiveActionName = 'drop' | 'summarize' | 'externalize' | 'pointer' | 'clear' | 'exclude';
+export type EffectiveActionName =
+  | 'drop'
+  | 'summarize'
+  | 'externalize'
+  | 'pointer'
+  | 'clear'
+  | 'abridge'
+  | 'exclude';
 
 /**
  * What happens to one message. `exclude`: the message belongs to another agent's conversation.
@@ -85,8 +92,14 @@ function rank(action: EffectiveActionName): number {
   return ACTION_PRECEDENCE[action === 'pointer' ? 'externalize' : action];
 }
 
+/** Whether the message is left out of the request (an abridged one is shown, its media and pastes replaced). */
 function hides(action: EffectiveAction | undefined): boolean {
-  return action !== undefined && action.action !== 'clear' && action.action !== 'pointer';
+  return (
+    action !== undefined &&
+    action.action !== 'clear' &&
+    action.action !== 'pointer' &&
+    action.action !== 'abridge'
+  );
 }
 
 /** An externalization whose span holds only tool results (the planner's externalize rung makes these). */

@@ -139,7 +139,10 @@ export function buildSlots(
       continue;
     }
     const calls = exchanges.callsByMessage.get(position);
-    const piece = maker.message(message, calls);
+    const piece =
+      action?.action === 'abridge' && action.record?.kind === 'abridge'
+        ? maker.abridgedMessage(message, action.record, calls)
+        : maker.message(message, calls);
     if (piece === null) {
       counts.empty += 1;
       continue;

@@ -20,7 +20,7 @@ export interface RecalledMessage {
   /** BM25 score against the query. */
   score: number;
   /** Why it was compacted: the plan record kind that covers it. */
-  compactedBy: 'summarize' | 'drop' | 'clear' | 'externalize';
+  compactedBy: 'summarize' | 'drop' | 'clear' | 'externalize' | 'abridge';
 }
 
 /** What render-time recall did (ADR-0111). */
@@ -125,7 +125,7 @@ export interface CompactedRecallDocument {
 
 /**
  * The documents recall may search, in log order from `fromMessage`: every message a plan record
- * covers, except tool output whose sensitivity (the tool's, or the externalized span's) is not in
+ * covers (an abridged one only when a paste was clipped), except tool output whose sensitivity (the tool's, or the externalized span's) is not in
  * `allowed` (ADR-0111). One rule for render-time recall and the `search_history` tool.
  *
  * @param thread - The thread.
@@ -145,6 +145,8 @@ export function compactedRecallDocuments(
     const message = thread.messages[position]!;
     const record = normalized.actions.get(message.id)?.record;
     if (!record || !readable(message, record, thread, allowed)) continue;
+    // An abridged message's words are in the prompt already; only a clipped paste has more to give (ADR-0266).
+    if (record.kind === 'abridge' && !record.parts.some((part) => part.reason === 'paste')) continue;
     const text = messageRecallText(message).slice(0, MAX_CHARS_PER_DOCUMENT);
     if (text.trim().length === 0) continue;
     documents.push({

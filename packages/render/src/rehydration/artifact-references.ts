@@ -35,8 +35,8 @@ export function findArtifactId(text: string, artifactId: string): number {
 }
 
 /**
- * The artifact ids the plan knows: its externalizations and every artifact its summaries list
- * (chained rounds carry older pointers there). Only these can be rehydrated automatically.
+ * The artifact ids the plan knows: its externalizations, its abridged messages' full texts, and every
+ * artifact its summaries list (chained rounds carry older pointers there). Only these can be rehydrated automatically.
  *
  * @param plan - The thread's plan, or null.
  * @returns The ids, sorted (empty without a plan).
@@ -51,6 +51,8 @@ export function knownArtifactIds(plan: CompactionPlan | null): string[] {
   for (const record of plan.summarizations) {
     for (const artifact of record.summary.artifacts) ids.add(artifact.artifactId);
   }
+  // An abridged message's full text (ADR-0265).
+  for (const record of plan.abridgements) if (record.artifactId) ids.add(record.artifactId);
   return [...ids].sort();
 }
 
@@ -167,6 +169,9 @@ export function artifactFacts(plan: CompactionPlan | null): ArtifactFacts[] {
     fromSummaryArtifacts(record.summary.artifacts);
   }
   for (const record of plan.summarizations) fromSummaryArtifacts(record.summary.artifacts);
+  for (const record of plan.abridgements) {
+    if (record.artifactId && record.rehydrateHint) entry(record.artifactId).hints.add(record.rehydrateHint);
+  }
   return [...facts.entries()]
     .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0))
     .map(([artifactId, found]) => ({

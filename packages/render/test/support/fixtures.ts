@@ -1,7 +1,7 @@
 import type { CompactionPlan, Thread, ToolDefinition } from '@compactor/core';
 import { type ThreadBuilderOptions, threadBuilder } from '@compactor/testkit/thread-builder';
 import { MemoryArtifactStore } from './memory-artifact-store.js';
-import { clear, drop, externalize, ids, planOf, summarize } from './plans.js';
+import { abridge, clear, drop, externalize, ids, planOf, summarize } from './plans.js';
 
 export const SYSTEM_PROMPT = 'You are a careful DevOps agent. Explain what you do.';
 
@@ -244,7 +244,81 @@ export function renderFixtures(): RenderFixture[] {
   });
 
   fixtures.push({ name: 'edge-cases', thread: edgeCaseThread(), plan: null });
+
+  // ADR-0265/0266: an old photo by its caption, an old PDF by its title, a pasted log clipped in place.
+  const media = mediaThread();
+  fixtures.push({
+    name: 'abridged',
+    thread: media,
+    plan: planOf(media, [
+      abridge(media, 'photo'),
+      abridge(media, 'paste', 'art_pastedlog'),
+      abridge(media, 'pdf'),
+    ]),
+  });
   return fixtures;
+}
+
+/** A 3-turn chat: a captioned photo (LoCoMo's `blipCaption`), a pasted log, a PDF; then a new photo. */
+export function mediaThread(keepRecentTurns = 1, keepRecentTokens = 0): Thread {
+  const log = Array.from(
+    { length: 40 },
+    (_, index) => `2025-01-01T10:${String(index).padStart(2, '0')}:00Z INFO deploy step ${index} ok`,
+  );
+  log.push('2025-01-01T10:40:00Z ERROR health check failed on port 8080');
+  const builder = threadBuilder('media', { policy: { keepRecentTurns, keepRecentTokens } });
+  builder.message({
+    id: 'photo',
+    role: 'user',
+    metadata: { blipCaption: 'a photo of a whiteboard with a deployment diagram' },
+    content: [
+      { type: 'text', text: 'This is how the deploy is wired.' },
+      {
+        type: 'image',
+        mediaType: 'image/jpeg',
+        source: { kind: 'url', url: 'https://example.com/board.jpg' },
+      },
+    ],
+  });
+  builder.assistant('Thanks, I see the load balancer in front of two workers.', { id: 'a1' });
+  builder.message({
+    id: 'paste',
+    role: 'user',
+    content: [
+      {
+        type: 'text',
+        text: `The deploy failed. Here is the log:\n${log.join('\n')}\nPlease never restart the database.`,
+      },
+    ],
+  });
+  builder.assistant('The health check on port 8080 failed at 10:40.', { id: 'a2' });
+  builder.message({
+    id: 'pdf',
+    role: 'user',
+    content: [
+      { type: 'text', text: 'And the runbook.' },
+      {
+        type: 'document',
+        mediaType: 'application/pdf',
+        title: 'Runbook v3',
+        source: { kind: 'base64', data: 'JVBERi0xLjQK'.repeat(64) },
+      },
+    ],
+  });
+  builder.assistant('Read the runbook.', { id: 'a3' });
+  builder.message({
+    id: 'photo2',
+    role: 'user',
+    content: [
+      { type: 'text', text: 'Now it looks like this.' },
+      {
+        type: 'image',
+        mediaType: 'image/png',
+        source: { kind: 'url', url: 'https://example.com/board2.png' },
+      },
+    ],
+  });
+  return builder.build().thread;
 }
 
 /**

@@ -1,8 +1,11 @@
 import {
+  type AbridgeRecord,
+  abridgeRecordOf,
   type ClearRecord,
   type CompactionPlan,
   compactionPlanSchema,
   type DropRecord,
+  draftAbridgement,
   type ExternalizationRecord,
   type StructuredSummaryInput,
   type SummarizationRecord,
@@ -78,9 +81,21 @@ export function drop(thread: Thread, ids: readonly string[], reason = 'old'): Dr
   return { kind: 'drop', span: spanOf(messagesById(thread, ids)), reason };
 }
 
+/** What the abridge rung would write for one message (its own draft), with the paste's artifact when given. */
+export function abridge(thread: Thread, id: string, artifactId?: string, edgeLines = 3): AbridgeRecord {
+  const message = messagesById(thread, [id])[0]!;
+  const draft = draftAbridgement(message, edgeLines);
+  if (!draft) throw new Error(`fixture: nothing to abridge in ${id}`);
+  return abridgeRecordOf(
+    message,
+    draft,
+    artifactId ? { artifactId, rehydrateHint: 'the full pasted log', sensitivity: 'internal' } : undefined,
+  );
+}
+
 export function planOf(
   thread: Thread,
-  records: (SummarizationRecord | ExternalizationRecord | ClearRecord | DropRecord)[],
+  records: (SummarizationRecord | ExternalizationRecord | ClearRecord | DropRecord | AbridgeRecord)[],
   options: { basedOnSeq?: number; version?: number } = {},
 ): CompactionPlan {
   return compactionPlanSchema.parse({
@@ -92,6 +107,7 @@ export function planOf(
     summarizations: records.filter((record) => record.kind === 'summarize'),
     clearings: records.filter((record) => record.kind === 'clear'),
     drops: records.filter((record) => record.kind === 'drop'),
+    abridgements: records.filter((record) => record.kind === 'abridge'),
   });
 }
 

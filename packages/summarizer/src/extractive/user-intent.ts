@@ -1,6 +1,12 @@
-import { isConversationalSentence, isTurnStart, type SummaryFact, type ThreadMessage } from '@compactor/core';
+import {
+  clipPasted,
+  isConversationalSentence,
+  isTurnStart,
+  type SummaryFact,
+  splitPasted,
+  type ThreadMessage,
+} from '@compactor/core';
 import { sentencesOf, textOf } from '../text.js';
-import { clipPasted, splitPasted } from './pasted.js';
 
 /**
  * Words that mark an instruction or constraint a person expects to hold for the rest of the

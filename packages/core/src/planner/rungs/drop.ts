@@ -14,7 +14,8 @@ export const dropRung: Rung = {
     if (context.input.rehydrationHappened) return [];
     const candidates = structuralTurnCandidates(
       context,
-      (_message, action) => action === 'include' || action === 'clear' || action === 'externalize',
+      (_message, action) =>
+        action === 'include' || action === 'clear' || action === 'abridge' || action === 'externalize',
     );
     return candidates.map(
       (candidate): Proposal => ({

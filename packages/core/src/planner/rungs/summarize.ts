@@ -212,7 +212,8 @@ export const summarizeRung: Rung = {
     if (roundsSoFar(context) >= context.policy.maxSummarizationRounds) return [];
     const candidates = structuralTurnCandidates(
       context,
-      (_message, action) => action === 'include' || action === 'clear' || action === 'externalize',
+      (_message, action) =>
+        action === 'include' || action === 'clear' || action === 'abridge' || action === 'externalize',
       undefined,
       { splitTurn: context.policy.splitTurnSummaries },
     );
@@ -292,9 +293,19 @@ export const summarizeRung: Rung = {
     }
     // Whatever the summarizer returned, earlier summaries' guarantees hold and externalized artifacts stay reachable.
     let summary = previousSummary ? mergeSummaries(previousSummary, result.summary) : result.summary;
-    const artifacts = absorbed.flatMap((record) =>
-      record.kind === 'externalize' ? record.summary.artifacts : [],
-    );
+    const artifacts = absorbed.flatMap((record) => {
+      if (record.kind === 'externalize') return record.summary.artifacts;
+      // An abridged message's full text stays reachable once the message is summarized (ADR-0265).
+      if (record.kind === 'abridge' && record.artifactId)
+        return [
+          {
+            artifactId: record.artifactId,
+            description: 'full user message',
+            rehydrateHint: record.rehydrateHint ?? '',
+          },
+        ];
+      return [];
+    });
     const known = new Set(summary.artifacts.map((artifact) => artifact.artifactId));
     const missing = artifacts.filter((artifact) => !known.has(artifact.artifactId));
     if (missing.length > 0) summary = { ...summary, artifacts: [...summary.artifacts, ...missing] };

@@ -1,0 +1,87 @@
+import { holdsOpaquePart } from '../../schemas/content.js';
+import { abridgedTokens, abridgeRecordOf, draftAbridgement } from '../abridge-parts.js';
+import { actionsOf } from '../candidates.js';
+import type { Proposal, Rung } from '../planner-types.js';
+
+/**
+ * The first rung (ADR-0265): a user or assistant message before the protected tail keeps its place
+ * and its words, with each image and document replaced by its caption and a reference, and (in a
+ * user message) each long pasted block clipped to head and tail (ADR-0266). The cheapest loss: an
+ * old picture costs a provider's fixed image estimate (1,600 tokens for Anthropic) and its caption a
+ * few dozen. The user's kept words (`keptUserMessageIds`) may be abridged, nothing else untouchable.
+ * With `abridgeTailMedia`, the media (only) of the protected tail's older turns follow (ADR-0267).
+ */
+export const abridgeRung: Rung = {
+  name: 'abridge',
+  analyze(context) {
+    const actionOf = actionsOf(context);
+    const { regions, policy, input } = context;
+    const messages = input.thread.messages;
+    const lastTurn = messages.at(-1)?.turn ?? 0;
+    const older: Proposal[] = [];
+    const tail: Proposal[] = [];
+    for (const message of messages) {
+      const inTail = message.index >= regions.protectedStart;
+      // The tail's older turns give up their pictures only (ADR-0267); the newest turn keeps everything.
+      if (inTail && (!policy.abridgeTailMedia || message.turn >= lastTurn)) break;
+      if (actionOf(message) !== 'include') continue;
+      if (regions.untouchable.has(message.id) && !regions.keptUserWords.has(message.id)) continue;
+      if (message.pinned === true || holdsOpaquePart(message)) continue;
+      const drafted = draftAbridgement(message, policy.abridgePasteEdgeLines);
+      const draft = drafted && inTail ? { media: drafted.media, pastes: [] } : drafted;
+      if (!draft || draft.media.length + draft.pastes.length === 0) continue;
+      const freed = input.countMessage(message) - abridgedTokens(message, draft, input.countMessage);
+      if (freed < policy.abridgeMinTokensFreed) continue;
+      const what = [
+        ...(draft.media.length > 0 ? [`${draft.media.length} media part(s)`] : []),
+        ...(draft.pastes.length > 0 ? [`${draft.pastes.length} pasted text part(s)`] : []),
+      ].join(' and ');
+      (inTail ? tail : older).push({
+        rung: 'abridge',
+        span: { messageIds: [message.id], firstTurn: message.turn, lastTurn: message.turn },
+        estimatedTokensFreed: freed,
+        reason: `${what} of ${message.id}${inTail ? ' (protected tail, older turn)' : ''} replaced by stand-ins, freeing about ${freed} tokens`,
+      });
+    }
+    // Oldest first, and everything before the tail before anything in it.
+    return [...older, ...tail];
+  },
+  async execute(context, proposal) {
+    const { input, policy } = context;
+    const message = input.thread.messages.find((candidate) => candidate.id === proposal.span.messageIds[0]);
+    if (!message) return null;
+    const drafted = draftAbridgement(message, policy.abridgePasteEdgeLines);
+    if (!drafted) return null;
+    const inTail = message.index >= context.regions.protectedStart;
+    const draft = inTail ? { media: drafted.media, pastes: [] } : drafted;
+    const store = input.artifactStore;
+    if (draft.pastes.length === 0 || !store) return { added: [abridgeRecordOf(message, draft)] };
+    // The whole text goes to the store, so read_artifact gives back what the clip left out.
+    const text = draft.pastes
+      .map(({ index }) => {
+        const part = message.content[index];
+        return part?.type === 'text' ? part.text : '';
+      })
+      .join('\n\n');
+    const defaults = input.artifactDefaults ?? {};
+    const metadata = await store.put(text, {
+      threadId: input.thread.id,
+      tenantId: input.thread.tenantId,
+      sensitivity: defaults.sensitivity ?? 'internal',
+      ...(defaults.ttlSeconds !== undefined ? { ttlSeconds: defaults.ttlSeconds } : {}),
+      ...(defaults.encryptionKeyId !== undefined ? { encryptionKeyId: defaults.encryptionKeyId } : {}),
+      contentType: 'text/plain',
+      labels: { messageId: message.id },
+    });
+    const rehydrateHint = `call read_artifact("${metadata.artifactId}") for the full pasted material of turn ${message.turn} (${text.length} characters)`;
+    return {
+      added: [
+        abridgeRecordOf(message, draft, {
+          artifactId: metadata.artifactId,
+          rehydrateHint,
+          sensitivity: metadata.sensitivity,
+        }),
+      ],
+    };
+  },
+};
