@@ -247,16 +247,17 @@ export interface EqualTokenFigures {
   figures: CacheFigures;
 }
 
-/** Bisection steps for {@link equalTokenCacheFigures}: the ceiling to within 1/128 of its range. */
-const EQUAL_TOKEN_STEPS = 7;
+/** Bisection steps for {@link equalTokenCacheFigures}: the ceiling to within 1/512 of its range. */
+const EQUAL_TOKEN_STEPS = 9;
 
 /**
  * A baseline given as many tokens as we use (ADR-0275): the same overflow replay as
  * {@link baselineCacheFigures}, at the ceiling whose mean request is closest to `meanTokens`, its
  * compaction target kept at the real run's ratio of target to ceiling (the same hysteresis). The
- * ceiling is bisected between `meanTokens` (a mean never reaches its ceiling) and 2.5× it (at our
- * ratio the target alone is above the mean), so a system that sends more than the baseline is
- * compared with the baseline sending as much, not with the baseline at the real window.
+ * ceiling is in the renderer's tokens and the meter counts serialized requests (JSON keys and quotes
+ * included, about a quarter more on tool-heavy threads), so it is bisected over a wide range, a
+ * quarter of the mean to 2.5× it. A system that sends more than the baseline is then compared with
+ * the baseline sending as much, not only with the baseline at the real window.
  *
  * @param system - The baseline.
  * @param input - The replay's thread, real ceiling, provider and tokenizer.
@@ -278,7 +279,7 @@ export async function equalTokenCacheFigures(
       target: Math.floor(ceiling * ratio),
     }),
   });
-  let low = Math.max(1, Math.floor(meanTokens));
+  let low = Math.max(1, Math.floor(meanTokens / 4));
   let high = Math.ceil(meanTokens * 2.5);
   let best = await at(low);
   const distance = (run: EqualTokenFigures) => Math.abs(meanRequestTokens(run.figures) - meanTokens);
