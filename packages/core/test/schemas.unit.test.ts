@@ -284,6 +284,7 @@ describe('policy and trigger schemas', () => {
         fillFreeRoom: true,
         freeRoomTopK: 24,
         placement: 'turn',
+        appendTurnShare: 0.25,
       },
       compactorTools: 'stable',
     });
