@@ -283,7 +283,7 @@ describe('policy and trigger schemas', () => {
         minScore: 1,
         fillFreeRoom: true,
         freeRoomTopK: 24,
-        placement: 'turn',
+        placement: 'auto',
         appendTurnShare: 0.25,
       },
       compactorTools: 'stable',

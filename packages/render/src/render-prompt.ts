@@ -9,7 +9,7 @@ import { normalizedPlanFor, resolutionWarnings, resolvePlan } from './plan/resol
 import { buildSlots, type Slot } from './plan/slots.js';
 import type { RequestByProvider } from './providers/request-types.js';
 import { appendedRecall } from './recall/append-recall.js';
-import { type PlacedRecall, placeAnchored, placeAppended } from './recall/place-recall.js';
+import { type PlacedRecall, placeAnchored, placeAppended, recallPlacement } from './recall/place-recall.js';
 import { type RecallRoom, recallAnchor, recallRooms } from './recall/recall-anchor.js';
 import { fitRecall } from './recall/render-recall.js';
 import { fitRehydration } from './rehydration/fit-rehydration.js';
@@ -150,14 +150,15 @@ function render<P extends ProviderName>(
   // `fillFreeRoom` (ADR-0162) it may use all the room the request leaves under the ceiling. Anchored at
   // the newest turn (ADR-0210), it is sized from the room the turn began with, so it holds for the turn.
   const recallPolicy = thread.policy.recall;
-  const anchor = recallPolicy.placement === 'end' ? undefined : recallAnchor(slots);
+  const placement = recallPlacement(recallPolicy.placement, thread.messages);
+  const anchor = placement === 'end' ? undefined : recallAnchor(slots);
   const rooms = recallRooms({
     policy: recallPolicy,
     reserveTokens: input.budget.rehydrationReserveTokens,
     rehydrationTokens: fitted.tokens,
     freeRoom: limit - messageTokens - fitted.tokens,
     anchor,
-    halve: recallPolicy.placement === 'turn-halving',
+    halve: placement === 'turn-halving',
   });
   const recallOn = input.recall !== false;
   const recallParts = (room: RecallRoom) => ({
@@ -184,7 +185,7 @@ function render<P extends ProviderName>(
       ...(input.query !== undefined ? { query: input.query } : {}),
     });
   const placed: PlacedRecall =
-    recallPolicy.placement === 'append'
+    placement === 'append'
       ? placeAppended(
           appendedRecall({
             slots,

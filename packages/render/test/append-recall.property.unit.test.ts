@@ -3,6 +3,7 @@ import { threadBuilder } from '@compactor/testkit/thread-builder';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRenderCache, type RenderCache, renderPromptSync } from '../src/index.js';
+import { recallPlacement } from '../src/recall/place-recall.js';
 import { validateProviderRequest } from '../src/validate/index.js';
 import { ids, planOf, summarize } from './support/plans.js';
 import { renderInput, wireMessages, withoutCacheControl } from './support/render-helpers.js';
@@ -169,5 +170,21 @@ describe('append-only recall (ADR-0276)', () => {
       { numRuns: 60 },
     );
     expect(kept).toBeGreaterThan(0);
+  });
+});
+
+describe('the auto placement (ADR-0276)', () => {
+  it('appends on a coding thread and anchors at the newest turn on a dialogue', () => {
+    const dialogue = threadBuilder('dialogue', { tenantId: 'tenant-1' });
+    for (let turn = 0; turn < 4; turn += 1)
+      dialogue.user(`Hello ${turn}, how was the trip?`).assistant('Lovely.');
+    expect(recallPlacement('auto', dialogue.build().thread.messages)).toBe('turn');
+    const coding = threadBuilder('coding', { tenantId: 'tenant-1' })
+      .user('Fix the parser.')
+      .assistant('Reading it.', { toolCalls: [{ id: 'c1', name: 'read_file', input: { path: 'a.ts' } }] })
+      .toolResult('c1', 'export const parse = () => 1;');
+    expect(recallPlacement('auto', coding.build().thread.messages)).toBe('append');
+    for (const placement of ['turn', 'turn-halving', 'end', 'append'] as const)
+      expect(recallPlacement(placement, coding.build().thread.messages)).toBe(placement);
   });
 });
