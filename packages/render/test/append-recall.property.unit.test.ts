@@ -130,6 +130,8 @@ describe('append-only recall (ADR-0276)', () => {
     timeout: 60_000,
   }, () => {
     let kept = 0;
+    // Calls with fewer blocks than the call before: an epoch reset or a block that no longer fits.
+    let shrunk = 0;
     fc.assert(
       fc.property(scenario, fc.double({ min: 0.5, max: 1.1, noNaN: true }), (input, fraction) => {
         const { prefixes, plan } = calls(input);
@@ -156,6 +158,7 @@ describe('append-only recall (ADR-0276)', () => {
           expect(new Set(recalled).size).toBe(recalled.length);
           const blocks = blocksByOpening(result.request);
           if (result.tokens.recall === 0) expect(blocks.size).toBe(0);
+          if (previous && blocks.size < previous.size) shrunk += 1;
           if (previous && !result.report.emergencyFit) {
             for (const [opening, block] of blocks) {
               const earlier = previous.get(opening);
@@ -170,6 +173,7 @@ describe('append-only recall (ADR-0276)', () => {
       { numRuns: 60 },
     );
     expect(kept).toBeGreaterThan(0);
+    expect(shrunk).toBeGreaterThan(0);
   });
 });
 
