@@ -286,7 +286,8 @@ describe('policy and trigger schemas', () => {
         minScore: 1,
         fillFreeRoom: true,
         freeRoomTopK: 24,
-        placement: 'turn',
+        placement: 'auto',
+        appendTurnShare: 0.25,
       },
       compactorTools: 'stable',
     });

@@ -1,4 +1,5 @@
 import { availableForMessages, compactorToolNames, IntegrityError, type ProviderName } from '@compactor/core';
+import { recallQuery } from '@compactor/recall';
 import { assembleMessages } from './assemble-messages.js';
 import { fitConversation } from './budget/fit-conversation.js';
 import { renderCeiling } from './budget/render-ceiling.js';
@@ -7,8 +8,10 @@ import { applyOpaqueParts } from './plan/opaque-parts.js';
 import { normalizedPlanFor, resolutionWarnings, resolvePlan } from './plan/resolve-plan.js';
 import { buildSlots, type Slot } from './plan/slots.js';
 import type { RequestByProvider } from './providers/request-types.js';
+import { appendedRecall } from './recall/append-recall.js';
+import { type PlacedRecall, placeAnchored, placeAppended, recallPlacement } from './recall/place-recall.js';
 import { type RecallRoom, recallAnchor, recallRooms } from './recall/recall-anchor.js';
-import { type FittedRecall, fitRecall } from './recall/render-recall.js';
+import { fitRecall } from './recall/render-recall.js';
 import { fitRehydration } from './rehydration/fit-rehydration.js';
 import { type GatheredRehydration, gatherRehydration } from './rehydration/gather-rehydration.js';
 import { nextRehydrationState } from './rehydration/rehydration-state.js';
@@ -147,63 +150,83 @@ function render<P extends ProviderName>(
   // `fillFreeRoom` (ADR-0162) it may use all the room the request leaves under the ceiling. Anchored at
   // the newest turn (ADR-0210), it is sized from the room the turn began with, so it holds for the turn.
   const recallPolicy = thread.policy.recall;
-  const anchor = recallPolicy.placement === 'end' ? undefined : recallAnchor(slots);
+  const placement = recallPlacement(recallPolicy.placement, thread.messages);
+  const anchor = placement === 'end' ? undefined : recallAnchor(slots);
   const rooms = recallRooms({
     policy: recallPolicy,
     reserveTokens: input.budget.rehydrationReserveTokens,
     rehydrationTokens: fitted.tokens,
     freeRoom: limit - messageTokens - fitted.tokens,
     anchor,
-    halve: recallPolicy.placement === 'turn-halving',
+    halve: placement === 'turn-halving',
   });
   const recallOn = input.recall !== false;
+  const recallParts = (room: RecallRoom) => ({
+    thread,
+    plan,
+    normalized,
+    policy: room.fillsRoom
+      ? {
+          ...recallPolicy,
+          topK: Math.max(recallPolicy.topK, recallPolicy.freeRoomTopK ?? recallPolicy.topK),
+        }
+      : recallPolicy,
+    rehydration: context.rehydrationPolicy,
+    allowance: room.allowance,
+    reserveAllowance: Math.max(0, room.reserveAllowance),
+    memo: context.memo,
+    maker,
+    countText: (text: string) => tokenizer.count(text),
+  });
   const recallWith = (room: RecallRoom) =>
     fitRecall({
-      thread,
-      plan,
-      normalized,
-      policy: room.fillsRoom
-        ? {
-            ...recallPolicy,
-            topK: Math.max(recallPolicy.topK, recallPolicy.freeRoomTopK ?? recallPolicy.topK),
-          }
-        : recallPolicy,
-      rehydration: context.rehydrationPolicy,
+      ...recallParts(room),
       allowance: recallOn ? room.allowance : 0,
-      reserveAllowance: Math.max(0, room.reserveAllowance),
-      memo: context.memo,
-      maker,
-      countText: (text) => tokenizer.count(text),
       ...(input.query !== undefined ? { query: input.query } : {}),
     });
-  // The turn's block while it still fits (the same bytes as on the turn's first call), else the block
-  // of half its room, else a block at the end sized to the room left (ADR-0210).
-  let recall: FittedRecall | undefined;
-  let anchored = false;
-  for (const room of recallOn ? rooms.anchored : []) {
-    const candidate = recallWith(room);
-    if (candidate.piece && candidate.report.tokens <= rooms.now.allowance) {
-      recall = candidate;
-      anchored = true;
-      break;
-    }
-  }
-  recall ??= recallWith(rooms.now);
+  const placed: PlacedRecall =
+    placement === 'append'
+      ? placeAppended(
+          appendedRecall({
+            slots,
+            plan,
+            policy: recallPolicy,
+            reserveTokens: input.budget.rehydrationReserveTokens,
+            limit,
+            messageTokens,
+            rehydrationTokens: fitted.tokens,
+            query: input.query,
+            endQuery: input.query ?? recallQuery(thread.messages),
+            search: (room, query, exclude) =>
+              recallOn && room.allowance > 0
+                ? fitRecall({ ...recallParts(room), query, exclude })
+                : fitRecall({ ...recallParts(room), allowance: 0 }),
+          }),
+          assembled.slotEnds,
+        )
+      : placeAnchored(
+          recallOn ? rooms.anchored : [],
+          rooms.now,
+          recallWith,
+          anchor,
+          assembled.slotEnds,
+          assembled.messages.length,
+        );
+  const recall = { report: placed.report };
   const messages = assembled.messages;
   // The last conversation message, before the ephemeral rehydration and recall: the cache never holds them.
   let finalIndex = messages.length - 1;
   let stableEnd = assembled.stableEnd;
-  const insertAt = anchor && anchored && recall.piece ? assembled.slotEnds[anchor.slot]! : messages.length;
-  const recallInside = recall.piece !== undefined && insertAt < messages.length;
-  if (recall.piece && recallInside) {
-    // Inside the conversation, after the turn's opening: cached with the turn from its second call on.
-    const wire = recall.piece.wire;
-    messages.splice(insertAt, 0, ...wire);
-    finalIndex += wire.length;
-    if (stableEnd >= insertAt) stableEnd += wire.length;
+  // Inside the conversation, after a turn's opening: cached with the turn from its next call on. The
+  // latest position first, so the earlier positions still hold.
+  for (const { at, wire } of [...placed.inside].sort((left, right) => right.at - left.at)) {
+    messages.splice(at, 0, ...wire);
+    // A block after the newest message (append placement) is kept on later calls: the breakpoint covers it.
+    finalIndex = at <= finalIndex ? finalIndex + wire.length : at + wire.length - 1;
+    if (stableEnd >= at) stableEnd += wire.length;
   }
   for (const piece of fitted.pieces) messages.push(...piece.wire);
-  if (recall.piece && !recallInside) messages.push(...recall.piece.wire);
+  if (placed.end) messages.push(...placed.end.wire);
 
   const caching = format.provider === 'anthropic' && input.promptCaching !== false;
   const messageIndexes: number[] = [];

@@ -21,8 +21,9 @@ const scenario = arbitraryThread({ maxTurns: 5 }).chain(({ events }) =>
       provider: fc.constantFrom<ProviderName>(...PROVIDERS),
       keepRecentTurns: fc.integer({ min: 0, max: 3 }),
       keepRecentTokens: fc.constantFrom(0, 200, 2_000),
-      // Recall after the newest message, or anchored at the newest turn's opening (ADR-0210).
-      placement: fc.constantFrom<'end' | 'turn' | 'turn-halving'>('end', 'turn', 'turn-halving'),
+      // Recall after the newest message, anchored at the newest turn's opening (ADR-0210), or a block
+      // at every turn's opening of the plan version (ADR-0276).
+      placement: fc.constantFrom<Placement>('end', 'turn', 'turn-halving', 'append'),
       fraction: fc.oneof(
         { weight: 1, arbitrary: fc.double({ min: 0.05, max: 0.6, noNaN: true }) },
         { weight: 4, arbitrary: fc.double({ min: 0.6, max: 1.2, noNaN: true }) },
@@ -31,11 +32,13 @@ const scenario = arbitraryThread({ maxTurns: 5 }).chain(({ events }) =>
   }),
 );
 
+type Placement = 'end' | 'turn' | 'turn-halving' | 'append';
+
 function withTail(
   thread: Thread,
   keepRecentTurns: number,
   keepRecentTokens: number,
-  placement: 'end' | 'turn' | 'turn-halving' = 'end',
+  placement: Placement = 'end',
 ): Thread {
   const recall = { ...thread.policy.recall, placement };
   return { ...thread, policy: { ...thread.policy, keepRecentTurns, keepRecentTokens, recall } };

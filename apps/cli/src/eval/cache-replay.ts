@@ -13,7 +13,7 @@ import type { Baseline } from './baselines/baseline.js';
 import { codexCompaction, windowWithRecall } from './conditioned-baselines.js';
 import type { PrepareContext } from './conditioned-system.js';
 import { renderBudgetFor } from './ours-conditioned.js';
-import { type CacheFigures, CacheMeter, noEmergencyDrops } from './prompt-cache.js';
+import { type CacheFigures, CacheMeter, meanRequestTokens, noEmergencyDrops } from './prompt-cache.js';
 
 /**
  * The points where an agent calls the model: before each assistant message of the root agent that
@@ -194,10 +194,17 @@ export function compactionTarget(thread: Thread): number {
  */
 export async function baselineCacheFigures(
   system: CacheSystem,
-  input: { thread: Thread; ceiling: number; provider: ProviderName; tokenizer: ProviderTokenizer },
+  input: {
+    thread: Thread;
+    ceiling: number;
+    provider: ProviderName;
+    tokenizer: ProviderTokenizer;
+    /** What a compaction goes down to; default our planner's target (at most the ceiling). */
+    target?: number;
+  },
 ): Promise<CacheFigures> {
   const { thread, ceiling, provider, tokenizer } = input;
-  const target = Math.min(ceiling, compactionTarget(thread));
+  const target = Math.min(ceiling, input.target ?? compactionTarget(thread));
   const meter = new CacheMeter((text) => tokenizer.count(text));
   let compaction: CacheCompaction | null = null;
   let since = 0;
@@ -229,6 +236,61 @@ export async function baselineCacheFigures(
     meter.observe(built.request, 'other');
   }
   return meter.figures({ commits, emergencyFits: 0, emergencyDropped: noEmergencyDrops() });
+}
+
+/** A baseline's cache figures at a ceiling chosen so its mean request matches a given size. */
+export interface EqualTokenFigures {
+  /** The ceiling the baseline was given (its compaction target scaled with it). */
+  ceiling: number;
+  /** The mean request size it was asked to match. */
+  matchedTokens: number;
+  figures: CacheFigures;
+}
+
+/** Bisection steps for {@link equalTokenCacheFigures}: the ceiling to within 1/512 of its range. */
+const EQUAL_TOKEN_STEPS = 9;
+
+/**
+ * A baseline given as many tokens as we use (ADR-0275): the same overflow replay as
+ * {@link baselineCacheFigures}, at the ceiling whose mean request is closest to `meanTokens`, its
+ * compaction target kept at the real run's ratio of target to ceiling (the same hysteresis). The
+ * ceiling is in the renderer's tokens and the meter counts serialized requests (JSON keys and quotes
+ * included, about a quarter more on tool-heavy threads), so it is bisected over a wide range, a
+ * quarter of the mean to 2.5× it. A system that sends more than the baseline is then compared with
+ * the baseline sending as much, not only with the baseline at the real window.
+ *
+ * @param system - The baseline.
+ * @param input - The replay's thread, real ceiling, provider and tokenizer.
+ * @param meanTokens - The mean request to match (ours).
+ * @returns The ceiling used, the mean it matched and the figures there.
+ */
+export async function equalTokenCacheFigures(
+  system: CacheSystem,
+  input: { thread: Thread; ceiling: number; provider: ProviderName; tokenizer: ProviderTokenizer },
+  meanTokens: number,
+): Promise<EqualTokenFigures> {
+  const ratio = Math.min(input.ceiling, compactionTarget(input.thread)) / input.ceiling;
+  const at = async (ceiling: number) => ({
+    ceiling,
+    matchedTokens: meanTokens,
+    figures: await baselineCacheFigures(system, {
+      ...input,
+      ceiling,
+      target: Math.floor(ceiling * ratio),
+    }),
+  });
+  let low = Math.max(1, Math.floor(meanTokens / 4));
+  let high = Math.ceil(meanTokens * 2.5);
+  let best = await at(low);
+  const distance = (run: EqualTokenFigures) => Math.abs(meanRequestTokens(run.figures) - meanTokens);
+  for (let step = 0; step < EQUAL_TOKEN_STEPS && high - low > 1; step += 1) {
+    const middle = Math.floor((low + high) / 2);
+    const run = await at(middle);
+    if (distance(run) < distance(best)) best = run;
+    if (meanRequestTokens(run.figures) < meanTokens) low = middle;
+    else high = middle;
+  }
+  return best;
 }
 
 /** The system's request for the whole thread compacted once to the ceiling (its budget-run row). */

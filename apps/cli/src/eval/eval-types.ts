@@ -1,4 +1,5 @@
 import type { TranscriptFormat } from '@compactor/importers';
+import type { EqualTokenFigures } from './cache-replay.js';
 import type { EmergencyFigures } from './conditioned-system.js';
 import type { NeedleRun } from './needle-rounds.js';
 import type { CacheFigures } from './prompt-cache.js';
@@ -71,6 +72,11 @@ export interface RunMetrics {
    * with the one before (ADR-0140). Absent when the run was made with the cache replay off.
    */
   cache?: CacheFigures;
+  /**
+   * Ours: the sliding window replayed at the ceiling whose mean request matches ours (ADR-0275), so
+   * a cached share is compared at equal token use as well as at the same window.
+   */
+  cacheAtOurTokens?: EqualTokenFigures & { system: string };
   error?: string;
 }
 

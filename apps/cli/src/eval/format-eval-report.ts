@@ -7,7 +7,7 @@ import type {
 } from './eval-types.js';
 import { NEUTRAL_TURN } from './needle-rounds.js';
 import { addCounts, share } from './probe-retention.js';
-import { CACHE_PRICES } from './prompt-cache.js';
+import { CACHE_PRICES, meanRequestTokens } from './prompt-cache.js';
 import type { QaTally } from './qa-tally.js';
 
 function percent(count: RetentionCount): string {
@@ -27,6 +27,32 @@ function summaryTable(rows: readonly SystemSummary[]): string[] {
       (row) =>
         `| ${row.system} | ${row.runs} | ${of(row.withinBudget, row.runs)} | ${of(row.valid, row.runs)} | ${row.compression.toFixed(2)}× | ${(row.fill * 100).toFixed(0)}% | ${percent(row.retention)} | ${row.cache ? row.cache.cachedShare.toFixed(3) : '–'} | ${row.cache ? dollars(row.cache.costUsd) : '–'} | ${(row.elapsedMs / 1000).toFixed(1)} s |`,
     ),
+  ];
+}
+
+/** Tokens in thousands, one decimal: `22.0k`. */
+function thousands(tokens: number): string {
+  return `${(tokens / 1000).toFixed(1)}k`;
+}
+
+/**
+ * Ours beside the sliding window given as many tokens as we send (ADR-0275): whether we are behind
+ * because we send more, or at equal token use too.
+ */
+export function equalTokenTable(result: EvaluationResult): string[] {
+  const rows = result.runs.filter((run) => run.cache && run.cacheAtOurTokens);
+  if (rows.length === 0) return [];
+  return [
+    '',
+    'At equal token use: the sliding window replayed at the ceiling whose mean request is closest to ours (its compaction target at the same ratio to the ceiling):',
+    '',
+    '| run | system | mean request | cached share | cost, Sonnet | sliding window at our tokens: ceiling | its mean request | its cached share | its cost |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows.map((run) => {
+      const ours = run.cache!;
+      const equal = run.cacheAtOurTokens!;
+      return `| ${run.transcript} @ ${Math.round(run.window / 1000)}k | ${run.system} | ${Math.round(meanRequestTokens(ours))} | ${ours.cachedShare.toFixed(3)} | ${dollars(ours.costUsd)} | ${equal.ceiling} | ${Math.round(meanRequestTokens(equal.figures))} | ${equal.figures.cachedShare.toFixed(3)} | ${dollars(equal.figures.costUsd)} |`;
+    }),
   ];
 }
 
@@ -51,11 +77,12 @@ export function cacheTable(result: EvaluationResult): string[] {
         (run) => run.system === system.name && run.transcript === transcript && String(run.window) === budget,
       )?.cache;
       return cache
-        ? `${cache.cachedShare.toFixed(3)} (${dollars(cache.costUsd)}; ${cache.commits} c${cache.emergencyFits > 0 ? `, ${cache.emergencyFits} fits` : ''})`
+        ? `${cache.cachedShare.toFixed(3)} (${dollars(cache.costUsd)}; ${cache.commits} c${cache.emergencyFits > 0 ? `, ${cache.emergencyFits} fits` : ''}; ${thousands(meanRequestTokens(cache))})`
         : '–';
     });
     lines.push(`| ${transcript} @ ${Math.round(Number(budget) / 1000)}k | ${cells.join(' | ')} |`);
   }
+  lines.push(...equalTokenTable(result));
   const ours = measured.filter((run) => run.system === result.systems[0]?.name);
   if (ours.length > 0) {
     lines.push(
@@ -180,7 +207,7 @@ export function formatEvaluationReport(result: EvaluationResult): string {
     lines.push(
       '## Prompt cache per run',
       '',
-      `Every system's request before every assistant message of the replay, serialized in provider order (tools, system, messages) and counted by the run's tokenizer; cached share = mean over calls of the longest common prefix with the previous request ÷ request tokens. Cost at Claude Sonnet list prices: the common prefix as cache read ($${CACHE_PRICES.anthropic.cacheReadPerMTok}/MTok), the rest as cache write ($${CACHE_PRICES.anthropic.cacheWritePerMTok}/MTok), output not counted (plain input is $${CACHE_PRICES.anthropic.inputPerMTok}/MTok); results.json also has \`openAiCostUsd\` at ${CACHE_PRICES.openai.model} prices ($${CACHE_PRICES.openai.inputPerMTok} input, $${CACHE_PRICES.openai.cacheReadPerMTok} cached, prefixes of ${CACHE_PRICES.openai.minimumCachedTokens}+ tokens in ${CACHE_PRICES.openai.cachedIncrement}-token steps). Baselines compact on overflow to our planner's target and keep their result until the next overflow. Cells: share ($ cost; commits, emergency fits).`,
+      `Every system's request before every assistant message of the replay, serialized in provider order (tools, system, messages) and counted by the run's tokenizer; cached share = mean over calls of the longest common prefix with the previous request ÷ request tokens. Cost at Claude Sonnet list prices: the common prefix as cache read ($${CACHE_PRICES.anthropic.cacheReadPerMTok}/MTok), the rest as cache write ($${CACHE_PRICES.anthropic.cacheWritePerMTok}/MTok), output not counted (plain input is $${CACHE_PRICES.anthropic.inputPerMTok}/MTok); results.json also has \`openAiCostUsd\` at ${CACHE_PRICES.openai.model} prices ($${CACHE_PRICES.openai.inputPerMTok} input, $${CACHE_PRICES.openai.cacheReadPerMTok} cached, prefixes of ${CACHE_PRICES.openai.minimumCachedTokens}+ tokens in ${CACHE_PRICES.openai.cachedIncrement}-token steps). Baselines compact on overflow to our planner's target and keep their result until the next overflow. Cells: share ($ cost; commits, emergency fits; mean request tokens).`,
       '',
       ...cache,
       '',

@@ -259,6 +259,11 @@ export function costOf(prices: CachePrices, requestTokens: number, cachedTokens:
   return (cached * prices.cacheReadPerMTok + (requestTokens - cached) * prices.cacheWritePerMTok) / 1_000_000;
 }
 
+/** Mean request tokens over a replay's calls (0 when none). */
+export function meanRequestTokens(figures: Pick<CacheFigures, 'calls' | 'inputTokens'>): number {
+  return figures.calls === 0 ? 0 : figures.inputTokens / figures.calls;
+}
+
 /** No emergency drops. */
 export const noEmergencyDrops = (): CacheFigures['emergencyDropped'] => ({
   messages: 0,

@@ -12,6 +12,7 @@ import {
   cacheCodexRule,
   cacheWindowWithRecall,
   compactedRequest,
+  equalTokenCacheFigures,
   oursCacheFigures,
 } from './cache-replay.js';
 import {
@@ -33,6 +34,7 @@ import { runNeedles } from './needle-rounds.js';
 import { emergencyFigures, OURS, summaryAgainstBudget } from './ours-conditioned.js';
 import { codingRetention } from './probe-retention.js';
 import { finalStateProbes, piSummaryProbes } from './probes.js';
+import { meanRequestTokens } from './prompt-cache.js';
 import { runQuestionConditioned } from './question-conditioned.js';
 import { checkRequest, compressionRatio } from './request-checks.js';
 import { requestText } from './request-text.js';
@@ -234,6 +236,16 @@ async function evaluateInWindow(
     results.push(replayRun(presetSystemName(preset), presetReplay, common, retentionOf, options.cache));
   }
   const cacheInput = { thread, ceiling, provider, tokenizer };
+  // The same denominator at equal token use (ADR-0275): the sliding window given as many tokens as we send.
+  const oursCache = results[0]!.cache;
+  if (oursCache && oursCache.calls > 0) {
+    const equal = await equalTokenCacheFigures(
+      cacheBaseline(slidingWindowBaseline),
+      cacheInput,
+      meanRequestTokens(oursCache),
+    );
+    results[0]!.cacheAtOurTokens = { system: `${slidingWindowBaseline.name} at our tokens`, ...equal };
+  }
   for (const baseline of baselines) {
     const started = performance.now();
     try {

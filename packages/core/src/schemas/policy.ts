@@ -37,13 +37,22 @@ export const recallPolicySchema = z.object({
   /** Hits recall may bring when it fills free room beyond the reserve (`topK` otherwise). */
   freeRoomTopK: z.number().int().min(0).default(24),
   /**
-   * Where the block goes (ADR-0210): `turn` (the default) right after the message that opened the newest
+   * Where the block goes (ADR-0210): `turn` right after the message that opened the newest
    * turn, the block of the room the turn began with, byte-identical (and cached) over the turn's calls
    * while it fits, else at the end sized to the room left; `turn-halving` also tries the block of half
    * that room before going to the end (cached longer, but a smaller block late in a turn); `end` after
-   * the newest message, sized afresh on every call (ADR-0111's placement).
+   * the newest message, sized afresh on every call (ADR-0111's placement); `append` (ADR-0276) keeps
+   * every turn's block of the plan version in place, byte for byte, and adds only new hits at a new turn;
+   * `auto` (the default, ADR-0276) is `append` on a coding thread (tool calls) and `turn` otherwise.
    */
-  placement: z.enum(['turn', 'turn-halving', 'end']).default('turn'),
+  placement: z.enum(['auto', 'turn', 'turn-halving', 'end', 'append']).default('auto'),
+  /**
+   * With `placement: 'append'` (ADR-0276): every turn of a plan version keeps its block where it was
+   * first sent, and each turn's block takes at most this share of the room its epoch began with (at
+   * least the reserve's allowance). Smaller: more turns before the blocks are reset (a cache break),
+   * a smaller block per turn.
+   */
+  appendTurnShare: z.number().min(0).max(1).default(0.25),
 });
 export type RecallPolicy = z.infer<typeof recallPolicySchema>;
 
@@ -234,7 +243,8 @@ export const compactionPolicyFieldsSchema = z.object({
     minScore: 1,
     fillFreeRoom: true,
     freeRoomTopK: 24,
-    placement: 'turn',
+    placement: 'auto',
+    appendTurnShare: 0.25,
   }),
   /**
    * When Compactor's own tools (`read_artifact`, `search_history`) are in the request (ADR-0141):

@@ -54,11 +54,12 @@ interface PlanRecallIndex {
   kinds: Map<string, RecalledMessage['compactedBy']>;
   readonly size: number;
   /**
-   * The last two searches and their results: an unchanged thread renders again without searching, and a
-   * render that tries the turn's anchored block before the block of the room left (ADR-0210) searches
-   * neither again on the next call.
+   * Recent searches and their results, the oldest first: an unchanged thread renders again without
+   * searching, a render that tries the turn's anchored block before the block of the room left
+   * (ADR-0210) searches neither again on the next call, and the append placement (ADR-0276) derives
+   * every earlier turn's block of the plan from here, not from a new search per call.
    */
-  last?: { key: string; fitted: FittedRecall }[];
+  searches: Map<string, FittedRecall>;
   /** Token counts of hit texts already counted (each document's text, at most once). */
   counted: Map<string, number>;
 }
@@ -69,6 +70,11 @@ const MAX_CHARS_PER_DOCUMENT = 4000;
 const MAX_CONTEXT_CHARS = 1000;
 /** The query is clipped to this many characters. */
 const MAX_QUERY_CHARS = 600;
+/**
+ * Searches remembered per plan: the turns of one plan version, each searched once (ADR-0276), with
+ * room for the anchored and end blocks of the newest turn.
+ */
+const REMEMBERED_SEARCHES = 128;
 
 /**
  * The compacted messages of a plan a render may bring back automatically: every message a record
@@ -94,6 +100,7 @@ function planRecallIndex(
         index,
         kinds: new Map(),
         counted: new Map(),
+        searches: new Map(),
         get size() {
           return index.size;
         },
@@ -220,6 +227,8 @@ export function fitRecall(parts: {
   /** Counts a hit's text (the block itself is counted exactly as sent, by `maker`). */
   countText: (text: string) => number;
   query?: string;
+  /** Messages already shown in another recall block of the request: never brought again (ADR-0276). */
+  exclude?: ReadonlySet<string>;
 }): FittedRecall {
   const { thread, plan, normalized, policy, maker } = parts;
   // A pasted log as the newest turn would make every search scan most of the index: its head decides.
@@ -249,9 +258,17 @@ export function fitRecall(parts: {
   const { index, kinds } = planIndex;
   report.indexed = index.size;
   if (index.size === 0) return { piece: undefined, report };
-  const key = `${index.size}\u0000${report.allowance}\u0000${report.reserveAllowance}\u0000${policy.topK}\u0000${policy.minScore}\u0000${query}`;
-  const remembered = planIndex.last?.find((entry) => entry.key === key);
-  if (remembered) return remembered.fitted;
+  const exclude = parts.exclude && parts.exclude.size > 0 ? parts.exclude : undefined;
+  const excluded = exclude ? [...exclude].sort().join('\u0001') : '';
+  const key = `${index.size}\u0000${report.allowance}\u0000${report.reserveAllowance}\u0000${policy.topK}\u0000${policy.minScore}\u0000${excluded}\u0000${query}`;
+  const searches = planIndex.searches;
+  const remembered = searches.get(key);
+  if (remembered) {
+    // Most recently used last.
+    searches.delete(key);
+    searches.set(key, remembered);
+    return remembered;
+  }
   const counted = planIndex.counted;
   const countText = (text: string) => {
     let tokens = counted.get(text);
@@ -261,8 +278,9 @@ export function fitRecall(parts: {
     }
     return tokens;
   };
-  const fitted = search(index, kinds, query, policy, report, countText, maker);
-  planIndex.last = [{ key, fitted }, ...(planIndex.last ?? []).slice(0, 1)];
+  const fitted = search(index, kinds, query, policy, report, countText, maker, exclude);
+  searches.set(key, fitted);
+  if (searches.size > REMEMBERED_SEARCHES) searches.delete(searches.keys().next().value as string);
   return fitted;
 }
 
@@ -274,6 +292,7 @@ function search(
   report: RecallReport,
   countText: (text: string) => number,
   maker: PieceMaker,
+  exclude: ReadonlySet<string> | undefined,
 ): FittedRecall {
   const result = index.search({
     query,
@@ -281,6 +300,7 @@ function search(
     maxTokens: report.allowance,
     minScore: policy.minScore,
     countTokens: countText,
+    ...(exclude ? { exclude: (id: string) => exclude.has(id) } : {}),
   });
   // Chronological in the block, so the model reads them in the order they happened.
   const hits = [...result.hits];

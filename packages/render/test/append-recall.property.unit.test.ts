@@ -1,0 +1,194 @@
+import { type CompactionPlan, type ProviderName, type Thread, tokenBudget } from '@compactor/core';
+import { threadBuilder } from '@compactor/testkit/thread-builder';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createRenderCache, type RenderCache, renderPromptSync } from '../src/index.js';
+import { recallPlacement } from '../src/recall/place-recall.js';
+import { validateProviderRequest } from '../src/validate/index.js';
+import { ids, planOf, summarize } from './support/plans.js';
+import { renderInput, wireMessages, withoutCacheControl } from './support/render-helpers.js';
+import { PROVIDERS } from './support/tokenizers.js';
+
+const MARKER = '[Recalled from earlier in this conversation';
+const VOCABULARY = ['locker', 'violin', 'harbour', 'pottery', 'marathon', 'glacier', 'lantern', 'orchard'];
+
+/**
+ * Compacted turns, each a note naming two words of the vocabulary, then live turns that ask about
+ * some of them, some worked through with tool calls: every prefix an agent would call the model with.
+ */
+const scenario = fc.record({
+  notes: fc.array(fc.tuple(fc.nat(7), fc.nat(7), fc.nat(9_999)), { minLength: 4, maxLength: 10 }),
+  turns: fc.array(
+    fc.record({ asks: fc.uniqueArray(fc.nat(7), { minLength: 1, maxLength: 3 }), exchanges: fc.nat(2) }),
+    { minLength: 2, maxLength: 6 },
+  ),
+  provider: fc.constantFrom<ProviderName>(...PROVIDERS),
+  share: fc.constantFrom(0.1, 0.25, 0.5, 1),
+});
+
+interface Calls {
+  /** The thread before each call of the live turns. */
+  prefixes: Thread[];
+  plan: CompactionPlan;
+}
+
+type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
+
+function calls({ notes, turns, share }: Scenario): Calls {
+  const builder = threadBuilder('append', { tenantId: 'tenant-1' });
+  for (const [index, [first, second, code]] of notes.entries())
+    builder
+      .user(`Note ${index}: the ${VOCABULARY[first]} and the ${VOCABULARY[second]} have code ${code}.`)
+      .assistant('Noted.');
+  const compacted = notes.length * 2;
+  for (const [turn, { asks, exchanges }] of turns.entries()) {
+    builder.user(`Question ${turn}: what about the ${asks.map((ask) => VOCABULARY[ask]).join(' and the ')}?`);
+    for (let call = 0; call < exchanges; call += 1) {
+      builder.assistant(`Looking ${turn}.${call}.`, {
+        toolCalls: [
+          { id: `c${turn}x${call}`, name: 'read_file', input: { path: `notes-${turn}-${call}.txt` } },
+        ],
+      });
+      builder.toolResult(`c${turn}x${call}`, `part ${call} of turn ${turn}: ${'shelf '.repeat(20)}`);
+    }
+    builder.assistant(`Answer ${turn}.`);
+  }
+  const built = builder.build().thread;
+  const thread: Thread = {
+    ...built,
+    policy: {
+      ...built.policy,
+      recall: { ...built.policy.recall, placement: 'append', appendTurnShare: share },
+    },
+  };
+  const plan = planOf(thread, [summarize(thread, ids(1, compacted), { facts: [{ text: 'notes' }] })], {
+    basedOnSeq: thread.messages[compacted - 1]!.seq,
+  });
+  const prefixes: Thread[] = [];
+  for (let index = compacted + 1; index < thread.messages.length; index += 1) {
+    const message = thread.messages[index]!;
+    if (message.role !== 'assistant' || thread.messages[index - 1]!.role === 'assistant') continue;
+    const messages = thread.messages.slice(0, index);
+    prefixes.push({ ...thread, messages, version: messages.at(-1)!.seq });
+  }
+  return { prefixes, plan };
+}
+
+/** Each recall block of a request, keyed by the wire message before it (its turn's opening). */
+function blocksByOpening(request: unknown): Map<string, string> {
+  const wire = withoutCacheControl(wireMessages(request)) as unknown[];
+  const blocks = new Map<string, string>();
+  for (const [index, message] of wire.entries()) {
+    const text = JSON.stringify(message);
+    if (index > 0 && text.includes(MARKER)) blocks.set(JSON.stringify(wire[index - 1]), text);
+  }
+  return blocks;
+}
+
+function render(
+  thread: Thread,
+  plan: CompactionPlan,
+  provider: ProviderName,
+  maxInputTokens: number,
+  cache: RenderCache,
+) {
+  const budget = tokenBudget({
+    maxInputTokens,
+    outputReserveTokens: 0,
+    safetyBufferTokens: 0,
+    rehydrationReserveTokens: 200,
+  });
+  return renderPromptSync(renderInput(provider, thread, plan, { budget, cache }));
+}
+
+describe('append-only recall (ADR-0276)', () => {
+  it('never rewrites what an earlier call sent: each request extends the previous one (roomy budget)', {
+    timeout: 60_000,
+  }, () => {
+    let multiBlock = 0;
+    fc.assert(
+      fc.property(scenario, (input) => {
+        const { prefixes, plan } = calls(input);
+        const cache = createRenderCache();
+        let previous: unknown[] | undefined;
+        for (const thread of prefixes) {
+          const result = render(thread, plan, input.provider, 1_000_000, cache);
+          expect(validateProviderRequest(input.provider, result.request).errors).toEqual([]);
+          const wire = withoutCacheControl(wireMessages(result.request)) as unknown[];
+          if (previous) expect(wire.slice(0, previous.length)).toEqual(previous);
+          previous = wire;
+          if (blocksByOpening(result.request).size >= 2) multiBlock += 1;
+        }
+      }),
+      { numRuns: 60 },
+    );
+    // Not vacuous: requests carried the blocks of several turns.
+    expect(multiBlock).toBeGreaterThan(0);
+  });
+
+  it('is valid, within the ceiling, honestly counted, ephemeral, and shows a message once; a block kept from one call to the next is the same bytes', {
+    timeout: 60_000,
+  }, () => {
+    let kept = 0;
+    // Calls with fewer blocks than the call before: an epoch reset or a block that no longer fits.
+    let shrunk = 0;
+    fc.assert(
+      fc.property(scenario, fc.double({ min: 0.5, max: 1.1, noNaN: true }), (input, fraction) => {
+        const { prefixes, plan } = calls(input);
+        const roomy = render(prefixes.at(-1)!, plan, input.provider, 1_000_000, createRenderCache());
+        const ceiling = Math.max(1, Math.floor(roomy.tokens.total * fraction));
+        const cache = createRenderCache();
+        let previous: Map<string, string> | undefined;
+        for (const thread of prefixes) {
+          const before = JSON.stringify(thread.messages);
+          let result: ReturnType<typeof render>;
+          try {
+            result = render(thread, plan, input.provider, ceiling, cache);
+          } catch {
+            // Refusing (the protected tail alone over the ceiling) is the main property test's business.
+            previous = undefined;
+            continue;
+          }
+          expect(JSON.stringify(thread.messages)).toBe(before);
+          expect(thread.messages.some((message) => JSON.stringify(message).includes(MARKER))).toBe(false);
+          expect(validateProviderRequest(input.provider, result.request).errors).toEqual([]);
+          expect(result.tokens.total).toBeLessThanOrEqual(ceiling);
+          expect(result.tokens.recall).toBe(result.report.recall.tokens);
+          const recalled = result.report.recall.recalled.map((hit) => hit.messageId);
+          expect(new Set(recalled).size).toBe(recalled.length);
+          const blocks = blocksByOpening(result.request);
+          if (result.tokens.recall === 0) expect(blocks.size).toBe(0);
+          if (previous && blocks.size < previous.size) shrunk += 1;
+          if (previous && !result.report.emergencyFit) {
+            for (const [opening, block] of blocks) {
+              const earlier = previous.get(opening);
+              if (earlier === undefined) continue;
+              expect(block).toBe(earlier);
+              kept += 1;
+            }
+          }
+          previous = result.report.emergencyFit ? undefined : blocks;
+        }
+      }),
+      { numRuns: 60 },
+    );
+    expect(kept).toBeGreaterThan(0);
+    expect(shrunk).toBeGreaterThan(0);
+  });
+});
+
+describe('the auto placement (ADR-0276)', () => {
+  it('appends on a coding thread and anchors at the newest turn on a dialogue', () => {
+    const dialogue = threadBuilder('dialogue', { tenantId: 'tenant-1' });
+    for (let turn = 0; turn < 4; turn += 1)
+      dialogue.user(`Hello ${turn}, how was the trip?`).assistant('Lovely.');
+    expect(recallPlacement('auto', dialogue.build().thread.messages)).toBe('turn');
+    const coding = threadBuilder('coding', { tenantId: 'tenant-1' })
+      .user('Fix the parser.')
+      .assistant('Reading it.', { toolCalls: [{ id: 'c1', name: 'read_file', input: { path: 'a.ts' } }] })
+      .toolResult('c1', 'export const parse = () => 1;');
+    expect(recallPlacement('auto', coding.build().thread.messages)).toBe('append');
+    for (const placement of ['turn', 'turn-halving', 'end', 'append'] as const)
+      expect(recallPlacement(placement, coding.build().thread.messages)).toBe(placement);
+  });
+});
