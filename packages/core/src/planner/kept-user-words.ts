@@ -3,6 +3,7 @@ import type { CompactionPolicy } from '../schemas/policy.js';
 import { isTurnStart, type Thread, type ThreadMessage } from '../thread/thread.js';
 import { hasNamedSpeakers, threadKindOf } from '../thread/thread-kind.js';
 import { userInstructionSentences } from '../thread/user-instructions.js';
+import type { PlanningIndex } from './planning-index.js';
 
 /**
  * The user's own messages no rung may compact (ADR-0110): every message a person wrote (a real turn
@@ -12,6 +13,7 @@ import { userInstructionSentences } from '../thread/user-instructions.js';
  * `keepUserInstructionTokens`. A message already compacted by an earlier plan stays as that plan left
  * it (the log keeps it; recall can bring it back).
  *
+ * @param planningIndex - The planning run's index of `thread` (ADR-0280), when the caller has one.
  * @returns ids of the messages to keep verbatim, in the rendered request, through every round
  */
 export function keptUserMessageIds(
@@ -19,12 +21,13 @@ export function keptUserMessageIds(
   policy: CompactionPolicy,
   countMessage: (message: ThreadMessage) => number,
   normalized: NormalizedPlan,
+  planningIndex?: PlanningIndex,
 ): Set<string> {
   const kept = new Set<string>();
   if (!policy.keepUserMessages) return kept;
   // Only what still renders verbatim can be kept verbatim: an earlier round's choice stands.
-  const candidates = thread.messages.filter(
-    (message) => isTurnStart(message) && !normalized.actions.has(message.id),
+  const candidates = (planningIndex?.turnStarts ?? thread.messages.filter(isTurnStart)).filter(
+    (message) => !normalized.actions.has(message.id),
   );
   const instructions: ThreadMessage[] = [];
   // In a dialogue between named people the summary carries both speakers' informative turns, dated
@@ -32,8 +35,8 @@ export function keptUserMessageIds(
   // unless the policy asks for all of them. A chat with an assistant keeps the user's words (ADR-0110).
   const dialogue =
     policy.keepUserWordsInDialogue !== 'all' &&
-    threadKindOf(thread.messages) === 'dialogue' &&
-    hasNamedSpeakers(thread.messages);
+    (planningIndex?.kind ?? threadKindOf(thread.messages)) === 'dialogue' &&
+    (planningIndex?.namedSpeakers ?? hasNamedSpeakers(thread.messages));
   let share = dialogue ? 0 : policy.keepUserTokens;
   for (let index = candidates.length - 1; index >= 0; index -= 1) {
     const message = candidates[index]!;
@@ -41,7 +44,7 @@ export function keptUserMessageIds(
     if (tokens <= share && !dialogue) {
       kept.add(message.id);
       share -= tokens;
-    } else if (carriesInstruction(message)) {
+    } else if (planningIndex ? planningIndex.carriesInstruction(message) : carriesInstruction(message)) {
       instructions.push(message);
     }
   }
@@ -56,7 +59,8 @@ export function keptUserMessageIds(
   return kept;
 }
 
-function carriesInstruction(message: ThreadMessage): boolean {
+/** Whether a message's text carries a standing instruction, preference or binding. */
+export function carriesInstruction(message: ThreadMessage): boolean {
   for (const part of message.content) {
     if (part.type === 'text' && userInstructionSentences(part.text).length > 0) return true;
   }

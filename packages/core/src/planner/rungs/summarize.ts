@@ -1,6 +1,5 @@
 import { withholdToolOutputs } from '../../durability/tool-sensitivity.js';
 import { messagesAsRendered } from '../../plan/as-rendered.js';
-import { normalizePlan } from '../../plan/normalize.js';
 import type { CompactionRecord, SummarizationRecord } from '../../plan/records.js';
 import { spanOf } from '../../plan/span.js';
 import type { SummarizeResult } from '../../ports/summarizer.js';
@@ -10,7 +9,7 @@ import { renderSummary } from '../../summary/render.js';
 import type { StructuredSummary } from '../../summary/structured-summary.js';
 import { trimSummaryToBudget } from '../../summary/trim.js';
 import type { ThreadMessage } from '../../thread/thread.js';
-import { type ThreadKind, threadKindOf } from '../../thread/thread-kind.js';
+import type { ThreadKind } from '../../thread/thread-kind.js';
 import { structuralTurnCandidates } from '../candidates.js';
 import type { Rung, RungContext } from '../planner-types.js';
 import { compressionRatioOf, consolidateSummaryBlocks } from '../summary-blocks.js';
@@ -28,12 +27,14 @@ function expectedSummaryTokens(replacedTokens: number, budget: number): number {
 }
 
 function summaryRecordsBefore(context: RungContext, firstIndex: number): SummarizationRecord[] {
-  const indexById = new Map(context.input.thread.messages.map((message) => [message.id, message.index]));
-  return normalizePlan(context.plan).records.filter(
-    (record): record is SummarizationRecord =>
-      record.kind === 'summarize' &&
-      record.span.messageIds.every((id) => (indexById.get(id) ?? Number.POSITIVE_INFINITY) < firstIndex),
-  );
+  const indexById = context.index.indexById;
+  return context.index
+    .normalized(context.plan)
+    .records.filter(
+      (record): record is SummarizationRecord =>
+        record.kind === 'summarize' &&
+        record.span.messageIds.every((id) => (indexById.get(id) ?? Number.POSITIVE_INFINITY) < firstIndex),
+    );
 }
 
 /**
@@ -167,11 +168,7 @@ export function appendSummaryBlock(
 }
 
 function summaryBudget(context: RungContext): number {
-  return summaryBudgetFor(
-    context.policy,
-    context.input.targetTokens,
-    threadKindOf(context.input.thread.messages),
-  );
+  return summaryBudgetFor(context.policy, context.input.targetTokens, context.index.kind);
 }
 
 function roundsSoFar(context: RungContext): number {
@@ -233,7 +230,7 @@ export const summarizeRung: Rung = {
     ];
   },
   async execute(context, proposal) {
-    const normalized = normalizePlan(context.plan);
+    const normalized = context.index.normalized(context.plan);
     const ids = new Set(proposal.span.messageIds);
     const messages = context.input.thread.messages.filter((message) => ids.has(message.id));
     const first = messages[0];
