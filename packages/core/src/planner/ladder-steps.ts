@@ -96,7 +96,7 @@ export async function applyStep(
   const removers = succeeded.flatMap(({ execution }) => (execution.removes ? [execution.removes] : []));
   climb.plan = editPlan(climb.plan, newRecords, (record) => removers.some((remove) => remove(record)));
   for (const record of newRecords) {
-    const index = climb.index.indexById.get(record.span.messageIds[0]!);
+    const index = climb.index.positionOf(record.span.messageIds[0]!);
     if (index !== undefined && index < climb.firstChangedIndex) climb.firstChangedIndex = index;
   }
   climb.tokensNow = input.measure(climb.plan);

@@ -125,9 +125,10 @@ function chooseDepth(
  */
 function batchPays(climb: PricedClimb, batch: readonly Proposal[], input: PlannerInput): boolean {
   if (climb.tokensNow > input.targetTokens || !climb.depth) return true;
-  const index = climb.index.indexById;
   const first = Math.min(
-    ...batch.map((proposal) => index.get(proposal.span.messageIds[0]!) ?? Number.POSITIVE_INFINITY),
+    ...batch.map(
+      (proposal) => climb.index.positionOf(proposal.span.messageIds[0]!) ?? Number.POSITIVE_INFINITY,
+    ),
   );
   const end = Math.min(climb.firstChangedIndex, input.thread.messages.length);
   let extraRewrittenTokens = 0;

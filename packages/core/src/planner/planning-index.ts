@@ -16,9 +16,9 @@ import { carriesInstruction } from './kept-user-words.js';
  */
 export interface PlanningIndex {
   readonly thread: Thread;
-  /** A message id's position in the log. */
-  readonly indexById: ReadonlyMap<string, number>;
   readonly byId: ReadonlyMap<string, ThreadMessage>;
+  /** A message id's position in the log; undefined for an id not in the thread. */
+  positionOf(id: string): number | undefined;
   readonly toolPairs: ToolPairIndex;
   readonly turnRanges: readonly TurnRange[];
   /** Pinned and system messages and those holding an opaque part, with their tool-call partners. */
@@ -58,8 +58,9 @@ export function createPlanningIndex(thread: Thread): PlanningIndex {
       return value as T;
     };
   };
-  const indexById = lazy(() => new Map(messages.map((message) => [message.id, message.index])));
   const byId = lazy(() => new Map(messages.map((message) => [message.id, message])));
+  // Positions are read through the messages themselves: one map instead of two.
+  const positionOf = (id: string) => byId().get(id)?.index;
   const toolPairs = lazy(() => buildToolPairIndex(messages));
   const ranges = lazy(() => turnRanges(messages));
   const pinned = lazy(() =>
@@ -79,12 +80,10 @@ export function createPlanningIndex(thread: Thread): PlanningIndex {
   const instructions = new Map<string, boolean>();
   return {
     thread,
-    get indexById() {
-      return indexById();
-    },
     get byId() {
       return byId();
     },
+    positionOf,
     get toolPairs() {
       return toolPairs();
     },
@@ -117,12 +116,7 @@ export function createPlanningIndex(thread: Thread): PlanningIndex {
     partnersEdge(start) {
       let edge = edges.get(start);
       if (edge === undefined) {
-        edge = start;
-        const ids = closeOverToolPairs(
-          messages.slice(start).map((message) => message.id),
-          toolPairs(),
-        );
-        for (const id of ids) edge = Math.min(edge, indexById().get(id) ?? edge);
+        edge = partnersEdgeOf(messages, start, toolPairs(), positionOf);
         edges.set(start, edge);
       }
       return edge;
@@ -136,4 +130,37 @@ export function createPlanningIndex(thread: Thread): PlanningIndex {
       return carries;
     },
   };
+}
+
+/**
+ * The closure of `messages[start..]` under tool pairs (`closeOverToolPairs`), walked without building
+ * the tail's id set: the tail's own messages are in the closure already, so only partners before
+ * `start` are followed, and the earliest position reached is the edge.
+ */
+function partnersEdgeOf(
+  messages: readonly ThreadMessage[],
+  start: number,
+  pairs: ToolPairIndex,
+  positionOf: (id: string) => number | undefined,
+): number {
+  let edge = start;
+  const reached = new Set<string>();
+  const queue: string[] = [];
+  const follow = (messageId: string) => {
+    for (const callId of pairs.callIdsByMessageId.get(messageId) ?? []) {
+      const pair = pairs.byCallId.get(callId);
+      if (!pair) continue;
+      for (const partner of [pair.callMessageId, pair.resultMessageId]) {
+        if (partner === undefined || reached.has(partner)) continue;
+        const position = positionOf(partner);
+        if (position !== undefined && position >= start) continue;
+        reached.add(partner);
+        queue.push(partner);
+        if (position !== undefined) edge = Math.min(edge, position);
+      }
+    }
+  };
+  for (let position = start; position < messages.length; position += 1) follow(messages[position]!.id);
+  while (queue.length > 0) follow(queue.pop()!);
+  return edge;
 }

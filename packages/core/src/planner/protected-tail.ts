@@ -206,7 +206,7 @@ function planDependence(index: PlanningIndex, normalized: NormalizedPlan): strin
   const dropped: number[] = [];
   const compactedTurnStarts: number[] = [];
   for (const [id, { action }] of normalized.actions) {
-    const position = index.indexById.get(id);
+    const position = index.positionOf(id);
     if (position === undefined) continue;
     if (action === 'drop') dropped.push(position);
     if (index.turnStartIds.has(id)) compactedTurnStarts.push(position);

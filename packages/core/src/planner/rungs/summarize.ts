@@ -27,13 +27,13 @@ function expectedSummaryTokens(replacedTokens: number, budget: number): number {
 }
 
 function summaryRecordsBefore(context: RungContext, firstIndex: number): SummarizationRecord[] {
-  const indexById = context.index.indexById;
-  return context.index
+  const { index } = context;
+  return index
     .normalized(context.plan)
     .records.filter(
       (record): record is SummarizationRecord =>
         record.kind === 'summarize' &&
-        record.span.messageIds.every((id) => (indexById.get(id) ?? Number.POSITIVE_INFINITY) < firstIndex),
+        record.span.messageIds.every((id) => (index.positionOf(id) ?? Number.POSITIVE_INFINITY) < firstIndex),
     );
 }
 
@@ -135,17 +135,27 @@ export function blockBudget(
  * @param existing - The plan's summary blocks, in log order.
  * @param block - The new block.
  * @param policy - For `maxSummaryBlocks`.
- * @param parts - The summary budget, the counter and the log.
+ * @param parts - The summary budget, the counter and the log (and, from a planning run, its positions).
  * @returns What to add and what to remove.
  */
 export function appendSummaryBlock(
   existing: readonly SummarizationRecord[],
   block: SummarizationRecord,
   policy: CompactionPolicy,
-  parts: { budget: number; countText: (text: string) => number; messages: readonly ThreadMessage[] },
+  parts: {
+    budget: number;
+    countText: (text: string) => number;
+    messages: readonly ThreadMessage[];
+    positionOf?: (id: string) => number | undefined;
+  },
 ): { added: SummarizationRecord[]; removed: Set<SummarizationRecord>; merged: number } {
-  const indexById = new Map(parts.messages.map((message) => [message.id, message.index]));
-  const indexOf = (id: string) => indexById.get(id) ?? Number.POSITIVE_INFINITY;
+  let positionOf = parts.positionOf;
+  if (!positionOf) {
+    const indexById = new Map(parts.messages.map((message) => [message.id, message.index]));
+    positionOf = (id) => indexById.get(id);
+  }
+  const position = positionOf;
+  const indexOf = (id: string) => position(id) ?? Number.POSITIVE_INFINITY;
   const ordered = [...existing, block].sort(
     (left, right) => indexOf(left.span.messageIds[0]!) - indexOf(right.span.messageIds[0]!),
   );
@@ -311,6 +321,7 @@ export const summarizeRung: Rung = {
         budget: summaryBudget(context),
         countText: context.input.countText,
         messages: context.input.thread.messages,
+        positionOf: context.index.positionOf,
       });
       const removedFirstIds = new Set([...removed].map((candidate) => candidate.span.messageIds[0]));
       return {
