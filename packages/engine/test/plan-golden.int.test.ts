@@ -8,7 +8,6 @@ import { createHash } from 'node:crypto';
 import {
   availableForMessages,
   type CompactionPlan,
-  type CompactionPolicyInput,
   type PlannerOutcome,
   planCompaction,
   stableStringify,
@@ -16,7 +15,7 @@ import {
 } from '@compactor/core';
 import { createExtractiveSummarizer } from '@compactor/summarizer';
 import { corpusAvailable } from '@compactor/testkit/corpus';
-import { threadBuilder } from '@compactor/testkit/thread-builder';
+import { type ThreadPolicyOverrides, threadBuilder } from '@compactor/testkit/thread-builder';
 import { createTokenizer } from '@compactor/tokenizer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { piThread } from '../bench/pi-thread.js';
@@ -63,7 +62,7 @@ function prose(seed: number, words: number): string {
  * A coding session of `turns` turns: a request, a tool call, a result of varying size (some above the
  * externalize threshold), an answer; a pinned message and a standing instruction along the way.
  */
-function codingThread(turns: number, policy: CompactionPolicyInput = {}): Thread {
+function codingThread(turns: number, policy: ThreadPolicyOverrides = {}): Thread {
   const builder = threadBuilder('golden', { contextWindow: 32_000, policy });
   for (let turn = 1; turn <= turns; turn += 1) {
     const request =
@@ -161,7 +160,7 @@ describe('plans stay the same bytes (ADR-0280)', () => {
   });
 
   it('rolling summaries: a second round folds the first summary in', async () => {
-    const policy: CompactionPolicyInput = { summaryComposition: 'rolling' };
+    const policy: ThreadPolicyOverrides = { summaryComposition: 'rolling' };
     const first = await plan(codingThread(60, policy), { stores });
     const outcome = await plan(codingThread(90, policy), { stores, currentPlan: first.plan, force: true });
     expect(outcome.rungsUsed).toContain('summarize');
