@@ -2,7 +2,9 @@
  * The planner's output, pinned byte for byte: work done to make planning cheaper must not change what
  * is planned (ADR-0280). Fixture threads are planned with the real renderer, tokenizer, extractive
  * summarizer and embedded artifact store; the plan, its records and its figures are compared with
- * goldens written before the planner's repeated work was removed.
+ * goldens written before the planner's repeated work was removed. A change that means to plan differently
+ * (a rung, the renderer's counts, the summarizer) updates them on purpose: `vitest run -u` rewrites the
+ * files, and the pi digests are printed by the failing assertion; say why in the commit.
  */
 import { createHash } from 'node:crypto';
 import {
