@@ -2,7 +2,8 @@
  * Paired A/B of planning latency: the pi bench thread planned from scratch by this tree and by another
  * tree of the repository (BASE), alternating plan by plan in one process, with and without the embedded
  * artifact store, each side with its own planner, renderer, tokenizer and store. Every plan of both sides
- * must be the same bytes, or the run stops. On a shared machine, the paired ratio is the figure to read.
+ * must be the same bytes, or the run stops. On a shared machine, the paired ratio is the figure to read, and
+ * the process's CPU time per plan (user + system, all threads) the least disturbed by other processes.
  *
  *   git archive <commit> | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/node_modules
  *   for d in packages/* apps/*; do [ -d $d/node_modules ] && cp -a $d/node_modules /tmp/base/$d/; done
@@ -70,8 +71,9 @@ const sides = [
   await side('branch', { core, embedded, engine, render }),
 ] as const;
 
-async function plan(of: Side, withStore: boolean): Promise<{ ms: number; bytes: string }> {
+async function plan(of: Side, withStore: boolean): Promise<{ ms: number; cpuMs: number; bytes: string }> {
   const measurer = of.engine.createRenderMeasurer(thread, of.tokenizer, 'anthropic', of.cache);
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const outcome = await of.core.planCompaction({
     thread,
@@ -84,7 +86,9 @@ async function plan(of: Side, withStore: boolean): Promise<{ ms: number; bytes: 
     now: '2025-01-01T00:00:00.000Z',
     ...(withStore ? { artifactStore: of.stores.artifacts } : {}),
   });
-  return { ms: performance.now() - started, bytes: core.stableStringify(outcome) };
+  const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  return { ms, cpuMs: (used.user + used.system) / 1000, bytes: core.stableStringify(outcome) };
 }
 
 function percentile(values: readonly number[], fraction: number): number {
@@ -102,20 +106,24 @@ for (const withStore of [true, false]) {
   const expected = (await plan(sides[0], withStore)).bytes;
   if ((await plan(sides[1], withStore)).bytes !== expected) throw new Error('the two trees plan differently');
   const times: [number[], number[]] = [[], []];
+  const cpu: [number[], number[]] = [[], []];
   for (let round = 0; round < rounds; round += 1) {
     for (const which of round % 2 === 0 ? [0, 1] : [1, 0]) {
       const result = await plan(sides[which]!, withStore);
       if (result.bytes !== expected) throw new Error(`${sides[which]!.name} planned differently`);
       times[which]!.push(result.ms);
+      cpu[which]!.push(result.cpuMs);
     }
   }
   const ratios = times[1].map((ms, index) => ms / times[0][index]!);
+  const cpuRatios = cpu[1].map((ms, index) => ms / cpu[0][index]!);
   const figures = (values: number[]) =>
     `p50 ${percentile(values, 0.5).toFixed(1)} ms, p99 ${percentile(values, 0.99).toFixed(1)} ms`;
   console.log(
     `${withStore ? 'with the embedded artifact store' : 'without an artifact store'}: base ${figures(times[0])}; ` +
       `branch ${figures(times[1])}; paired ratio branch/base p50 ${percentile(ratios, 0.5).toFixed(2)} ` +
-      `(${rounds} pairs, every plan the same bytes)`,
+      `(${rounds} pairs, every plan the same bytes); CPU per plan p50 base ${percentile(cpu[0], 0.5).toFixed(1)} ms, ` +
+      `branch ${percentile(cpu[1], 0.5).toFixed(1)} ms, paired ratio p50 ${percentile(cpuRatios, 0.5).toFixed(2)}`,
   );
 }
 console.log(`load average after: ${load()}`);
