@@ -134,11 +134,11 @@ export function computeProtectedRegions(
   index: PlanningIndex = createPlanningIndex(thread),
 ): ProtectedRegions {
   const memo = regionsMemo(index, policy, countMessage, targetTokens);
-  const key = planDependence(index, normalized);
-  const known = memo.get(key);
+  const dependence = planDependence(index, normalized);
+  const known = memo.get(dependence.key);
   if (known) return known;
-  const regions = regionsOf(index, policy, countMessage, normalized, targetTokens);
-  memo.set(key, regions);
+  const regions = regionsOf(index, policy, countMessage, normalized, targetTokens, dependence.dropped);
+  memo.set(dependence.key, regions);
   return regions;
 }
 
@@ -148,13 +148,20 @@ function regionsOf(
   countMessage: (message: ThreadMessage) => number,
   normalized: NormalizedPlan,
   targetTokens: number,
+  dropped: readonly number[],
 ): ProtectedRegions {
   const { thread } = index;
   const messages = thread.messages;
-  const units = messages.map((message) => ({
-    turn: message.turn,
-    tokens: normalized.actions.get(message.id)?.action === 'drop' ? 0 : countMessage(message),
-  }));
+  // Every message as counted, once per run; a dropped message costs nothing.
+  let units = getOrSet(
+    getOrSet(baseUnits, index, () => new WeakMap()),
+    countMessage,
+    () => messages.map((message) => ({ turn: message.turn, tokens: countMessage(message) })),
+  );
+  if (dropped.length > 0) {
+    units = units.slice();
+    for (const position of dropped) units[position] = { turn: units[position]!.turn, tokens: 0 };
+  }
   const tail = protectedTail(units, {
     keepRecentTurns: policy.keepRecentTurns,
     keepRecentTokens: policy.keepRecentTokens,
@@ -167,6 +174,8 @@ function regionsOf(
   for (const id of keptUserMessageIds(thread, policy, countMessage, normalized, index)) untouchable.add(id);
   return { protectedStart: tail.start, rule: tail.rule, untouchable };
 }
+
+const baseUnits = new WeakMap<PlanningIndex, WeakMap<object, TailUnit[]>>();
 
 /** Regions already computed in a run, for one policy, counter and target, by `planDependence`. */
 type RegionsMemo = Map<string, ProtectedRegions>;
@@ -200,9 +209,13 @@ function getOrSet<K, V>(
 
 /**
  * What of the plan the regions depend on, as a key: the log positions of its dropped messages and of
- * the user turn starts it compacts. Two plans with the same key have the same regions.
+ * the user turn starts it compacts (and the dropped positions, sorted). Two plans with the same key have the
+ * same regions.
  */
-function planDependence(index: PlanningIndex, normalized: NormalizedPlan): string {
+function planDependence(
+  index: PlanningIndex,
+  normalized: NormalizedPlan,
+): { key: string; dropped: number[] } {
   const dropped: number[] = [];
   const compactedTurnStarts: number[] = [];
   for (const [id, { action }] of normalized.actions) {
@@ -212,5 +225,6 @@ function planDependence(index: PlanningIndex, normalized: NormalizedPlan): strin
     if (index.turnStartIds.has(id)) compactedTurnStarts.push(position);
   }
   const ascending = (left: number, right: number) => left - right;
-  return `${dropped.sort(ascending).join(',')}|${compactedTurnStarts.sort(ascending).join(',')}`;
+  dropped.sort(ascending);
+  return { key: `${dropped.join(',')}|${compactedTurnStarts.sort(ascending).join(',')}`, dropped };
 }
