@@ -54,6 +54,9 @@ console.log(
 );
 const withStore = await run('ladder with embedded artifact store', true);
 const withoutStore = await run('ladder without artifact store (summarize, clear, drop)', false);
-console.log(`target: p50 ≤ 50 ms → ${withStore <= 50 && withoutStore <= 50 ? 'met' : 'NOT met'}`);
+// Issue #18: planning the 2,000-message thread from scratch, p50 ≤ 25 ms with the store (as run by default).
+console.log(
+  `target: p50 ≤ 25 ms with the store → ${withStore <= 25 ? 'met' : 'NOT met'} (without: ${withoutStore.toFixed(1)} ms)`,
+);
 await stores.close();
 await rm(dataDir, { recursive: true, force: true });

@@ -42,21 +42,36 @@ export function createRenderMeasurer(
   provider: ProviderName,
   cache: RenderCache = createRenderCache(),
 ): ThreadMeasurer {
+  // A plan object is measured once (plans are never edited in place): a check measures the current
+  // plan for its trigger and the planner measures it again as its starting point (ADR-0280).
+  const measured = new WeakMap<CompactionPlan, number>();
+  let measuredWithoutPlan: number | undefined;
+  const render = (plan: CompactionPlan | null) =>
+    renderPromptSync({
+      thread,
+      plan,
+      system: '',
+      tools: [],
+      budget: UNBOUNDED,
+      provider,
+      tokenizer,
+      cache,
+      promptCaching: false,
+      recall: false,
+      addReadArtifactTool: false,
+    }).tokens.messages;
   return {
     measure(plan) {
-      return renderPromptSync({
-        thread,
-        plan,
-        system: '',
-        tools: [],
-        budget: UNBOUNDED,
-        provider,
-        tokenizer,
-        cache,
-        promptCaching: false,
-        recall: false,
-        addReadArtifactTool: false,
-      }).tokens.messages;
+      if (plan === null) {
+        measuredWithoutPlan ??= render(null);
+        return measuredWithoutPlan;
+      }
+      let tokens = measured.get(plan);
+      if (tokens === undefined) {
+        tokens = render(plan);
+        measured.set(plan, tokens);
+      }
+      return tokens;
     },
     countMessage: (message) => tokenizer.countMessage(message, provider),
     countText: (text) => tokenizer.count(text),

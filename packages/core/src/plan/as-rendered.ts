@@ -20,9 +20,27 @@ import {
  */
 export function externalizesInPlace(record: CompactionRecord, thread: Thread): boolean {
   if (record.kind !== 'externalize') return false;
-  const ids = new Set(record.span.messageIds);
-  const covered = thread.messages.filter((message) => ids.has(message.id));
-  return covered.length > 0 && covered.every((message) => message.role === 'tool');
+  const byId = new Map(thread.messages.map((message) => [message.id, message]));
+  return externalizesInPlaceAmong(record, (id) => byId.get(id));
+}
+
+/**
+ * {@link externalizesInPlace} with the thread's messages looked up by id (a caller asking for many
+ * records builds the lookup once instead of scanning the thread per record).
+ */
+function externalizesInPlaceAmong(
+  record: CompactionRecord,
+  messageById: (id: string) => ThreadMessage | undefined,
+): boolean {
+  if (record.kind !== 'externalize') return false;
+  let covered = 0;
+  for (const id of new Set(record.span.messageIds)) {
+    const message = messageById(id);
+    if (!message) continue;
+    if (message.role !== 'tool') return false;
+    covered += 1;
+  }
+  return covered > 0;
 }
 
 /**
@@ -46,6 +64,11 @@ export function messagesAsRendered(
 ): ThreadMessage[] {
   const shown: ThreadMessage[] = [];
   const spansShown = new Set<CompactionRecord>();
+  let byId: Map<string, ThreadMessage> | undefined;
+  const messageById = (id: string) => {
+    byId ??= new Map(thread.messages.map((message) => [message.id, message]));
+    return byId.get(id);
+  };
   for (const message of messages) {
     const record = normalized.actions.get(message.id)?.record;
     if (!record || record.kind === 'drop') {
@@ -56,7 +79,10 @@ export function messagesAsRendered(
       shown.push(abridgedMessage(message, record));
       continue;
     }
-    if (record.kind === 'clear' || (record.kind === 'externalize' && externalizesInPlace(record, thread))) {
+    if (
+      record.kind === 'clear' ||
+      (record.kind === 'externalize' && externalizesInPlaceAmong(record, messageById))
+    ) {
       shown.push({
         ...message,
         content: message.content.map((part) => standInPart(part, message, record, policy)),

@@ -1,12 +1,10 @@
 import type { CompactionAction } from '../plan/normalize.js';
-import { normalizePlan } from '../plan/normalize.js';
 import type { ThreadMessage } from '../thread/thread.js';
-import { buildToolPairIndex, closeOverToolPairs, type ToolPairIndex } from '../thread/tool-pairs.js';
-import { turnRanges } from '../thread/turns.js';
+import { closeOverToolPairs, type ToolPairIndex } from '../thread/tool-pairs.js';
 import type { RungContext } from './planner-types.js';
 
 export function actionsOf(context: RungContext): (message: ThreadMessage) => CompactionAction {
-  const normalized = normalizePlan(context.plan);
+  const normalized = context.index.normalized(context.plan);
   return (message) => normalized.actions.get(message.id)?.action ?? 'include';
 }
 
@@ -39,15 +37,15 @@ export interface TurnCandidate {
 export function structuralTurnCandidates(
   context: RungContext,
   accept: (message: ThreadMessage, action: CompactionAction) => boolean,
-  pairs: ToolPairIndex = buildToolPairIndex(context.input.thread.messages),
+  pairs: ToolPairIndex = context.index.toolPairs,
   options: { splitTurn?: boolean } = {},
 ): TurnCandidate[] {
   const actionOf = actionsOf(context);
   const messages = context.input.thread.messages;
-  const byId = new Map(messages.map((message) => [message.id, message]));
+  const byId = context.index.byId;
   const candidates: TurnCandidate[] = [];
   const edge = context.regions.protectedStart;
-  for (const range of turnRanges(messages)) {
+  for (const range of context.index.turnRanges) {
     const split = range.end > edge;
     if (split && !(options.splitTurn && range.start < edge)) break;
     const taken = messages

@@ -4,6 +4,7 @@ import { isTurnStart, type Thread, type ThreadMessage } from '../thread/thread.j
 import { hasNamedSpeakers, threadKindOf } from '../thread/thread-kind.js';
 import { userInstructionSentences } from '../thread/user-instructions.js';
 import { abridgedTokens, draftAbridgement } from './abridge-parts.js';
+import type { PlanningIndex } from './planning-index.js';
 
 /**
  * The user's own messages no rung may compact (ADR-0110): every message a person wrote (a real turn
@@ -15,6 +16,7 @@ import { abridgedTokens, draftAbridgement } from './abridge-parts.js';
  * is measured again as the abridge rung would leave it (ADR-0266: pasted blocks clipped to head and
  * tail, media by caption) and kept when that fits: the person's words stay, the paste is clipped.
  *
+ * @param planningIndex - The planning run's index of `thread` (ADR-0280), when the caller has one.
  * @returns ids of the messages to keep verbatim, in the rendered request, through every round
  */
 export function keptUserMessageIds(
@@ -22,14 +24,15 @@ export function keptUserMessageIds(
   policy: CompactionPolicy,
   countMessage: (message: ThreadMessage) => number,
   normalized: NormalizedPlan,
+  planningIndex?: PlanningIndex,
 ): Set<string> {
   const kept = new Set<string>();
   if (!policy.keepUserMessages) return kept;
   // Only what still renders verbatim can be kept verbatim: an earlier round's choice stands. An
   // abridged message still shows the person's words (ADR-0266).
-  const candidates = thread.messages.filter((message) => {
+  const candidates = (planningIndex?.turnStarts ?? thread.messages.filter(isTurnStart)).filter((message) => {
     const action = normalized.actions.get(message.id)?.action;
-    return isTurnStart(message) && (action === undefined || action === 'abridge');
+    return action === undefined || action === 'abridge';
   });
   const instructions: ThreadMessage[] = [];
   // In a dialogue between named people the summary carries both speakers' informative turns, dated
@@ -37,8 +40,8 @@ export function keptUserMessageIds(
   // unless the policy asks for all of them. A chat with an assistant keeps the user's words (ADR-0110).
   const dialogue =
     policy.keepUserWordsInDialogue !== 'all' &&
-    threadKindOf(thread.messages) === 'dialogue' &&
-    hasNamedSpeakers(thread.messages);
+    (planningIndex?.kind ?? threadKindOf(thread.messages)) === 'dialogue' &&
+    (planningIndex?.namedSpeakers ?? hasNamedSpeakers(thread.messages));
   let share = dialogue ? 0 : policy.keepUserTokens;
   for (let index = candidates.length - 1; index >= 0; index -= 1) {
     const message = candidates[index]!;
@@ -46,7 +49,7 @@ export function keptUserMessageIds(
     if (!dialogue && tokens <= share) {
       kept.add(message.id);
       share -= tokens;
-    } else if (carriesInstruction(message)) {
+    } else if (planningIndex ? planningIndex.carriesInstruction(message) : carriesInstruction(message)) {
       instructions.push(message);
     }
   }
@@ -77,7 +80,8 @@ function keptSize(
   return draft ? Math.min(whole, abridgedTokens(message, draft, countMessage)) : whole;
 }
 
-function carriesInstruction(message: ThreadMessage): boolean {
+/** Whether a message's text carries a standing instruction, preference or binding. */
+export function carriesInstruction(message: ThreadMessage): boolean {
   for (const part of message.content) {
     if (part.type === 'text' && userInstructionSentences(part.text).length > 0) return true;
   }

@@ -4,6 +4,7 @@ import type { LifecycleEvent } from '../ports/lifecycle-log.js';
 import type { LifecycleEventName } from '../schemas/events.js';
 import { editPlan } from './plan-edit.js';
 import type { PlannerInput, Proposal, Rung, RungContext, RungExecution, RungName } from './planner-types.js';
+import type { PlanningIndex } from './planning-index.js';
 
 /* The ladder's steps: run a batch of one rung's proposals, fold what succeeded into the plan, account for it. */
 
@@ -33,6 +34,8 @@ export interface Climb {
   summarizerCostUsd: number;
   /** Log index of the earliest message this compaction changed so far (Infinity: none yet). */
   firstChangedIndex: number;
+  /** What the run reads of the thread again and again, derived once (ADR-0280). */
+  readonly index: PlanningIndex;
 }
 
 export interface Executed {
@@ -93,9 +96,8 @@ export async function applyStep(
   const newRecords = succeeded.flatMap(({ execution }) => execution.added);
   const removers = succeeded.flatMap(({ execution }) => (execution.removes ? [execution.removes] : []));
   climb.plan = editPlan(climb.plan, newRecords, (record) => removers.some((remove) => remove(record)));
-  const indexById = input.thread.messages.length > 0 ? messageIndex(input) : undefined;
   for (const record of newRecords) {
-    const index = indexById?.get(record.span.messageIds[0]!);
+    const index = climb.index.positionOf(record.span.messageIds[0]!);
     if (index !== undefined && index < climb.firstChangedIndex) climb.firstChangedIndex = index;
   }
   climb.tokensNow = input.measure(climb.plan);
@@ -116,18 +118,6 @@ export async function applyStep(
       details: { recordsInStep: newRecords.length },
     });
   }
-}
-
-const messageIndexes = new WeakMap<PlannerInput['thread'], Map<string, number>>();
-
-/** A message id's position in the log, built once per thread object. */
-export function messageIndex(input: PlannerInput): Map<string, number> {
-  let index = messageIndexes.get(input.thread);
-  if (!index) {
-    index = new Map(input.thread.messages.map((message) => [message.id, message.index]));
-    messageIndexes.set(input.thread, index);
-  }
-  return index;
 }
 
 export function spanKey(proposal: Proposal): string {

@@ -1,4 +1,3 @@
-import { normalizePlan } from '../plan/normalize.js';
 import {
   callsBeforeNextCompaction,
   chooseCompactionDepth,
@@ -12,7 +11,6 @@ import {
   type Emit,
   executeBatch,
   makeEmitter,
-  messageIndex,
   spanKey,
   takeBatch,
 } from './ladder-steps.js';
@@ -24,6 +22,7 @@ import type {
   Rung,
   RungContext,
 } from './planner-types.js';
+import { createPlanningIndex } from './planning-index.js';
 import { type PlanningStart, reasonToStop, startPlanning } from './planning-start.js';
 import { computeProtectedRegions } from './protected-tail.js';
 import { abridgeRung } from './rungs/abridge.js';
@@ -127,9 +126,10 @@ function chooseDepth(
  */
 function batchPays(climb: PricedClimb, batch: readonly Proposal[], input: PlannerInput): boolean {
   if (climb.tokensNow > input.targetTokens || !climb.depth) return true;
-  const index = messageIndex(input);
   const first = Math.min(
-    ...batch.map((proposal) => index.get(proposal.span.messageIds[0]!) ?? Number.POSITIVE_INFINITY),
+    ...batch.map(
+      (proposal) => climb.index.positionOf(proposal.span.messageIds[0]!) ?? Number.POSITIVE_INFINITY,
+    ),
   );
   const end = Math.min(climb.firstChangedIndex, input.thread.messages.length);
   let extraRewrittenTokens = 0;
@@ -142,6 +142,7 @@ function batchPays(climb: PricedClimb, batch: readonly Proposal[], input: Planne
 function startClimb(input: PlannerInput, start: PlanningStart): PricedClimb {
   return {
     ...chooseDepth(input, start),
+    index: createPlanningIndex(input.thread),
     firstChangedIndex: Number.POSITIVE_INFINITY,
     plan: {
       ...start.base,
@@ -198,12 +199,14 @@ function rungContext(climb: Climb, input: PlannerInput, start: PlanningStart, st
     input,
     policy: start.policy,
     plan: climb.plan,
+    index: climb.index,
     regions: computeProtectedRegions(
       input.thread,
       start.policy,
       input.countMessage,
-      normalizePlan(climb.plan),
+      climb.index.normalized(climb.plan),
       input.targetTokens,
+      climb.index,
     ),
     tokensNow: climb.tokensNow,
     tokensToFree: climb.tokensNow - stopAt,

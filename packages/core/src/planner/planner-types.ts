@@ -8,6 +8,7 @@ import type { Logger } from '../ports/logger.js';
 import type { Summarizer } from '../ports/summarizer.js';
 import type { CompactionPolicy } from '../schemas/policy.js';
 import type { Thread, ThreadMessage } from '../thread/thread.js';
+import type { PlanningIndex } from './planning-index.js';
 import type { ProtectedRegions } from './protected-tail.js';
 
 /** A rung of the strategy ladder (ADR-0004). */
@@ -68,6 +69,8 @@ export interface RungContext {
   input: PlannerInput;
   policy: CompactionPolicy;
   plan: CompactionPlan;
+  /** What the run reads of the thread again and again, derived once (ADR-0280). */
+  index: PlanningIndex;
   regions: ProtectedRegions;
   tokensNow: number;
   /** Tokens still to free to reach the target, plus the minimum a compaction must free. */

@@ -1,9 +1,8 @@
 import type { NormalizedPlan } from '../plan/normalize.js';
-import { holdsOpaquePart } from '../schemas/content.js';
 import type { CompactionPolicy } from '../schemas/policy.js';
 import type { Thread, ThreadMessage } from '../thread/thread.js';
-import { buildToolPairIndex, closeOverToolPairs } from '../thread/tool-pairs.js';
 import { keptUserMessageIds } from './kept-user-words.js';
+import { createPlanningIndex, type PlanningIndex } from './planning-index.js';
 
 /** One unit of the conversation as the model sees it: a message (planner) or a rendered slot (renderer). */
 export interface TailUnit {
@@ -118,11 +117,17 @@ export interface ProtectedRegions {
  * `keptUserMessageIds` keeps (ADR-0110). Summaries and drops only
  * ever take whole turns before the edge.
  *
+ * With a planning run's `index` (ADR-0280) the thread's tool pairs, pinned messages and turns are read
+ * from it, and the regions are computed once per distinct set of what they depend on in the plan: its
+ * dropped messages (they cost nothing in the tail) and the user turns it already compacts (they are no
+ * longer candidates for keeping). A step that externalizes or clears tool results reuses them.
+ *
  * @param thread - The folded thread.
  * @param policy - Its `keepRecentTurns` and `keepRecentTokens`.
  * @param countMessage - Tokens of a message as rendered.
  * @param normalized - The current plan (its dropped messages cost nothing).
  * @param targetTokens - The planner's target; half of it bounds the long-turn exception.
+ * @param index - The planning run's index of `thread` (built here when absent).
  * @returns Where the protected tail starts, by which rule, and the untouchable ids.
  */
 export function computeProtectedRegions(
@@ -131,35 +136,101 @@ export function computeProtectedRegions(
   countMessage: (message: ThreadMessage) => number,
   normalized: NormalizedPlan,
   targetTokens: number,
+  index: PlanningIndex = createPlanningIndex(thread),
 ): ProtectedRegions {
+  const memo = regionsMemo(index, policy, countMessage, targetTokens);
+  const dependence = planDependence(index, normalized);
+  const known = memo.get(dependence.key);
+  if (known) return known;
+  const regions = regionsOf(index, policy, countMessage, normalized, targetTokens, dependence.dropped);
+  memo.set(dependence.key, regions);
+  return regions;
+}
+
+function regionsOf(
+  index: PlanningIndex,
+  policy: CompactionPolicy,
+  countMessage: (message: ThreadMessage) => number,
+  normalized: NormalizedPlan,
+  targetTokens: number,
+  dropped: readonly number[],
+): ProtectedRegions {
+  const { thread } = index;
   const messages = thread.messages;
-  const pairs = buildToolPairIndex(messages);
-  const units = messages.map((message) => ({
-    turn: message.turn,
-    tokens: normalized.actions.get(message.id)?.action === 'drop' ? 0 : countMessage(message),
-  }));
-  const withPartners = (start: number) => {
-    const ids = closeOverToolPairs(
-      messages.slice(start).map((message) => message.id),
-      pairs,
-    );
-    let edge = start;
-    for (const message of messages) if (ids.has(message.id)) edge = Math.min(edge, message.index);
-    return edge;
-  };
+  // Every message as counted, once per run; a dropped message costs nothing.
+  let units = getOrSet(
+    getOrSet(baseUnits, index, () => new WeakMap()),
+    countMessage,
+    () => messages.map((message) => ({ turn: message.turn, tokens: countMessage(message) })),
+  );
+  if (dropped.length > 0) {
+    units = units.slice();
+    for (const position of dropped) units[position] = { turn: units[position]!.turn, tokens: 0 };
+  }
   const tail = protectedTail(units, {
     keepRecentTurns: policy.keepRecentTurns,
     keepRecentTokens: policy.keepRecentTokens,
     lastTurn: messages.at(-1)?.turn ?? 0,
     shrinkAbove: targetTokens / 2,
-    withPartners,
+    withPartners: index.partnersEdge,
   });
   // A provider's opaque part is kept verbatim (ADR-0250): its message is pinned.
-  const pinned = messages
-    .filter((message) => message.pinned === true || message.role === 'system' || holdsOpaquePart(message))
-    .map((message) => message.id);
-  const untouchable = closeOverToolPairs(pinned, pairs);
-  const keptUserWords = keptUserMessageIds(thread, policy, countMessage, normalized);
+  const untouchable = new Set(index.pinned);
+  const keptUserWords = keptUserMessageIds(thread, policy, countMessage, normalized, index);
   for (const id of keptUserWords) untouchable.add(id);
   return { protectedStart: tail.start, rule: tail.rule, untouchable, keptUserWords };
+}
+
+const baseUnits = new WeakMap<PlanningIndex, WeakMap<object, TailUnit[]>>();
+
+/** Regions already computed in a run, for one policy, counter and target, by `planDependence`. */
+type RegionsMemo = Map<string, ProtectedRegions>;
+
+const regionsMemos = new WeakMap<PlanningIndex, WeakMap<object, WeakMap<object, Map<number, RegionsMemo>>>>();
+
+function regionsMemo(
+  index: PlanningIndex,
+  policy: CompactionPolicy,
+  countMessage: (message: ThreadMessage) => number,
+  targetTokens: number,
+): RegionsMemo {
+  const byPolicy = getOrSet(regionsMemos, index, () => new WeakMap());
+  const byCounter = getOrSet(byPolicy, policy, () => new WeakMap());
+  const byTarget = getOrSet(byCounter, countMessage, () => new Map());
+  return getOrSet(byTarget, targetTokens, () => new Map());
+}
+
+function getOrSet<K, V>(
+  map: { get(key: K): V | undefined; set(key: K, value: V): unknown },
+  key: K,
+  make: () => V,
+): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
+
+/**
+ * What of the plan the regions depend on, as a key: the log positions of its dropped messages and of
+ * the user turn starts it compacts (and the dropped positions, sorted). Two plans with the same key have the
+ * same regions.
+ */
+function planDependence(
+  index: PlanningIndex,
+  normalized: NormalizedPlan,
+): { key: string; dropped: number[] } {
+  const dropped: number[] = [];
+  const compactedTurnStarts: number[] = [];
+  for (const [id, { action }] of normalized.actions) {
+    const position = index.positionOf(id);
+    if (position === undefined) continue;
+    if (action === 'drop') dropped.push(position);
+    if (index.turnStartIds.has(id)) compactedTurnStarts.push(position);
+  }
+  const ascending = (left: number, right: number) => left - right;
+  dropped.sort(ascending);
+  return { key: `${dropped.join(',')}|${compactedTurnStarts.sort(ascending).join(',')}`, dropped };
 }

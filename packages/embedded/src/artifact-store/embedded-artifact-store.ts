@@ -6,7 +6,6 @@ import {
   type ArtifactReadResult,
   type ArtifactStore,
   artifactAccessDecision,
-  artifactContentSha256,
   artifactExpiry,
   artifactIdFor,
   artifactMetadataInputSchema,
@@ -28,6 +27,7 @@ import type { DataLayout } from '../paths/data-layout.js';
 import { createStoreContext } from '../store-context.js';
 import { type EmbeddedStoreOptions, storeClosedError } from '../store-options.js';
 import { parseOrThrow } from '../validation.js';
+import { contentSha256 } from './content-sha256.js';
 
 /**
  * Artifacts in a local directory, under their tenant: the content in `<id>.content` and its
@@ -76,7 +76,7 @@ export class EmbeddedArtifactStore implements ArtifactStore {
       ]);
     }
     const input = parseOrThrow(artifactMetadataInputSchema, metadataInput, 'artifact metadata');
-    const sha256 = artifactContentSha256(content);
+    const sha256 = contentSha256(content);
     const artifactId = artifactIdFor(input.tenantId, sha256);
     const tenantSegment = this.layout.tenantSegment(input.tenantId);
     return this.locks.run(`artifacts/${artifactId}`, async () => {
@@ -126,7 +126,7 @@ export class EmbeddedArtifactStore implements ArtifactStore {
         throw new IntegrityError(`artifact ${artifactId} has metadata but no content`);
       throw error;
     }
-    const actual = artifactContentSha256(bytes);
+    const actual = contentSha256(bytes);
     if (actual !== metadata.sha256) {
       this.logger.error(
         { artifactId, expected: metadata.sha256, actual },

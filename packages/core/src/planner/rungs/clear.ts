@@ -49,9 +49,7 @@ export const clearRung: Rung = {
       .map(({ order: _order, index: _index, ...proposal }) => proposal);
   },
   async execute(context, proposal) {
-    const message = context.input.thread.messages.find(
-      (candidate) => candidate.id === proposal.span.messageIds[0],
-    );
+    const message = context.index.byId.get(proposal.span.messageIds[0]!);
     if (!message) return null;
     const preserved = message.content
       .filter((part): part is ToolResultPart => part.type === 'tool_result')

@@ -57,9 +57,7 @@ export const externalizeRung: Rung = {
   },
   async execute(context, proposal) {
     const store = context.input.artifactStore;
-    const message = context.input.thread.messages.find(
-      (candidate) => candidate.id === proposal.span.messageIds[0],
-    );
+    const message = context.index.byId.get(proposal.span.messageIds[0]!);
     if (!store || !message) return null;
     const parts = resultParts(message.content);
     const first = parts[0]!;

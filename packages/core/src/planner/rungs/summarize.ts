@@ -1,6 +1,5 @@
 import { withholdToolOutputs } from '../../durability/tool-sensitivity.js';
 import { messagesAsRendered } from '../../plan/as-rendered.js';
-import { normalizePlan } from '../../plan/normalize.js';
 import type { CompactionRecord, SummarizationRecord } from '../../plan/records.js';
 import { spanOf } from '../../plan/span.js';
 import { summaryText } from '../../plan/stand-in-texts.js';
@@ -9,7 +8,7 @@ import type { CompactionPolicy } from '../../schemas/policy.js';
 import { mergeSummaries } from '../../summary/merge.js';
 import type { StructuredSummary } from '../../summary/structured-summary.js';
 import type { ThreadMessage } from '../../thread/thread.js';
-import { type ThreadKind, threadKindOf } from '../../thread/thread-kind.js';
+import type { ThreadKind } from '../../thread/thread-kind.js';
 import { structuralTurnCandidates } from '../candidates.js';
 import type { Rung, RungContext } from '../planner-types.js';
 import {
@@ -32,12 +31,14 @@ function expectedSummaryTokens(replacedTokens: number, budget: number): number {
 }
 
 function summaryRecordsBefore(context: RungContext, firstIndex: number): SummarizationRecord[] {
-  const indexById = new Map(context.input.thread.messages.map((message) => [message.id, message.index]));
-  return normalizePlan(context.plan).records.filter(
-    (record): record is SummarizationRecord =>
-      record.kind === 'summarize' &&
-      record.span.messageIds.every((id) => (indexById.get(id) ?? Number.POSITIVE_INFINITY) < firstIndex),
-  );
+  const { index } = context;
+  return index
+    .normalized(context.plan)
+    .records.filter(
+      (record): record is SummarizationRecord =>
+        record.kind === 'summarize' &&
+        record.span.messageIds.every((id) => (index.positionOf(id) ?? Number.POSITIVE_INFINITY) < firstIndex),
+    );
 }
 
 /**
@@ -142,17 +143,27 @@ export function blockBudget(
  * @param existing - The plan's summary blocks, in log order.
  * @param block - The new block.
  * @param policy - For `maxSummaryBlocks`.
- * @param parts - The summary budget, the counter and the log.
+ * @param parts - The summary budget, the counter and the log (and, from a planning run, its positions).
  * @returns What to add and what to remove.
  */
 export function appendSummaryBlock(
   existing: readonly SummarizationRecord[],
   block: SummarizationRecord,
   policy: CompactionPolicy,
-  parts: { budget: number; countText: (text: string) => number; messages: readonly ThreadMessage[] },
+  parts: {
+    budget: number;
+    countText: (text: string) => number;
+    messages: readonly ThreadMessage[];
+    positionOf?: (id: string) => number | undefined;
+  },
 ): { added: SummarizationRecord[]; removed: Set<SummarizationRecord>; merged: number } {
-  const indexById = new Map(parts.messages.map((message) => [message.id, message.index]));
-  const indexOf = (id: string) => indexById.get(id) ?? Number.POSITIVE_INFINITY;
+  let positionOf = parts.positionOf;
+  if (!positionOf) {
+    const indexById = new Map(parts.messages.map((message) => [message.id, message.index]));
+    positionOf = (id) => indexById.get(id);
+  }
+  const position = positionOf;
+  const indexOf = (id: string) => position(id) ?? Number.POSITIVE_INFINITY;
   const ordered = [...existing, block].sort(
     (left, right) => indexOf(left.span.messageIds[0]!) - indexOf(right.span.messageIds[0]!),
   );
@@ -175,11 +186,7 @@ export function appendSummaryBlock(
 }
 
 function summaryBudget(context: RungContext): number {
-  return summaryBudgetFor(
-    context.policy,
-    context.input.targetTokens,
-    threadKindOf(context.input.thread.messages),
-  );
+  return summaryBudgetFor(context.policy, context.input.targetTokens, context.index.kind);
 }
 
 function roundsSoFar(context: RungContext): number {
@@ -242,7 +249,7 @@ export const summarizeRung: Rung = {
     ];
   },
   async execute(context, proposal) {
-    const normalized = normalizePlan(context.plan);
+    const normalized = context.index.normalized(context.plan);
     const ids = new Set(proposal.span.messageIds);
     const messages = context.input.thread.messages.filter((message) => ids.has(message.id));
     const first = messages[0];
@@ -333,6 +340,7 @@ export const summarizeRung: Rung = {
         budget: summaryBudget(context),
         countText: context.input.countText,
         messages: context.input.thread.messages,
+        positionOf: context.index.positionOf,
       });
       const removedFirstIds = new Set([...removed].map((candidate) => candidate.span.messageIds[0]));
       return {

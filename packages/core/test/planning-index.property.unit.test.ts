@@ -1,0 +1,120 @@
+/**
+ * The planning index (ADR-0280) answers what the planner computed from scratch before it: the protected
+ * regions through one run's index and its memo equal the regions computed directly from the thread, for
+ * every plan the run goes through, in any order, and the tail's tool-pair edge equals the closure's.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { type NormalizedPlan, normalizePlan } from '../src/plan/normalize.js';
+import { keptUserMessageIds } from '../src/planner/kept-user-words.js';
+import { createPlanningIndex } from '../src/planner/planning-index.js';
+import { computeProtectedRegions, protectedTail } from '../src/planner/protected-tail.js';
+import { holdsOpaquePart } from '../src/schemas/content.js';
+import type { CompactionPolicy } from '../src/schemas/policy.js';
+import type { Thread, ThreadMessage } from '../src/thread/thread.js';
+import { buildToolPairIndex, closeOverToolPairs } from '../src/thread/tool-pairs.js';
+import { arbitraryCompactionPlan, arbitraryThread } from './support/testkit.js';
+
+/** A deterministic stand-in for a tokenizer: what matters is that both sides count alike. */
+const countMessage = (message: ThreadMessage) => 5 + JSON.stringify(message.content).length / 4;
+
+/** The regions as computed before the index existed: everything derived from the thread, every time. */
+function regionsFromScratch(
+  thread: Thread,
+  policy: CompactionPolicy,
+  normalized: NormalizedPlan,
+  targetTokens: number,
+) {
+  const messages = thread.messages;
+  const pairs = buildToolPairIndex(messages);
+  const units = messages.map((message) => ({
+    turn: message.turn,
+    tokens: normalized.actions.get(message.id)?.action === 'drop' ? 0 : countMessage(message),
+  }));
+  const withPartners = (start: number) => {
+    const ids = closeOverToolPairs(
+      messages.slice(start).map((message) => message.id),
+      pairs,
+    );
+    let edge = start;
+    for (const message of messages) if (ids.has(message.id)) edge = Math.min(edge, message.index);
+    return edge;
+  };
+  const tail = protectedTail(units, {
+    keepRecentTurns: policy.keepRecentTurns,
+    keepRecentTokens: policy.keepRecentTokens,
+    lastTurn: messages.at(-1)?.turn ?? 0,
+    shrinkAbove: targetTokens / 2,
+    withPartners,
+  });
+  const pinned = messages
+    .filter((message) => message.pinned === true || message.role === 'system' || holdsOpaquePart(message))
+    .map((message) => message.id);
+  const untouchable = closeOverToolPairs(pinned, pairs);
+  for (const id of keptUserMessageIds(thread, policy, countMessage, normalized)) untouchable.add(id);
+  return { protectedStart: tail.start, rule: tail.rule, untouchable };
+}
+
+const runCase = arbitraryThread({ maxTurns: 7 }).chain(({ thread }) =>
+  fc.record({
+    thread: fc.constant(thread),
+    plans: fc.array(arbitraryCompactionPlan(thread, { maxRecords: 8 }), { minLength: 1, maxLength: 5 }),
+    keepRecentTurns: fc.nat(4),
+    keepRecentTokens: fc.integer({ min: 0, max: 3000 }),
+    keepUserTokens: fc.integer({ min: 0, max: 400 }),
+    targetTokens: fc.integer({ min: 100, max: 20_000 }),
+  }),
+);
+
+describe('the planning index equals planning from scratch (ADR-0280)', () => {
+  it('protected regions through one index, plan after plan (repeats included), equal the direct ones', () => {
+    fc.assert(
+      fc.property(runCase, (run) => {
+        const policy: CompactionPolicy = {
+          ...run.thread.policy,
+          keepRecentTurns: run.keepRecentTurns,
+          keepRecentTokens: run.keepRecentTokens,
+          keepUserTokens: run.keepUserTokens,
+        };
+        const index = createPlanningIndex(run.thread);
+        // Each plan twice, and the first again at the end: the memo must answer for the plan it is given.
+        for (const plan of [...run.plans, ...run.plans, run.plans[0]!]) {
+          const normalized = index.normalized(plan);
+          expect(normalized).toEqual(normalizePlan(plan));
+          const viaIndex = computeProtectedRegions(
+            run.thread,
+            policy,
+            countMessage,
+            normalized,
+            run.targetTokens,
+            index,
+          );
+          expect(viaIndex).toEqual(regionsFromScratch(run.thread, policy, normalized, run.targetTokens));
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("the tail's tool-pair edge equals the closure's earliest message", () => {
+    fc.assert(
+      fc.property(
+        arbitraryThread({ maxTurns: 6 }).chain(({ thread }) =>
+          fc.tuple(fc.constant(thread), fc.nat(Math.max(0, thread.messages.length))),
+        ),
+        ([thread, start]) => {
+          const ids = closeOverToolPairs(
+            thread.messages.slice(start).map((message) => message.id),
+            buildToolPairIndex(thread.messages),
+          );
+          const expected = Math.min(
+            start,
+            ...thread.messages.filter((message) => ids.has(message.id)).map((message) => message.index),
+          );
+          expect(createPlanningIndex(thread).partnersEdge(start)).toBe(expected);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});

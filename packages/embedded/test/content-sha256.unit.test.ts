@@ -1,0 +1,31 @@
+import { artifactContentSha256 } from '@compactor/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { contentSha256 } from '../src/artifact-store/content-sha256.js';
+
+describe('the embedded store hashes content as core defines it (ADR-0281)', () => {
+  it('any string, lone surrogates included, hashes to core’s digest', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.string()),
+        (text) => {
+          expect(contentSha256(text)).toBe(artifactContentSha256(text));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('any bytes hash to core’s digest', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 4096 }), (bytes) => {
+        expect(contentSha256(bytes)).toBe(artifactContentSha256(bytes));
+      }),
+    );
+  });
+
+  it('a lone surrogate and its replacement character hash alike, as UTF-8 encoding makes them', () => {
+    expect(contentSha256('a\uD800b')).toBe(artifactContentSha256('a\uFFFDb'));
+    expect(contentSha256('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+  });
+});
