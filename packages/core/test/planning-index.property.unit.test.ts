@@ -51,8 +51,9 @@ function regionsFromScratch(
     .filter((message) => message.pinned === true || message.role === 'system' || holdsOpaquePart(message))
     .map((message) => message.id);
   const untouchable = closeOverToolPairs(pinned, pairs);
-  for (const id of keptUserMessageIds(thread, policy, countMessage, normalized)) untouchable.add(id);
-  return { protectedStart: tail.start, rule: tail.rule, untouchable };
+  const keptUserWords = keptUserMessageIds(thread, policy, countMessage, normalized);
+  for (const id of keptUserWords) untouchable.add(id);
+  return { protectedStart: tail.start, rule: tail.rule, untouchable, keptUserWords };
 }
 
 const runCase = arbitraryThread({ maxTurns: 7 }).chain(({ thread }) =>

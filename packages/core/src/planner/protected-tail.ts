@@ -224,13 +224,19 @@ function planDependence(
 ): { key: string; dropped: number[] } {
   const dropped: number[] = [];
   const compactedTurnStarts: number[] = [];
+  // An abridged turn start still shows the person's words and may be kept (ADR-0266): its own list.
+  const abridgedTurnStarts: number[] = [];
   for (const [id, { action }] of normalized.actions) {
     const position = index.positionOf(id);
     if (position === undefined) continue;
     if (action === 'drop') dropped.push(position);
-    if (index.turnStartIds.has(id)) compactedTurnStarts.push(position);
+    if (index.turnStartIds.has(id))
+      (action === 'abridge' ? abridgedTurnStarts : compactedTurnStarts).push(position);
   }
   const ascending = (left: number, right: number) => left - right;
   dropped.sort(ascending);
-  return { key: `${dropped.join(',')}|${compactedTurnStarts.sort(ascending).join(',')}`, dropped };
+  return {
+    key: `${dropped.join(',')}|${compactedTurnStarts.sort(ascending).join(',')}|${abridgedTurnStarts.sort(ascending).join(',')}`,
+    dropped,
+  };
 }
