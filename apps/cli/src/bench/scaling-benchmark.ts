@@ -210,8 +210,9 @@ async function benchSize(stores: Stores, messages: number, sizes: ScalingSizes):
   const cache = createRenderCache();
   const tokenizer = tokenizerForThread(thread);
   const renderOnce = async (renderCache: RenderCache, routeFoldCache: ThreadFoldCache) => {
-    const loaded = await routeFoldCache.load(stores.events, TENANT, threadId);
+    // The prompt route's order: the plan first, so the fold keeps what it hides compact (ADR-0285).
     const current = await stores.plans.getCurrent(TENANT, threadId);
+    const loaded = await routeFoldCache.load(stores.events, TENANT, threadId, current.plan);
     const started = performance.now();
     renderPromptSync({
       thread: loaded,
