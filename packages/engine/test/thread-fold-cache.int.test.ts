@@ -214,7 +214,11 @@ describe('ThreadFoldCache (ADR-0121)', () => {
 });
 
 /** A plan that drops `messages` (one record). */
-function planDropping(threadId: string, basedOnSeq: number, messages: readonly ThreadMessage[]): CompactionPlan {
+function planDropping(
+  threadId: string,
+  basedOnSeq: number,
+  messages: readonly ThreadMessage[],
+): CompactionPlan {
   return {
     ...emptyPlan(threadId, '2025-06-01T00:00:00.000Z', basedOnSeq),
     drops: [{ kind: 'drop', span: spanOf(messages), reason: 'older turns' }],

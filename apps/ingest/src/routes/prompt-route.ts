@@ -174,7 +174,10 @@ async function render(
     // The plan before the fold: the fold keeps what the plan hides in compact form (ADR-0285).
     const foldAfterPlan = async () => {
       const current = await plans.getCurrent(caller.tenantId, threadId);
-      return [await context.folds.loadFold(events, caller.tenantId, threadId, current.plan), current] as const;
+      return [
+        await context.folds.loadFold(events, caller.tenantId, threadId, current.plan),
+        current,
+      ] as const;
     };
     const [[fold, current], loaded] = await Promise.all([
       foldAfterPlan(),
