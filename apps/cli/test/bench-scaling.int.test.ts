@@ -34,6 +34,8 @@ describe('compactor bench --scaling (issue #18)', () => {
         // Small threads fit the default render cache: the recall index is built once and extended.
         expect(row.recallIndexBuilds).toBe(1);
       }
+      // The fold keeps what the plan hides in compact form (ADR-0285): well under the ~2 KB a message held in full.
+      expect(result.rows[2]!.foldBytesPerMessage).toBeLessThan(1_000);
       expect(result.checkP50Ratio).toBeCloseTo(result.rows[2]!.check.p50Ms / result.rows[0]!.check.p50Ms, 6);
       const many = result.manyThreads;
       expect(many.threads).toBe(200);
@@ -45,6 +47,7 @@ describe('compactor bench --scaling (issue #18)', () => {
       // Measured from a warmed, collected baseline: the heap grew by what the caches hold, not more.
       expect(many.heapUsedBeforeMiB).toBeGreaterThan(0);
       expect(many.heapGrowthOverBounds).toBeLessThanOrEqual(1);
+      expect(many.heapCommittedAfterMiB).toBeGreaterThanOrEqual(many.heapUsedAfterMiB);
       const svg = await readFile(chart, 'utf8');
       expect(svg.startsWith('<svg')).toBe(true);
       expect(svg.match(/<polyline /g)).toHaveLength(4);

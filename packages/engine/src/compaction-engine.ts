@@ -253,9 +253,11 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
     threadId: string,
     checkOptions: CheckOptions = {},
   ): Promise<CheckResult> {
-    const fold = await folds.loadFold(options.events, tenantId, threadId);
-    const { thread, service } = fold;
+    // The plan first: the fold keeps what it hides in compact form (ADR-0285). The log only grows,
+    // so a fold read after the plan covers every message the plan names.
     const current = await options.plans.getCurrent(tenantId, threadId);
+    const fold = await folds.loadFold(options.events, tenantId, threadId, current.plan);
+    const { thread, service } = fold;
     await recordMissingPlanVersions(tenantId, threadId, service.loggedPlanVersions, current.version);
     const tokenizer = tokenizerFor(thread);
     const measurer = createRenderMeasurer(thread, tokenizer, provider, renderCache);

@@ -1,5 +1,6 @@
 import {
   approximateBytes,
+  type CompactionPlan,
   type EventStore,
   extendThread,
   foldThreadEvents,
@@ -7,7 +8,9 @@ import {
   type StoredEvent,
   type Thread,
   type ThreadFold,
+  type ThreadMessage,
 } from '@compactor/core';
+import { compactMessages, idsHiddenBy } from './compact-messages.js';
 
 /** How much memory a {@link ThreadFoldCache} may keep. */
 export interface ThreadFoldCacheOptions {
@@ -36,6 +39,8 @@ export interface ThreadFoldCacheStats {
   threads: number;
   /** Threads dropped to stay within maxBytes. */
   evictions: number;
+  /** Messages of the kept threads held in compact form (hidden by the plan they were loaded with, ADR-0285). */
+  compactedMessages: number;
 }
 
 /** The fold cache's bound when none is given: 64 MiB. */
@@ -48,6 +53,10 @@ const ID_SET_ENTRY_BYTES = 48;
 interface KeptFold {
   fold: ThreadFold;
   bytes: number;
+  /** The plan (by its stamp) whose hidden messages were compacted last, if any. */
+  compactedFor?: string;
+  /** Messages held in compact form. */
+  compacted: number;
 }
 
 /**
@@ -82,11 +91,17 @@ export class ThreadFoldCache {
    * @param events - The event store to read.
    * @param tenantId - The owning tenant (part of the key).
    * @param threadId - The thread.
+   * @param hiddenBy - The thread's committed plan, if the caller read it first (see {@link loadFold}).
    * @returns The folded thread (never mutated afterwards; later loads return new objects).
    * @throws NotFoundError for an unknown thread (nothing is kept for it).
    */
-  async load(events: EventStore, tenantId: string, threadId: string): Promise<Thread> {
-    return (await this.loadFold(events, tenantId, threadId)).thread;
+  async load(
+    events: EventStore,
+    tenantId: string,
+    threadId: string,
+    hiddenBy?: CompactionPlan | null,
+  ): Promise<Thread> {
+    return (await this.loadFold(events, tenantId, threadId, hiddenBy)).thread;
   }
 
   /**
@@ -96,10 +111,18 @@ export class ThreadFoldCache {
    * @param events - The event store to read.
    * @param tenantId - The owning tenant.
    * @param threadId - The thread.
+   * @param hiddenBy - The thread's committed plan, read before this load: the messages it hides
+   *   (summarized, dropped, externalized) are kept in compact form, their content deflated and read
+   *   back on demand (ADR-0285). The thread is equal either way; only its memory differs.
    * @returns The fold (never mutated afterwards).
    * @throws NotFoundError for an unknown thread.
    */
-  async loadFold(events: EventStore, tenantId: string, threadId: string): Promise<ThreadFold> {
+  async loadFold(
+    events: EventStore,
+    tenantId: string,
+    threadId: string,
+    hiddenBy?: CompactionPlan | null,
+  ): Promise<ThreadFold> {
     const key = `${tenantId}\u0000${threadId}`;
     const kept = this.#folds.get(key);
     if (kept) {
@@ -107,21 +130,27 @@ export class ThreadFoldCache {
       this.#eventsRead += fresh.length;
       if (fresh.length === 0) {
         this.#hits += 1;
-        this.#touch(key, kept);
-        return kept.fold;
+        const compacted = compactHidden(kept, hiddenBy);
+        if (compacted === kept) this.#touch(key, kept);
+        else this.#keep(key, compacted);
+        return compacted.fold;
       }
       this.#extended += 1;
       const fold = extendThread(kept.fold, fresh);
-      this.#keep(key, { fold, bytes: kept.bytes + eventBytes(fresh) });
-      return fold;
+      const next = compactHidden({ ...kept, fold, bytes: kept.bytes + eventBytes(fresh) }, hiddenBy);
+      this.#keep(key, next);
+      return next.fold;
     }
     const all = await events.readAll(tenantId, threadId);
     if (all.length === 0) throw new NotFoundError('thread', threadId);
     this.#eventsRead += all.length;
     this.#rebuilds += 1;
-    const fold = foldThreadEvents(all);
-    this.#keep(key, { fold, bytes: eventBytes(all) });
-    return fold;
+    const next = compactHidden(
+      { fold: foldThreadEvents(all), bytes: eventBytes(all), compacted: 0 },
+      this.#maxBytes > 0 ? hiddenBy : undefined,
+    );
+    this.#keep(key, next);
+    return next.fold;
   }
 
   /** A snapshot of the counters and of the memory held. */
@@ -135,6 +164,7 @@ export class ThreadFoldCache {
       maxBytes: this.#maxBytes,
       threads: this.#folds.size,
       evictions: this.#evictions,
+      compactedMessages: [...this.#folds.values()].reduce((sum, kept) => sum + kept.compacted, 0),
     };
   }
 
@@ -194,6 +224,35 @@ function eventBytes(events: readonly StoredEvent[]): number {
     bytes += approximateBytes(event.message) + FOLDED_MESSAGE_BYTES + ID_SET_ENTRY_BYTES;
   }
   return bytes;
+}
+
+/** What {@link eventBytes} charged for a message now folded (the same estimate, from the folded copy). */
+function foldedMessageBytes(message: ThreadMessage): number {
+  const { seq: _seq, index: _index, turn: _turn, ...appended } = message;
+  return approximateBytes(appended) + FOLDED_MESSAGE_BYTES + ID_SET_ENTRY_BYTES;
+}
+
+function planStamp(plan: CompactionPlan): string {
+  return `${plan.version}\u0000${plan.basedOnSeq}\u0000${plan.createdAt}`;
+}
+
+/**
+ * The kept fold with the messages `plan` hides in compact form (ADR-0285): a pass over the messages
+ * only when the plan changed since the last pass; already compacted messages stay as they are.
+ */
+function compactHidden(kept: KeptFold, plan: CompactionPlan | null | undefined): KeptFold {
+  if (!plan) return kept;
+  const stamp = planStamp(plan);
+  if (kept.compactedFor === stamp) return kept;
+  const { thread } = kept.fold;
+  const result = compactMessages(thread.messages, idsHiddenBy(plan), foldedMessageBytes);
+  if (result.compacted === 0) return { ...kept, compactedFor: stamp };
+  return {
+    fold: { ...kept.fold, thread: { ...thread, messages: result.messages } },
+    bytes: kept.bytes - result.bytesBefore + result.bytesAfter + result.compacted * ID_SET_ENTRY_BYTES,
+    compactedFor: stamp,
+    compacted: kept.compacted + result.compacted,
+  };
 }
 
 /**

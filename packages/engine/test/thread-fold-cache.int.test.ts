@@ -1,4 +1,11 @@
-import { fixedClock, foldThread } from '@compactor/core';
+import {
+  type CompactionPlan,
+  emptyPlan,
+  fixedClock,
+  foldThread,
+  spanOf,
+  type ThreadMessage,
+} from '@compactor/core';
 import { createExtractiveSummarizer } from '@compactor/summarizer';
 import { asInputs } from '@compactor/testkit/sessions';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
@@ -133,4 +140,87 @@ describe('ThreadFoldCache (ADR-0121)', () => {
     }).check('tenant-1', 'checked');
     expect(warm).toEqual(fresh);
   });
+
+  it('keeps what the committed plan hides in compact form: the same thread, fewer bytes (ADR-0285)', async () => {
+    const store = await stores();
+    await store.events.append('tenant-1', 'hidden', asInputs(conversation('hidden', 30)));
+    const full = foldThread(await store.events.readAll('tenant-1', 'hidden'));
+    const older = full.messages.slice(0, 40);
+    await store.plans.commit('tenant-1', 'hidden', planDropping('hidden', full.version, older), 0);
+    const { plan } = await store.plans.getCurrent('tenant-1', 'hidden');
+
+    const plain = createThreadFoldCache();
+    await plain.load(store.events, 'tenant-1', 'hidden');
+    const folds = createThreadFoldCache();
+    const loaded = await folds.load(store.events, 'tenant-1', 'hidden', plan);
+    expect(loaded).toEqual(full);
+    expect(JSON.stringify(loaded)).toBe(JSON.stringify(full));
+    expect(folds.stats.compactedMessages).toBe(40);
+    expect(folds.stats.bytes).toBeLessThan(plain.stats.bytes);
+
+    // A warm load with the same plan does not pass over the messages again; an append stays one event.
+    expect(await folds.load(store.events, 'tenant-1', 'hidden', plan)).toBe(loaded);
+    await store.events.append('tenant-1', 'hidden', [appended(1, 'late-1')]);
+    const extended = await folds.load(store.events, 'tenant-1', 'hidden', plan);
+    expect(extended).toEqual(foldThread(await store.events.readAll('tenant-1', 'hidden')));
+    expect(folds.stats).toMatchObject({ rebuilds: 1, extended: 1, compactedMessages: 40 });
+
+    // A fold kept without a plan is compacted on the next load that brings one.
+    await plain.load(store.events, 'tenant-1', 'hidden', plan);
+    expect(plain.stats).toMatchObject({ rebuilds: 1, compactedMessages: 40 });
+    expect(plain.stats.bytes).toBe(folds.stats.bytes);
+  });
+
+  it('plans a thread held in compact form exactly as a thread folded in full (ADR-0285)', async () => {
+    const compacting = await stores();
+    const refolding = await stores();
+    const builder = threadBuilder('planned', { tenantId: 'tenant-1', contextWindow: 16_000 });
+    for (let turn = 0; turn < 60; turn += 1) {
+      builder.user(`question ${turn}: ${'why does the parser fail here '.repeat(8)}`);
+      builder.assistant(`answer ${turn}: ${'the parser skips a token at the end '.repeat(10)}`);
+    }
+    const events = builder.build().events;
+    const full = foldThread(events);
+    for (const store of [compacting, refolding]) {
+      await store.events.append('tenant-1', 'planned', asInputs(events));
+      await store.plans.commit(
+        'tenant-1',
+        'planned',
+        planDropping('planned', full.version, full.messages.slice(0, 20)),
+        0,
+      );
+    }
+    const folds = createThreadFoldCache();
+    const summarizer = createExtractiveSummarizer();
+    const engine = createCompactionEngine({ ...compacting, summarizer, clock, folds });
+    const peer = createCompactionEngine({
+      ...refolding,
+      summarizer,
+      clock,
+      folds: createThreadFoldCache({ maxBytes: 0 }),
+    });
+    // The first checks log the committed plan's version (both sides alike) and compact the fold.
+    expect(await engine.check('tenant-1', 'planned')).toEqual(await peer.check('tenant-1', 'planned'));
+    expect(folds.stats.compactedMessages).toBe(20);
+    const manual = { manual: { force: true } };
+    const planned = await engine.check('tenant-1', 'planned', manual);
+    const peerPlanned = await peer.check('tenant-1', 'planned', manual);
+    expect(planned.commit.status).toBe('committed');
+    expect(planned).toEqual(peerPlanned);
+    expect((await compacting.plans.getCurrent('tenant-1', 'planned')).plan).toEqual(
+      (await refolding.plans.getCurrent('tenant-1', 'planned')).plan,
+    );
+  });
 });
+
+/** A plan that drops `messages` (one record). */
+function planDropping(
+  threadId: string,
+  basedOnSeq: number,
+  messages: readonly ThreadMessage[],
+): CompactionPlan {
+  return {
+    ...emptyPlan(threadId, '2025-06-01T00:00:00.000Z', basedOnSeq),
+    drops: [{ kind: 'drop', span: spanOf(messages), reason: 'older turns' }],
+  };
+}

@@ -63,15 +63,28 @@ export interface RecallIndex {
   remove(ids: readonly string[]): void;
   has(id: string): boolean;
   readonly size: number;
+  /**
+   * Estimated bytes of the documents the index holds now (each text at two bytes a character and a
+   * fixed share for its entry and postings): evicted documents no longer count, so a cache that
+   * charges the index by this stays true past `maxDocuments` (ADR-0286).
+   */
+  readonly approximateBytes: number;
   search(options: RecallSearchOptions): RecallResult;
 }
 
+/** What the index keeps of a document: its context is only indexed, never kept (ADR-0286). */
 interface Stored {
   id: string;
   text: string;
-  context: string;
   turn: number | undefined;
   seq: number;
+}
+
+/** A stored document's entry, id and share of the postings, beside its text. */
+const STORED_DOCUMENT_BYTES = 64;
+
+function storedBytes(document: Stored): number {
+  return 2 * document.text.length + STORED_DOCUMENT_BYTES;
 }
 
 const DEFAULT_MAX_DOCUMENTS = 50_000;
@@ -263,7 +276,7 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
   const maxDocuments = options.maxDocuments ?? DEFAULT_MAX_DOCUMENTS;
   const maxChars = options.maxCharsPerDocument ?? DEFAULT_MAX_CHARS;
   const termOf = recallTermMemo();
-  const search = new MiniSearch<Stored>({
+  const search = new MiniSearch<Stored & { context: string }>({
     fields: ['text', 'context'],
     storeFields: [],
     tokenize: tokenizeRecallText,
@@ -305,12 +318,14 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
     return list;
   };
 
+  let bytes = 0;
   const removeOne = (id: string) => {
     const document = stored.get(id);
     if (!document) return;
     termLists.clear();
     search.discard(id);
     stored.delete(id);
+    bytes -= storedBytes(document);
   };
 
   return {
@@ -321,13 +336,13 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
         const entry: Stored = {
           id: document.id,
           text: document.text.length > maxChars ? document.text.slice(0, maxChars) : document.text,
-          context: (document.context ?? '').slice(0, maxChars),
           turn: document.turn,
           seq: nextSeq,
         };
         nextSeq += 1;
         stored.set(entry.id, entry);
-        search.add(entry);
+        bytes += storedBytes(entry);
+        search.add({ ...entry, context: (document.context ?? '').slice(0, maxChars) });
         while (stored.size > maxDocuments) {
           const oldest = stored.keys().next().value as string;
           removeOne(oldest);
@@ -342,6 +357,9 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
     },
     get size() {
       return stored.size;
+    },
+    get approximateBytes() {
+      return bytes;
     },
     search({ query, topK, maxTokens, minScore = 0, countTokens, exclude }) {
       if (query.trim() === '' || topK <= 0 || maxTokens <= 0) return { hits: [], tokens: 0, matched: 0 };

@@ -160,6 +160,34 @@ describe('createRecallIndex', () => {
   });
 });
 
+describe('createRecallIndex memory (ADR-0286)', () => {
+  it('counts only the documents it holds: evicted and replaced documents stop counting', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ id: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), text: fc.string() }), {
+          maxLength: 30,
+        }),
+        fc.integer({ min: 1, max: 4 }),
+        (documents, maxDocuments) => {
+          const index = createRecallIndex({ maxDocuments, maxCharsPerDocument: 10 });
+          const held = new Map<string, string>();
+          for (const document of documents) {
+            index.add([{ ...document, context: 'a long context that is indexed but never kept' }]);
+            held.delete(document.id);
+            held.set(document.id, document.text.slice(0, 10));
+            while (held.size > maxDocuments) held.delete(held.keys().next().value as string);
+          }
+          const expected = [...held.values()].reduce((sum, text) => sum + 2 * text.length + 64, 0);
+          expect(index.size).toBe(held.size);
+          expect(index.approximateBytes).toBe(expected);
+          index.remove([...held.keys()]);
+          expect(index.approximateBytes).toBe(0);
+        },
+      ),
+    );
+  });
+});
+
 describe('recallQuery', () => {
   const message = (
     id: string,

@@ -85,6 +85,13 @@ export interface ManyThreadsResult {
   rssAfterMiB: number;
   heapUsedBeforeMiB: number;
   heapUsedAfterMiB: number;
+  /**
+   * The V8 heap's committed size (`heapTotal`) before and after, MiB: what the heap holds in pages,
+   * used or not. Its growth beside heap used is old-space pages left partly used by what the caches
+   * keep, which a full collection does not compact by default (ADR-0287).
+   */
+  heapCommittedBeforeMiB: number;
+  heapCommittedAfterMiB: number;
   foldCache: { bytes: number; maxBytes: number; threads: number; evictions: number };
   renderCache: { bytes: number; maxBytes: number; threads: number; evictions: number };
   /** The embedded event store's own resident bound (ADR-0050), which also holds per-thread state. */
@@ -93,6 +100,8 @@ export interface ManyThreadsResult {
   growthOverBounds: number;
   /** Heap-used growth (after a collection) over the same bounds. */
   heapGrowthOverBounds: number;
+  /** Heap-committed growth over the same bounds. */
+  heapCommittedGrowthOverBounds: number;
 }
 
 export interface ScalingBenchResult {
@@ -210,8 +219,9 @@ async function benchSize(stores: Stores, messages: number, sizes: ScalingSizes):
   const cache = createRenderCache();
   const tokenizer = tokenizerForThread(thread);
   const renderOnce = async (renderCache: RenderCache, routeFoldCache: ThreadFoldCache) => {
-    const loaded = await routeFoldCache.load(stores.events, TENANT, threadId);
+    // The prompt route's order: the plan first, so the fold keeps what it hides compact (ADR-0285).
     const current = await stores.plans.getCurrent(TENANT, threadId);
+    const loaded = await routeFoldCache.load(stores.events, TENANT, threadId, current.plan);
     const started = performance.now();
     renderPromptSync({
       thread: loaded,
@@ -338,6 +348,8 @@ async function touchManyThreads(
     rssAfterMiB: memory.rss / MiB,
     heapUsedBeforeMiB: before.heapUsed / MiB,
     heapUsedAfterMiB: memory.heapUsed / MiB,
+    heapCommittedBeforeMiB: before.heapTotal / MiB,
+    heapCommittedAfterMiB: memory.heapTotal / MiB,
     foldCache: {
       bytes: fold.bytes,
       maxBytes: fold.maxBytes,
@@ -353,5 +365,6 @@ async function touchManyThreads(
     storeCacheMaxBytes: STORE_CACHE_BYTES,
     growthOverBounds: Math.max(0, memory.rss - rssBefore) / bounds,
     heapGrowthOverBounds: Math.max(0, memory.heapUsed - before.heapUsed) / bounds,
+    heapCommittedGrowthOverBounds: Math.max(0, memory.heapTotal - before.heapTotal) / bounds,
   };
 }

@@ -30,9 +30,9 @@ export function formatScalingReport(result: ScalingBenchResult): string {
     '',
     `### ${count(manyThreads.threads)} threads of ${manyThreads.messagesPerThread} messages touched (loaded and rendered once each)`,
     '',
-    '| RSS before | RSS after | heap used before | heap used after | fold cache (bytes / bound, threads kept) | render cache (bytes / bound, threads kept) | RSS growth ÷ (fold + render + store bounds) | heap growth ÷ bounds |',
-    '|---:|---:|---:|---:|---|---|---:|---:|',
-    `| ${manyThreads.rssBeforeMiB.toFixed(1)} MiB | ${manyThreads.rssAfterMiB.toFixed(1)} MiB | ${manyThreads.heapUsedBeforeMiB.toFixed(1)} MiB | ${manyThreads.heapUsedAfterMiB.toFixed(1)} MiB | ${mib(manyThreads.foldCache.bytes)} / ${mib(manyThreads.foldCache.maxBytes)}, ${count(manyThreads.foldCache.threads)} | ${mib(manyThreads.renderCache.bytes)} / ${mib(manyThreads.renderCache.maxBytes)}, ${count(manyThreads.renderCache.threads)} | ${manyThreads.growthOverBounds.toFixed(2)} | ${manyThreads.heapGrowthOverBounds.toFixed(2)} |`,
+    '| RSS before | RSS after | heap used before | heap used after | heap committed before / after | fold cache (bytes / bound, threads kept) | render cache (bytes / bound, threads kept) | RSS growth ÷ (fold + render + store bounds) | heap growth ÷ bounds | heap committed growth ÷ bounds |',
+    '|---:|---:|---:|---:|---:|---|---|---:|---:|---:|',
+    `| ${manyThreads.rssBeforeMiB.toFixed(1)} MiB | ${manyThreads.rssAfterMiB.toFixed(1)} MiB | ${manyThreads.heapUsedBeforeMiB.toFixed(1)} MiB | ${manyThreads.heapUsedAfterMiB.toFixed(1)} MiB | ${manyThreads.heapCommittedBeforeMiB.toFixed(1)} / ${manyThreads.heapCommittedAfterMiB.toFixed(1)} MiB | ${mib(manyThreads.foldCache.bytes)} / ${mib(manyThreads.foldCache.maxBytes)}, ${count(manyThreads.foldCache.threads)} | ${mib(manyThreads.renderCache.bytes)} / ${mib(manyThreads.renderCache.maxBytes)}, ${count(manyThreads.renderCache.threads)} | ${manyThreads.growthOverBounds.toFixed(2)} | ${manyThreads.heapGrowthOverBounds.toFixed(2)} | ${manyThreads.heapCommittedGrowthOverBounds.toFixed(2)} |`,
   ];
   return `${lines.join('\n')}\n`;
 }

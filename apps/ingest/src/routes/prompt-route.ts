@@ -171,9 +171,16 @@ async function render(
   if (pin) {
     ({ thread: folded, plan } = await loadSnapshot({ events, plans }, caller.tenantId, threadId, pin));
   } else {
-    const [fold, current, loaded] = await Promise.all([
-      context.folds.loadFold(events, caller.tenantId, threadId),
-      plans.getCurrent(caller.tenantId, threadId),
+    // The plan before the fold: the fold keeps what the plan hides in compact form (ADR-0285).
+    const foldAfterPlan = async () => {
+      const current = await plans.getCurrent(caller.tenantId, threadId);
+      return [
+        await context.folds.loadFold(events, caller.tenantId, threadId, current.plan),
+        current,
+      ] as const;
+    };
+    const [[fold, current], loaded] = await Promise.all([
+      foldAfterPlan(),
       loadRenderRecords(lifecycle, owner, context.logger),
     ]);
     folded = fold.thread;

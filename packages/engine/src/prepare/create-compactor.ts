@@ -1,6 +1,7 @@
 import {
   type ArtifactStore,
   type Clock,
+  type CompactionPlan,
   type DeterminismHooks,
   type EventInput,
   type EventStore,
@@ -177,8 +178,8 @@ export function createCompactor(options: CompactorOptions): Compactor {
     return engine;
   }
 
-  function loadThread(threadId: string): Promise<Thread> {
-    return folds.load(options.stores.events, tenantId, threadId);
+  function loadThread(threadId: string, hiddenBy?: CompactionPlan | null): Promise<Thread> {
+    return folds.load(options.stores.events, tenantId, threadId, hiddenBy);
   }
 
   return {
@@ -195,7 +196,9 @@ export function createCompactor(options: CompactorOptions): Compactor {
       const pinned = prepareOptions.snapshot
         ? await loadSnapshot(options.stores, tenantId, threadId, prepareOptions.snapshot)
         : undefined;
-      let thread = pinned?.thread ?? (await loadThread(threadId));
+      // The plan before the thread: the fold keeps what it hides in compact form (ADR-0285).
+      const before = pinned ? undefined : await options.stores.plans.getCurrent(tenantId, threadId);
+      let thread = pinned?.thread ?? (await loadThread(threadId, before?.plan));
       let compaction: CheckResult | null = null;
       if (mode === 'inline' && !pinned) {
         const tokenizer = tokenizerFor(thread);
@@ -212,7 +215,12 @@ export function createCompactor(options: CompactorOptions): Compactor {
         compaction = await engine.check(tenantId, threadId);
         if (compaction.commit.status !== 'not_needed') thread = await loadThread(threadId);
       }
-      const plan = pinned ? pinned.plan : (await options.stores.plans.getCurrent(tenantId, threadId)).plan;
+      // Inline, the check may have committed a plan (here or in another process): read it again.
+      const plan = pinned
+        ? pinned.plan
+        : mode === 'inline'
+          ? (await options.stores.plans.getCurrent(tenantId, threadId)).plan
+          : before!.plan;
       // Cooldowns and this turn's rehydrations live in the thread's lifecycle log (ADR-0191); a
       // snapshot's render (ADR-0180) neither reads nor records them, so its bytes depend on the pin alone.
       const records = pinned

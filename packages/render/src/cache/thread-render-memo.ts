@@ -237,7 +237,7 @@ export class ThreadRenderMemo {
     plan: CompactionPlan,
     key: string,
     create: () => T,
-    extend: (index: T, fromMessage: number) => { bytes: number; toMessage: number },
+    extend: (index: T, fromMessage: number) => { bytes: number; added: number; toMessage: number },
   ): T {
     const known = this.#recall.get(plan) as { key: string; index: T; toMessage: number } | undefined;
     let entry = known;
@@ -247,7 +247,7 @@ export class ThreadRenderMemo {
     }
     const grown = extend(entry.index, entry.toMessage);
     // Appends the plan does not cover add nothing: still a hit.
-    if (grown.bytes === 0 && known === entry) this.#owner.hit();
+    if (grown.added === 0 && known === entry) this.#owner.hit();
     else this.#owner.miss();
     entry.toMessage = grown.toMessage;
     this.#recall.set(plan, entry);

@@ -64,6 +64,8 @@ interface PlanRecallIndex {
   counted: Map<string, number>;
 }
 
+/** One entry of the map from a recalled message to the record kind that compacted it. */
+const KIND_ENTRY_BYTES = 48;
 /** A document is clipped to this many characters (a pasted log comes back by its head). */
 const MAX_CHARS_PER_DOCUMENT = 4000;
 /** The previous message's text indexed as a document's context is clipped to this many characters. */
@@ -108,14 +110,16 @@ function planRecallIndex(
     },
     (built, fromMessage) => {
       // Extended in log order from where it stopped: the same documents in the same order as a cold build.
-      let bytes = 0;
+      // Charged by what the index holds now (it evicts past its document bound, ADR-0286) and each kind kept.
+      const before = built.index.approximateBytes;
       const documents = compactedRecallDocuments(thread, normalized, allowed, fromMessage);
-      for (const document of documents) {
-        built.kinds.set(document.id, document.compactedBy);
-        bytes += 2 * document.text.length + 64;
-      }
+      for (const document of documents) built.kinds.set(document.id, document.compactedBy);
       if (documents.length > 0) built.index.add(documents);
-      return { bytes, toMessage: thread.messages.length };
+      return {
+        bytes: built.index.approximateBytes - before + KIND_ENTRY_BYTES * documents.length,
+        added: documents.length,
+        toMessage: thread.messages.length,
+      };
     },
   );
 }
