@@ -149,7 +149,9 @@ describe('plans stay the same bytes (ADR-0280)', () => {
 
   it('summaries off: the clear and drop rungs', async () => {
     const outcome = await plan(
-      codingThread(60, { strategies: { abridge: false, externalize: false, summarize: false, clear: true, drop: true } }),
+      codingThread(60, {
+        strategies: { abridge: false, externalize: false, summarize: false, clear: true, drop: true },
+      }),
     );
     expect(outcome.rungsUsed.length).toBeGreaterThan(0);
     await expect(planned(outcome)).toMatchFileSnapshot('__golden__/plan-coding-clear-drop.golden');
