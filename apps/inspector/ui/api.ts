@@ -117,7 +117,7 @@ export interface PlanResponse {
 }
 
 export interface SpanRecord {
-  kind: 'summarize' | 'externalize' | 'clear' | 'drop';
+  kind: 'summarize' | 'externalize' | 'abridge' | 'clear' | 'drop';
   span: { messageIds: string[] };
 }
 
@@ -142,6 +142,8 @@ export interface Plan {
   externalizations: Array<SpanRecord & { artifactId: string; sensitivity: string; rehydrateHint: string }>;
   clearings: SpanRecord[];
   drops: Array<SpanRecord & { reason: string }>;
+  /** Messages kept in place with media or pastes replaced by stand-ins (ADR-0265); absent in older plans. */
+  abridgements?: SpanRecord[];
 }
 
 export interface ChangedSpan {

@@ -17,6 +17,7 @@ const PAGE = 1_000;
 const ACTION_LABEL = {
   include: 'included',
   summarize: 'summarized',
+  abridge: 'abridged',
   clear: 'cleared',
   externalize: 'externalized',
   drop: 'dropped',
