@@ -8,6 +8,7 @@ import {
   NotFoundError,
   type PlanStore,
   type PlanVersionSummary,
+  planAsStored,
   requireIds,
   ValidationError,
 } from '@compactor/core';
@@ -49,7 +50,7 @@ export class MongoPlanStore implements PlanStore {
         { tenantId, threadId, version },
         { projection: { _id: 0 } },
       );
-      return { plan: document?.plan ?? null, version };
+      return { plan: document?.plan ? planAsStored(document.plan) : null, version };
     } catch (error) {
       throw mapMongoError(error, 'getCurrent');
     }
@@ -71,7 +72,7 @@ export class MongoPlanStore implements PlanStore {
         { tenantId, threadId, version },
         { projection: { _id: 0 } },
       );
-      return document?.plan ?? null;
+      return document?.plan ? planAsStored(document.plan) : null;
     } catch (error) {
       throw mapMongoError(error, 'getVersion');
     }

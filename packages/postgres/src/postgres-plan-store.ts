@@ -7,6 +7,7 @@ import {
   NotFoundError,
   type PlanStore,
   type PlanVersionSummary,
+  planAsStored,
   requireIds,
   ValidationError,
 } from '@compactor/core';
@@ -46,7 +47,9 @@ export class PostgresPlanStore implements PlanStore {
         [tenantId, threadId],
       );
       const row = result.rows[0];
-      return row === undefined ? { plan: null, version: 0 } : { plan: row.plan, version: row.version };
+      return row === undefined
+        ? { plan: null, version: 0 }
+        : { plan: row.plan && planAsStored(row.plan), version: row.version };
     } catch (error) {
       throw mapPostgresError(error, 'getCurrent');
     }
@@ -68,7 +71,8 @@ export class PostgresPlanStore implements PlanStore {
         `SELECT plan FROM ${this.options.names.plans} WHERE tenant_id = $1 AND thread_id = $2 AND version = $3`,
         [tenantId, threadId, version],
       );
-      return result.rows[0]?.plan ?? null;
+      const plan = result.rows[0]?.plan;
+      return plan ? planAsStored(plan) : null;
     } catch (error) {
       throw mapPostgresError(error, 'getVersion');
     }

@@ -1,5 +1,6 @@
 import { type CompactionPlan, compactionPlanSchema } from '../plan/plan.js';
 import type { EventInput, EventType, StoredEvent } from '../schemas/events.js';
+import { planAsStored } from './plan-store.js';
 
 /**
  * The rules for plan versions in the thread's log (ADR-0190), beside the `PlanStore` port: the
@@ -50,7 +51,7 @@ export function planCommittedEvent(plan: CompactionPlan, planVersion: number, at
 export function plansFromLog(events: readonly StoredEvent[]): Map<number, CompactionPlan> {
   const plans = new Map<number, CompactionPlan>();
   for (const event of events) {
-    if (event.type === 'plan.committed' && event.plan) plans.set(event.planVersion, event.plan);
+    if (event.type === 'plan.committed' && event.plan) plans.set(event.planVersion, planAsStored(event.plan));
   }
   return plans;
 }

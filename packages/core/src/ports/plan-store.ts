@@ -1,5 +1,19 @@
 import type { CompactionPlan } from '../plan/plan.js';
 
+/**
+ * A plan as read back from storage (ADR-0290): a record list added to the format after the plan was
+ * written takes its default, as `compactionPlanSchema` gives it on commit, so a data directory or
+ * database written by an earlier release is read, not rejected. Stores hand plans out through this,
+ * without a full parse on every read.
+ *
+ * @param plan - The stored plan, as written.
+ * @returns The plan with every record list present (the same object when nothing was missing).
+ */
+export function planAsStored(plan: CompactionPlan): CompactionPlan {
+  // `abridgements` came with ADR-0265; plans written before it have none.
+  return Array.isArray(plan.abridgements) ? plan : { ...plan, abridgements: [] };
+}
+
 /** A thread's committed plan and its version. */
 export interface CurrentPlan {
   /** null when no plan was ever committed (version 0). */

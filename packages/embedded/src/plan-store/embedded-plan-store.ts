@@ -10,6 +10,7 @@ import {
   NotFoundError,
   type PlanStore,
   type PlanVersionSummary,
+  planAsStored,
   ValidationError,
 } from '@compactor/core';
 import type { StoreLocks } from '../concurrency/store-locks.js';
@@ -380,7 +381,8 @@ export class EmbeddedPlanStore implements PlanStore {
 
 function parseVersionFile(bytes: Buffer, path: string): PlanVersionFile {
   try {
-    return JSON.parse(bytes.toString('utf8')) as PlanVersionFile;
+    const file = JSON.parse(bytes.toString('utf8')) as PlanVersionFile;
+    return file.plan ? { ...file, plan: planAsStored(file.plan) } : file;
   } catch (error) {
     throw new IntegrityError(`plan version file ${path} is not valid JSON`, { cause: String(error) });
   }

@@ -1,0 +1,42 @@
+import { type CompactionPlan, normalizePlan } from '@compactor/core';
+import { describeWithPostgres, postgresForTests } from '@compactor/testkit/postgres';
+import { expect, it } from 'vitest';
+import { usePostgresStores } from './support/postgres-harness.js';
+
+const plan: CompactionPlan = {
+  formatVersion: 'v1',
+  threadId: 'thread-1',
+  version: 0,
+  basedOnSeq: 2,
+  createdAt: '2026-11-24T00:00:00.000Z',
+  policyVersion: '1',
+  externalizations: [],
+  summarizations: [],
+  clearings: [{ kind: 'clear', span: { messageIds: ['m1'], firstTurn: 0, lastTurn: 0 }, preserved: [] }],
+  drops: [],
+  abridgements: [],
+  originalTokenCount: 100,
+  compactedTokenCount: 60,
+};
+
+describeWithPostgres(
+  await postgresForTests(),
+  'PostgreSQL plans written before a record list existed (ADR-0290)',
+  (url) => {
+    const stores = usePostgresStores(url, 'plan_upgrade');
+
+    it('read back with the list empty, current and by version', async () => {
+      const { plans, pool, names } = stores();
+      expect(await plans.commit('tenant-a', 'thread-1', plan, 0)).toEqual({ committed: true, version: 1 });
+      // What an earlier release stored: the same plan without `abridgements` (ADR-0265 added it).
+      const updated = await pool.query(
+        `UPDATE ${names.plans} SET plan = (plan::jsonb - 'abridgements')::json`,
+      );
+      expect(updated.rowCount).toBe(1);
+      const current = await plans.getCurrent('tenant-a', 'thread-1');
+      expect(current.plan?.abridgements).toEqual([]);
+      expect(normalizePlan(current.plan!).actions.get('m1')?.action).toBe('clear');
+      expect((await plans.getVersion('tenant-a', 'thread-1', 1))?.abridgements).toEqual([]);
+    });
+  },
+);
