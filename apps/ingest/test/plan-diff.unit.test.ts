@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { diffPlans } from '../src/plans/plan-diff.js';
 
 const ids = Array.from({ length: 12 }, (_, index) => `m${index}`);
-const kinds = ['summarize', 'clear', 'drop', 'externalize'] as const;
+const kinds = ['summarize', 'clear', 'drop', 'externalize', 'abridge'] as const;
 
 /** A plan whose records cover arbitrary (possibly overlapping) runs of the messages. */
 const planArbitrary = fc
@@ -32,6 +32,11 @@ const planArbitrary = fc
       clearings: recordsOf('clear'),
       drops: recordsOf('drop'),
       externalizations: recordsOf('externalize'),
+      // An abridge record covers one message (ADR-0265).
+      abridgements: recordsOf('abridge').map((record) => ({
+        ...record,
+        span: { ...record.span, messageIds: record.span.messageIds.slice(0, 1) },
+      })),
     } as unknown as CompactionPlan;
   });
 
