@@ -27,8 +27,12 @@ export function externalizesInPlace(record: CompactionRecord, thread: Thread): b
 /**
  * {@link externalizesInPlace} with the thread's messages looked up by id (a caller asking for many
  * records builds the lookup once instead of scanning the thread per record).
+ *
+ * @param record - A plan record.
+ * @param messageById - The thread's message with an id, if any.
+ * @returns True for an externalization covering only tool messages.
  */
-function externalizesInPlaceAmong(
+export function externalizesInPlaceAmong(
   record: CompactionRecord,
   messageById: (id: string) => ThreadMessage | undefined,
 ): boolean {

@@ -2,10 +2,11 @@ import {
   ACTION_PRECEDENCE,
   type CompactionPlan,
   type CompactionRecord,
-  externalizesInPlace,
+  externalizesInPlaceAmong,
   type NormalizedPlan,
   normalizePlan,
   type Thread,
+  type ThreadMessage,
   ValidationError,
 } from '@compactor/core';
 import type { RenderCache } from '../cache/render-cache.js';
@@ -50,6 +51,8 @@ export interface PlanResolution {
   lastMessageId: string | undefined;
   /** Whether each externalization record covers only tool results, as far as the thread shows. */
   toolOnlyRecords: Map<CompactionRecord, boolean>;
+  /** The thread's messages by id, built once per resolution when a record needs it (not per record). */
+  messageById?: Map<string, ThreadMessage>;
   /**
    * A record's span reaches past the thread's end (the plan names messages not here yet), so what
    * it covers may change as messages arrive: the next render resolves from scratch, as a cold
@@ -110,10 +113,12 @@ function coversOnlyToolResults(
 ): boolean {
   let known = resolution.toolOnlyRecords.get(record);
   if (known === undefined) {
-    known = externalizesInPlace(record, thread);
+    resolution.messageById ??= new Map(thread.messages.map((message) => [message.id, message]));
+    const byId = resolution.messageById;
+    known = externalizesInPlaceAmong(record, (id) => byId.get(id));
     const ids = new Set(record.span.messageIds);
     let present = 0;
-    for (const message of thread.messages) if (ids.has(message.id)) present += 1;
+    for (const id of ids) if (byId.has(id)) present += 1;
     if (present < ids.size) resolution.provisional = true;
     resolution.toolOnlyRecords.set(record, known);
   }
