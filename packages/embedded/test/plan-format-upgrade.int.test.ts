@@ -1,6 +1,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type CompactionPlan, noopLogger, normalizePlan } from '@compactor/core';
+import { noopLogger, normalizePlan } from '@compactor/core';
+import { clearOnePlan } from '@compactor/testkit/stored-plans';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEmbeddedStores, type EmbeddedStores } from '../src/index.js';
 import { makeTemporaryDirectory } from './temporary-data-directory.js';
@@ -8,21 +9,7 @@ import { makeTemporaryDirectory } from './temporary-data-directory.js';
 const TENANT = 'tenant-a';
 const THREAD = 'thread-1';
 
-const plan: CompactionPlan = {
-  formatVersion: 'v1',
-  threadId: THREAD,
-  version: 0,
-  basedOnSeq: 2,
-  createdAt: '2026-11-24T00:00:00.000Z',
-  policyVersion: '1',
-  externalizations: [],
-  summarizations: [],
-  clearings: [{ kind: 'clear', span: { messageIds: ['m1'], firstTurn: 0, lastTurn: 0 }, preserved: [] }],
-  drops: [],
-  abridgements: [],
-  originalTokenCount: 100,
-  compactedTokenCount: 60,
-};
+const plan = clearOnePlan(THREAD);
 
 async function versionFiles(directory: string): Promise<string[]> {
   const entries = await readdir(directory, { recursive: true });

@@ -1,23 +1,10 @@
-import { type CompactionPlan, normalizePlan } from '@compactor/core';
+import { normalizePlan } from '@compactor/core';
 import { describeWithPostgres, postgresForTests } from '@compactor/testkit/postgres';
+import { clearOnePlan } from '@compactor/testkit/stored-plans';
 import { expect, it } from 'vitest';
 import { usePostgresStores } from './support/postgres-harness.js';
 
-const plan: CompactionPlan = {
-  formatVersion: 'v1',
-  threadId: 'thread-1',
-  version: 0,
-  basedOnSeq: 2,
-  createdAt: '2026-11-24T00:00:00.000Z',
-  policyVersion: '1',
-  externalizations: [],
-  summarizations: [],
-  clearings: [{ kind: 'clear', span: { messageIds: ['m1'], firstTurn: 0, lastTurn: 0 }, preserved: [] }],
-  drops: [],
-  abridgements: [],
-  originalTokenCount: 100,
-  compactedTokenCount: 60,
-};
+const plan = clearOnePlan('thread-1');
 
 describeWithPostgres(
   await postgresForTests(),
