@@ -150,7 +150,7 @@ function render<P extends ProviderName>(
   // `fillFreeRoom` (ADR-0162) it may use all the room the request leaves under the ceiling. Anchored at
   // the newest turn (ADR-0210), it is sized from the room the turn began with, so it holds for the turn.
   const recallPolicy = thread.policy.recall;
-  const placement = recallPlacement(recallPolicy.placement, thread.messages);
+  const placement = recallPlacement(recallPolicy.placement, context.memo.threadKind(thread.messages));
   const anchor = placement === 'end' ? undefined : recallAnchor(slots);
   const rooms = recallRooms({
     policy: recallPolicy,

@@ -1,4 +1,10 @@
-import { type CompactionPlan, type ProviderName, type Thread, tokenBudget } from '@compactor/core';
+import {
+  type CompactionPlan,
+  type ProviderName,
+  type Thread,
+  threadKindOf,
+  tokenBudget,
+} from '@compactor/core';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -182,13 +188,13 @@ describe('the auto placement (ADR-0276)', () => {
     const dialogue = threadBuilder('dialogue', { tenantId: 'tenant-1' });
     for (let turn = 0; turn < 4; turn += 1)
       dialogue.user(`Hello ${turn}, how was the trip?`).assistant('Lovely.');
-    expect(recallPlacement('auto', dialogue.build().thread.messages)).toBe('turn');
+    expect(recallPlacement('auto', threadKindOf(dialogue.build().thread.messages))).toBe('turn');
     const coding = threadBuilder('coding', { tenantId: 'tenant-1' })
       .user('Fix the parser.')
       .assistant('Reading it.', { toolCalls: [{ id: 'c1', name: 'read_file', input: { path: 'a.ts' } }] })
       .toolResult('c1', 'export const parse = () => 1;');
-    expect(recallPlacement('auto', coding.build().thread.messages)).toBe('append');
+    expect(recallPlacement('auto', threadKindOf(coding.build().thread.messages))).toBe('append');
     for (const placement of ['turn', 'turn-halving', 'end', 'append'] as const)
-      expect(recallPlacement(placement, coding.build().thread.messages)).toBe(placement);
+      expect(recallPlacement(placement, threadKindOf(coding.build().thread.messages))).toBe(placement);
   });
 });

@@ -22,22 +22,52 @@ const DIALOGUE_MIN_MESSAGES_PER_SIDE = 2;
 export function threadKindOf(
   messages: readonly Pick<Message, 'role' | 'content' | 'synthetic'>[],
 ): ThreadKind {
-  let userTurns = 0;
-  let assistantTurns = 0;
-  for (const message of messages) {
-    for (const part of message.content) {
-      if (part.type === 'tool_call' || part.type === 'tool_result') return 'coding';
-    }
-    if (message.role === 'tool') return 'coding';
+  return tallyThreadKind(undefined, messages).kind;
+}
+
+/** What `threadKindOf` counted of a thread so far, to be extended as messages are appended. */
+export interface ThreadKindTally {
+  /** Messages counted (a prefix of the thread). */
+  readonly scanned: number;
+  readonly userTurns: number;
+  readonly assistantTurns: number;
+  readonly kind: ThreadKind;
+}
+
+/**
+ * `threadKindOf`, extended from an earlier tally of the same thread's prefix: a caller that renders a
+ * growing thread again and again counts only the messages appended since (a shorter thread than the
+ * tally saw starts over).
+ *
+ * @param tally - The tally of a prefix of `messages`, if any.
+ * @param messages - The thread's messages.
+ * @returns The tally of all of them.
+ */
+export function tallyThreadKind(
+  tally: ThreadKindTally | undefined,
+  messages: readonly Pick<Message, 'role' | 'content' | 'synthetic'>[],
+): ThreadKindTally {
+  const from = tally && tally.scanned <= messages.length ? tally : undefined;
+  if (from?.kind === 'coding') return { ...from, scanned: messages.length };
+  let userTurns = from?.userTurns ?? 0;
+  let assistantTurns = from?.assistantTurns ?? 0;
+  for (let index = from?.scanned ?? 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
+    const coding =
+      message.role === 'tool' ||
+      message.content.some((part) => part.type === 'tool_call' || part.type === 'tool_result');
+    if (coding) return { scanned: messages.length, userTurns, assistantTurns, kind: 'coding' };
     if (message.synthetic) continue;
     const speaks = message.content.some((part) => part.type === 'text' && part.text.trim().length > 0);
     if (!speaks) continue;
     if (message.role === 'user') userTurns += 1;
     else if (message.role === 'assistant') assistantTurns += 1;
   }
-  return userTurns >= DIALOGUE_MIN_MESSAGES_PER_SIDE && assistantTurns >= DIALOGUE_MIN_MESSAGES_PER_SIDE
-    ? 'dialogue'
-    : 'other';
+  const kind =
+    userTurns >= DIALOGUE_MIN_MESSAGES_PER_SIDE && assistantTurns >= DIALOGUE_MIN_MESSAGES_PER_SIDE
+      ? 'dialogue'
+      : 'other';
+  return { scanned: messages.length, userTurns, assistantTurns, kind };
 }
 
 /**

@@ -195,9 +195,10 @@ export function emergencyFit({
   // anything is dropped: a stale plan or a question turn can leave an old picture at full price.
   const abridgeSlot = (slot: Slot) => {
     const message = slot.anchor;
-    if (slot.kind !== 'message' || message.pinned === true || holdsOpaquePart(message)) return;
+    if (!policy.strategies.abridge || slot.kind !== 'message') return;
+    if (message.pinned === true || holdsOpaquePart(message)) return;
     const draft = draftAbridgement(message, policy.abridgePasteEdgeLines);
-    if (!draft || !policy.strategies.abridge) return;
+    if (!draft) return;
     const piece = maker.abridgedMessage(
       message,
       abridgeRecordOf(message, draft),

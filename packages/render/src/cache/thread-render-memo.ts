@@ -1,4 +1,11 @@
-import { approximateBytes, type CompactionPlan, type ThreadMessage } from '@compactor/core';
+import {
+  approximateBytes,
+  type CompactionPlan,
+  type ThreadKind,
+  type ThreadKindTally,
+  type ThreadMessage,
+  tallyThreadKind,
+} from '@compactor/core';
 import { dequal } from 'dequal';
 import type { PlanResolution } from '../plan/resolve-plan.js';
 import { indexToolExchanges, type ToolExchangeIndex } from '../plan/tool-exchanges.js';
@@ -77,6 +84,7 @@ export class ThreadRenderMemo {
   #cleared = new WeakMap<object, WeakMap<object, unknown>>();
   #resolutions = new WeakMap<object, Map<string, RememberedResolution>>();
   #exchanges: ToolExchangeIndex | undefined;
+  #kind: ThreadKindTally | undefined;
   #recall = new WeakMap<object, unknown>();
   /** Plan objects already mapped to their canonical plan (itself, or an equal one seen first). */
   #canonical = new WeakMap<CompactionPlan, CompactionPlan>();
@@ -253,6 +261,15 @@ export class ThreadRenderMemo {
     this.#recall.set(plan, entry);
     this.#growStructure(grown.bytes);
     return entry.index;
+  }
+
+  /**
+   * The thread's kind (recall's `auto` placement follows it, ADR-0276), counted only over the messages
+   * appended since the last render: a tool-free thread would otherwise be scanned whole on every render.
+   */
+  threadKind(messages: readonly ThreadMessage[]): ThreadKind {
+    this.#kind = tallyThreadKind(this.#kind, messages);
+    return this.#kind.kind;
   }
 
   /** The thread's tool-exchange index, extended by the messages appended since the last render. */

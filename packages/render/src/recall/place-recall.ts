@@ -1,4 +1,4 @@
-import { type RecallPolicy, type ThreadMessage, threadKindOf } from '@compactor/core';
+import type { RecallPolicy, ThreadKind } from '@compactor/core';
 import type { Piece } from '../cache/render-cache.js';
 import type { AppendedRecall } from './append-recall.js';
 import type { RecallAnchor, RecallRoom } from './recall-anchor.js';
@@ -20,15 +20,15 @@ export interface PlacedRecall {
  * room that kept blocks would take: measured, LoCoMo 4× early evidence 77.1% → 64.4% under `append`).
  *
  * @param placement - The policy's placement.
- * @param messages - The thread's messages (their kind decides `auto`).
+ * @param kind - The thread's kind (it decides `auto`).
  * @returns A concrete placement.
  */
 export function recallPlacement(
   placement: RecallPolicy['placement'],
-  messages: readonly ThreadMessage[],
+  kind: ThreadKind,
 ): Exclude<RecallPolicy['placement'], 'auto'> {
   if (placement !== 'auto') return placement;
-  return threadKindOf(messages) === 'coding' ? 'append' : 'turn';
+  return kind === 'coding' ? 'append' : 'turn';
 }
 
 /**
