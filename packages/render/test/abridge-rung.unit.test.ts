@@ -6,9 +6,6 @@ import {
   normalizePlan,
   type PlannerInput,
   planCompaction,
-  type SummarizeRequest,
-  type Summarizer,
-  structuredSummarySchema,
   type Thread,
   type ThreadMessage,
   tokenBudget,
@@ -19,6 +16,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { renderPromptSync } from '../src/index.js';
 import { validateProviderRequest } from '../src/validate/index.js';
+import { capturingSummarizer } from './support/capturing-summarizer.js';
 import { mediaThread, SECURITY_CONTEXT } from './support/fixtures.js';
 import { MemoryArtifactStore } from './support/memory-artifact-store.js';
 import { renderInput, requestText } from './support/render-helpers.js';
@@ -32,35 +30,13 @@ const ceiling = (maxInputTokens: number) =>
 const tokenizer = tokenizerFor('anthropic');
 const countMessage = (message: ThreadMessage) => tokenizer.countMessages([message], 'anthropic');
 
-function countingSummarizer(): Summarizer & { requests: SummarizeRequest[] } {
-  const requests: SummarizeRequest[] = [];
-  return {
-    id: 'counting',
-    modelId: 'test',
-    promptVersion: '1',
-    requests,
-    async summarize(request) {
-      requests.push(request);
-      return {
-        summary: structuredSummarySchema.parse({ facts: [{ text: 'summarized' }] }),
-        summarizerId: 'counting',
-        modelId: 'test',
-        inputTokens: 0,
-        outputTokens: 0,
-        costUsd: 0,
-        via: 'llm',
-      };
-    },
-  };
-}
-
 function measureOf(thread: Thread) {
   return (plan: CompactionPlan) =>
     renderPromptSync(renderInput('anthropic', thread, plan, { budget: ceiling(1_000_000) })).tokens.total;
 }
 
 function plannerInput(thread: Thread, targetTokens: number, store = new MemoryArtifactStore()) {
-  const summarizer = countingSummarizer();
+  const summarizer = capturingSummarizer();
   const input: PlannerInput = {
     thread,
     currentPlan: null,

@@ -3,9 +3,6 @@ import {
   normalizePlan,
   type PlannerInput,
   planCompaction,
-  type SummarizeRequest,
-  type Summarizer,
-  structuredSummarySchema,
   type Thread,
   type ThreadMessage,
   tokenBudget,
@@ -13,6 +10,7 @@ import {
 import { threadBuilder } from '@compactor/testkit/thread-builder';
 import { describe, expect, it } from 'vitest';
 import { renderPromptSync } from '../src/index.js';
+import { capturingSummarizer } from './support/capturing-summarizer.js';
 import { deploySession } from './support/fixtures.js';
 import { clear, externalize, planOf } from './support/plans.js';
 import { renderInput, requestText } from './support/render-helpers.js';
@@ -109,28 +107,6 @@ describe('what may be cleared', () => {
 });
 
 describe('the stand-in texts', () => {
-  function capturingSummarizer(): Summarizer & { requests: SummarizeRequest[] } {
-    const requests: SummarizeRequest[] = [];
-    return {
-      id: 'capturing',
-      modelId: 'test',
-      promptVersion: '1',
-      requests,
-      async summarize(request) {
-        requests.push(request);
-        return {
-          summary: structuredSummarySchema.parse({ facts: [{ text: 'summarized' }] }),
-          summarizerId: 'capturing',
-          modelId: 'test',
-          inputTokens: 0,
-          outputTokens: 0,
-          costUsd: 0,
-          via: 'llm',
-        };
-      },
-    };
-  }
-
   it('the summarizer is shown exactly the texts the model saw for cleared and externalized results', async () => {
     const { thread } = deploySession(undefined, {
       policy: {
