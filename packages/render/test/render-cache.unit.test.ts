@@ -1,4 +1,4 @@
-import type { Message, ProviderName, Tokenizer, ToolDefinition } from '@compactor/core';
+import { foldThread, type Message, type ProviderName, type Tokenizer, type ToolDefinition } from '@compactor/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRenderCache, renderPromptSync } from '../src/index.js';
@@ -96,6 +96,32 @@ describe('RenderCache', () => {
     expect(warm.misses).toBe(cold.misses);
     expect(warm.hits).toBeGreaterThan(cold.hits);
     expect(warm.hits).toBeLessThan(1_000_000);
+  });
+
+  it('renders an externalization first met on a later thread version as a cold render does', () => {
+    // The plan names a result that has not arrived yet; the first render checks only the other record. When the
+    // result arrives, its record is checked against the messages of the version being rendered (a message map
+    // kept from the first render once made the warm render take the call into the externalized span).
+    const { events } = deploySession();
+    const full = foldThread(events);
+    const resultOf = (callId: string) =>
+      full.messages.find((message) =>
+        message.content.some((part) => part.type === 'tool_result' && part.toolCallId === callId),
+      )!.id;
+    const plan = planOf(full, [
+      externalize(full, [resultOf('c1')], 'artifact-log', { facts: [{ text: 'The health check failed' }] }),
+      externalize(full, [resultOf('c5')], 'artifact-tests', { facts: [{ text: '42 tests passed' }] }),
+    ]);
+    const arrival = events.findIndex(
+      (event) => event.type === 'message.appended' && event.message.id === resultOf('c5'),
+    );
+    for (const provider of ['anthropic', 'openai-chat'] as const) {
+      const cache = createRenderCache();
+      renderPromptSync(renderInput(provider, foldThread(events.slice(0, arrival)), plan, { cache }));
+      const warm = renderPromptSync(renderInput(provider, full, plan, { cache }));
+      expect(warm.report.counts.externalized).toBe(2);
+      expect(JSON.stringify(warm)).toBe(JSON.stringify(renderPromptSync(renderInput(provider, full, plan))));
+    }
   });
 
   it('keeps providers and tokenizers apart', () => {

@@ -51,8 +51,6 @@ export interface PlanResolution {
   lastMessageId: string | undefined;
   /** Whether each externalization record covers only tool results, as far as the thread shows. */
   toolOnlyRecords: Map<CompactionRecord, boolean>;
-  /** The thread's messages by id, built once per resolution when a record needs it (not per record). */
-  messageById?: Map<string, ThreadMessage>;
   /**
    * A record's span reaches past the thread's end (the plan names messages not here yet), so what
    * it covers may change as messages arrive: the next render resolves from scratch, as a cold
@@ -105,6 +103,23 @@ function hides(action: EffectiveAction | undefined): boolean {
   );
 }
 
+/**
+ * The thread's messages by id, built once per message list (not per record, not per candidate plan). Keyed by the
+ * list, never kept on a resolution: a resolution outlives its thread version as messages arrive, and a record first
+ * checked on a later version must see that version's messages (a map kept on the resolution made a warm render differ
+ * from a cold one).
+ */
+const messagesByIdOfList = new WeakMap<readonly ThreadMessage[], Map<string, ThreadMessage>>();
+function messagesById(thread: Thread): Map<string, ThreadMessage> {
+  let byId = messagesByIdOfList.get(thread.messages);
+  // A list a caller pushed to since holds more messages than the map: built again.
+  if (byId === undefined || byId.size !== thread.messages.length) {
+    byId = new Map(thread.messages.map((message) => [message.id, message]));
+    messagesByIdOfList.set(thread.messages, byId);
+  }
+  return byId;
+}
+
 /** An externalization whose span holds only tool results (the planner's externalize rung makes these). */
 function coversOnlyToolResults(
   record: CompactionRecord,
@@ -113,8 +128,7 @@ function coversOnlyToolResults(
 ): boolean {
   let known = resolution.toolOnlyRecords.get(record);
   if (known === undefined) {
-    resolution.messageById ??= new Map(thread.messages.map((message) => [message.id, message]));
-    const byId = resolution.messageById;
+    const byId = messagesById(thread);
     known = externalizesInPlaceAmong(record, (id) => byId.get(id));
     const ids = new Set(record.span.messageIds);
     let present = 0;
