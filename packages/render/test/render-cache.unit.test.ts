@@ -1,4 +1,10 @@
-import { foldThread, type Message, type ProviderName, type Tokenizer, type ToolDefinition } from '@compactor/core';
+import {
+  foldThread,
+  type Message,
+  type ProviderName,
+  type Tokenizer,
+  type ToolDefinition,
+} from '@compactor/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRenderCache, renderPromptSync } from '../src/index.js';
