@@ -455,7 +455,9 @@ describe('policyForWindow', () => {
     expect(small.keepRecentTurns).toBe(defaults.keepRecentTurns);
     // The share is the policy's: 0.25 is the cap before ADR-0316.
     expect(policyForWindow({ ...defaults, keepRecentTokensShare: 0.25 }, 8000).keepRecentTokens).toBe(2000);
-    expect(policyForWindow({ ...defaults, keepRecentTokensShare: 0.25 }, 200_000).keepRecentTokens).toBe(20000);
+    expect(policyForWindow({ ...defaults, keepRecentTokensShare: 0.25 }, 200_000).keepRecentTokens).toBe(
+      20000,
+    );
   });
 
   it('is what a folded thread carries', async () => {
