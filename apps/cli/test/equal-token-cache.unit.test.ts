@@ -10,7 +10,7 @@ import {
   equalTokenCacheFigures,
 } from '../src/eval/cache-replay.js';
 import type { EvaluationResult, RunMetrics } from '../src/eval/eval-types.js';
-import { cacheTable, equalTokenTable } from '../src/eval/format-eval-report.js';
+import { cacheTable, ceilingTable, equalTokenTable } from '../src/eval/format-eval-report.js';
 import { meanRequestTokens } from '../src/eval/prompt-cache.js';
 
 const tokenizer = createTokenizer({ model: 'claude-sonnet-4-5' });
@@ -118,5 +118,28 @@ describe('the cache report at equal tokens', () => {
       '| cc/one @ 24k | compactor | 20000 | 0.600 | $1.50 | 27000 | 19800 | 0.810 | $1.50 |',
     );
     expect(equalTokenTable({ ...result, runs: [run('compactor', {})] })).toEqual([]);
+  });
+
+  it('has a ceiling row beside ours and the best baseline that measured the cache (ADR-0315)', () => {
+    const ceiling = {
+      calls: 10,
+      cachedShare: 0.9,
+      threadOnlyShare: 0.85,
+      newTokens: 40_000,
+      costFloorUsd: 0.15,
+    };
+    const withCeiling = {
+      ...result,
+      runs: [
+        { ...result.runs[0]!, cacheCeiling: ceiling },
+        result.runs[1]!,
+        run('preset:pi', { cache: figures(10, 100_000, 0.95) }),
+      ],
+    } as EvaluationResult;
+    expect(ceilingTable(withCeiling).at(-1)).toBe(
+      '| cc/one @ 24k | 0.900 | 0.850 | $0.15 | 0.600 ($1.50) | 0.790 ($1.50; sliding-window) |',
+    );
+    expect(cacheTable(withCeiling).join('\n')).toContain('| cc/one @ 24k | 0.900 | 0.850 |');
+    expect(ceilingTable(result)).toEqual([]);
   });
 });

@@ -190,6 +190,8 @@ describe.skipIf(!corpusAvailable('pi'))('replay on the corpus (needs ../shared/c
     // The library counts from 0 (conversation: 1 is the second); the report counts as the flag does.
     expect(locomo.report.conversation).toBe(2);
     expect(locomo.report.tokensAfter).toBeLessThanOrEqual(locomo.report.ceiling);
-    expect(locomo.report.tokensBefore / locomo.report.tokensAfter).toBeGreaterThan(4);
+    // Where the final render falls in the compaction cycle decides the ratio: 5.5× (6,689 tokens) with six
+    // commits, 3.5× (10,482 of the 11,680 ceiling) with the five deeper ones of ADR-0316.
+    expect(locomo.report.tokensBefore / locomo.report.tokensAfter).toBeGreaterThan(3);
   });
 });

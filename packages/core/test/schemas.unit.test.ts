@@ -249,6 +249,7 @@ describe('policy and trigger schemas', () => {
       rehydrationReserveTokens: 2000,
       keepRecentTurns: 3,
       keepRecentTokens: 20000,
+      keepRecentTokensShare: 0.1,
       keepUserMessages: true,
       keepUserTokens: 20000,
       keepUserInstructionTokens: 8000,
@@ -444,13 +445,19 @@ describe('policyForWindow', () => {
     const small = policyForWindow(defaults, 8000);
     expect(small).toMatchObject({
       outputReserveTokens: 2000,
-      keepRecentTokens: 2000,
+      // 10% of the window, the default's proportion at 200k (ADR-0316).
+      keepRecentTokens: 800,
       rehydrationReserveTokens: 400,
       safetyBufferTokens: 160,
       clearAtLeastTokens: 400,
       externalizeThresholdTokens: 400,
     });
     expect(small.keepRecentTurns).toBe(defaults.keepRecentTurns);
+    // The share is the policy's: 0.25 is the cap before ADR-0316.
+    expect(policyForWindow({ ...defaults, keepRecentTokensShare: 0.25 }, 8000).keepRecentTokens).toBe(2000);
+    expect(policyForWindow({ ...defaults, keepRecentTokensShare: 0.25 }, 200_000).keepRecentTokens).toBe(
+      20000,
+    );
   });
 
   it('is what a folded thread carries', async () => {

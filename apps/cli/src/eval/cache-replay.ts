@@ -13,7 +13,13 @@ import type { Baseline } from './baselines/baseline.js';
 import { codexCompaction, windowWithRecall } from './conditioned-baselines.js';
 import type { PrepareContext } from './conditioned-system.js';
 import { renderBudgetFor } from './ours-conditioned.js';
-import { type CacheFigures, CacheMeter, meanRequestTokens, noEmergencyDrops } from './prompt-cache.js';
+import {
+  CACHE_PRICES,
+  type CacheFigures,
+  CacheMeter,
+  meanRequestTokens,
+  noEmergencyDrops,
+} from './prompt-cache.js';
 
 /**
  * The points where an agent calls the model: before each assistant message of the root agent that
@@ -302,4 +308,65 @@ export async function compactedRequest(
   return compaction.request
     ? compaction.request(compaction.sent)
     : plainRender(input.thread, compaction.sent, input.provider, input.tokenizer);
+}
+
+/** The best cached share any system could reach on a replay (ADR-0315), and the cost floor beside it. */
+export interface CacheCeiling {
+  /** Calls of the replay (the same call points as every system's). */
+  calls: number;
+  /** Mean over calls of `1 − new_i / ceiling_i`: no system can exceed it (0 on the first call, as every share counts it). */
+  cachedShare: number;
+  /**
+   * Mean over calls of `1 − new_i / min(thread_i, ceiling_i)`: the bound for a system that sends no
+   * more than the thread itself (no tools, recall blocks or other additions that are cached on every call).
+   */
+  threadOnlyShare: number;
+  /** Tokens new since the previous call, summed: what every system must write at least. */
+  newTokens: number;
+  /** Those new tokens at the Anthropic cache-write price: no system's cost can be lower. */
+  costFloorUsd: number;
+}
+
+/**
+ * The ceiling on the cached share (ADR-0315). At call `i` the messages added since call `i − 1` (the
+ * previous reply, the tool results and the person's words after it) are in no earlier request, so any
+ * system that sends them writes at least their `new_i` tokens, and its request holds at most the
+ * ceiling: no system's share at `i` exceeds `1 − new_i / ceiling_i`. A system that adds nothing to the
+ * thread (no tools, no recall) also sends at most the thread so far, `thread_i`. Counted as the meter
+ * counts (serialized requests): the thread so far is rendered whole, without compaction, and the
+ * ceiling (render tokens) is scaled by that render's ratio of meter tokens to render tokens.
+ *
+ * @param input - The replay's thread, ceiling, provider and tokenizer.
+ * @returns The ceiling shares and the cost floor.
+ */
+export function cacheCeiling(input: {
+  thread: Thread;
+  ceiling: number;
+  provider: ProviderName;
+  tokenizer: ProviderTokenizer;
+}): CacheCeiling {
+  const { thread, ceiling, provider, tokenizer } = input;
+  const meter = new CacheMeter((text) => tokenizer.count(text));
+  let calls = 0;
+  let shareSum = 0;
+  let threadOnlySum = 0;
+  let newTokens = 0;
+  const bound = (fresh: number, cap: number) => (cap > 0 ? Math.max(0, 1 - fresh / cap) : 0);
+  for (const point of callPoints(thread)) {
+    const whole = plainRender(thread, thread.messages.slice(0, point), provider, tokenizer);
+    const { requestTokens, cachedTokens } = meter.observe(whole.request);
+    const fresh = requestTokens - cachedTokens;
+    const cap = (ceiling * requestTokens) / Math.max(1, whole.tokens);
+    calls += 1;
+    newTokens += fresh;
+    shareSum += bound(fresh, cap);
+    threadOnlySum += bound(fresh, Math.min(requestTokens, cap));
+  }
+  return {
+    calls,
+    cachedShare: calls === 0 ? 0 : shareSum / calls,
+    threadOnlyShare: calls === 0 ? 0 : threadOnlySum / calls,
+    newTokens,
+    costFloorUsd: (newTokens * CACHE_PRICES.anthropic.cacheWritePerMTok) / 1_000_000,
+  };
 }

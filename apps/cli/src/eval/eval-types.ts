@@ -1,5 +1,5 @@
 import type { TranscriptFormat } from '@compactor/importers';
-import type { EqualTokenFigures } from './cache-replay.js';
+import type { CacheCeiling, EqualTokenFigures } from './cache-replay.js';
 import type { EmergencyFigures } from './conditioned-system.js';
 import type { NeedleRun } from './needle-rounds.js';
 import type { CacheFigures } from './prompt-cache.js';
@@ -77,6 +77,8 @@ export interface RunMetrics {
    * a cached share is compared at equal token use as well as at the same window.
    */
   cacheAtOurTokens?: EqualTokenFigures & { system: string };
+  /** Ours: the best cached share any system could reach on this replay, and the cost floor (ADR-0315). */
+  cacheCeiling?: CacheCeiling;
   error?: string;
 }
 

@@ -3,6 +3,7 @@ import type {
   NeedleSummaryRow,
   QaSummaryRow,
   RetentionCount,
+  RunMetrics,
   SystemSummary,
 } from './eval-types.js';
 import { NEUTRAL_TURN } from './needle-rounds.js';
@@ -56,6 +57,42 @@ export function equalTokenTable(result: EvaluationResult): string[] {
   ];
 }
 
+/**
+ * Per run, the best cached share any system could reach given that the tokens new since the previous
+ * call must be written (ADR-0315), beside ours and the best baseline: a target above the ceiling is
+ * out of reach by construction.
+ */
+export function ceilingTable(result: EvaluationResult): string[] {
+  const rows = result.runs.filter((run) => run.cache && run.cacheCeiling);
+  if (rows.length === 0) return [];
+  return [
+    '',
+    'Ceiling (ADR-0315): the best cached share any system could reach, mean over calls of 1 − new_i / ceiling (new_i: meter tokens of the messages since the previous call, which every system writes; the ceiling scaled to meter tokens), the same with min(thread so far, ceiling) for a system that adds nothing to the thread, and the cost floor (the new tokens at the cache-write price):',
+    '',
+    '| run | ceiling share | thread-only ceiling | cost floor | ours | best baseline |',
+    '|---|---|---|---|---|---|',
+    ...rows.map((run) => {
+      const ceiling = run.cacheCeiling!;
+      const others = result.runs.filter(
+        (other) =>
+          other !== run &&
+          other.cache &&
+          other.transcript === run.transcript &&
+          other.window === run.window &&
+          !other.system.startsWith('preset:'),
+      );
+      const best = others.reduce<RunMetrics | null>(
+        (top, other) => (top === null || other.cache!.cachedShare > top.cache!.cachedShare ? other : top),
+        null,
+      );
+      const bestCell = best
+        ? `${best.cache!.cachedShare.toFixed(3)} (${dollars(best.cache!.costUsd)}; ${best.system})`
+        : '–';
+      return `| ${run.transcript} @ ${Math.round(run.window / 1000)}k | ${ceiling.cachedShare.toFixed(3)} | ${ceiling.threadOnlyShare.toFixed(3)} | ${dollars(ceiling.costFloorUsd)} | ${run.cache!.cachedShare.toFixed(3)} (${dollars(run.cache!.costUsd)}) | ${bestCell} |`;
+    }),
+  ];
+}
+
 function dollars(value: number): string {
   return `$${value.toFixed(2)}`;
 }
@@ -82,7 +119,7 @@ export function cacheTable(result: EvaluationResult): string[] {
     });
     lines.push(`| ${transcript} @ ${Math.round(Number(budget) / 1000)}k | ${cells.join(' | ')} |`);
   }
-  lines.push(...equalTokenTable(result));
+  lines.push(...equalTokenTable(result), ...ceilingTable(result));
   const ours = measured.filter((run) => run.system === result.systems[0]?.name);
   if (ours.length > 0) {
     lines.push(

@@ -9,6 +9,7 @@ import {
   baselineCacheFigures,
   type CacheSystem,
   cacheBaseline,
+  cacheCeiling,
   cacheCodexRule,
   cacheWindowWithRecall,
   compactedRequest,
@@ -245,6 +246,7 @@ async function evaluateInWindow(
       meanRequestTokens(oursCache),
     );
     results[0]!.cacheAtOurTokens = { system: `${slidingWindowBaseline.name} at our tokens`, ...equal };
+    results[0]!.cacheCeiling = cacheCeiling(cacheInput);
   }
   for (const baseline of baselines) {
     const started = performance.now();

@@ -112,6 +112,14 @@ export const compactionPolicyFieldsSchema = z.object({
   keepRecentTurns: z.number().int().min(0).default(3),
   keepRecentTokens: z.number().int().min(0).default(20000),
   /**
+   * The protected token suffix is at most this share of the window (`policyForWindow`, ADR-0316): the
+   * default 20k is 10% of a 200k window, and 0.1 keeps that proportion on smaller windows. A compaction
+   * rewrites the kept tail after the first summarized byte, and the room between the tail and the
+   * high-water mark is what the next calls grow into, so a deeper tail means fewer, cheaper cache
+   * breaks. 0.25 was the cap before (the commits' share of uncached tokens on claude-code @24k 28.5%).
+   */
+  keepRecentTokensShare: z.number().gt(0).max(1).default(0.1),
+  /**
    * The user's own words (ADR-0110): messages a person wrote are kept verbatim, newest first, while
    * they fit `keepUserTokens` (Codex keeps 20k); past that share, those carrying a standing instruction
    * are kept, oldest first, while they fit `keepUserInstructionTokens`.
@@ -297,7 +305,7 @@ export function policyForWindow(policy: CompactionPolicy, contextWindow: number)
   return {
     ...policy,
     outputReserveTokens: Math.min(policy.outputReserveTokens, share(0.25)),
-    keepRecentTokens: Math.min(policy.keepRecentTokens, share(0.25)),
+    keepRecentTokens: Math.min(policy.keepRecentTokens, share(policy.keepRecentTokensShare)),
     // A window kept by tokens is a recent tail too, capped alike (ADR-0186).
     mode:
       policy.mode.kind === 'recursive-summarization' && policy.mode.maxTokensToKeep !== undefined
