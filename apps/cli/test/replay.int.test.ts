@@ -190,8 +190,11 @@ describe.skipIf(!corpusAvailable('pi'))('replay on the corpus (needs ../shared/c
     // The library counts from 0 (conversation: 1 is the second); the report counts as the flag does.
     expect(locomo.report.conversation).toBe(2);
     expect(locomo.report.tokensAfter).toBeLessThanOrEqual(locomo.report.ceiling);
-    // Where the final render falls in the compaction cycle decides the ratio: 5.5× (6,689 tokens) with six
-    // commits, 3.5× (10,482 of the 11,680 ceiling) with the five deeper ones of ADR-0316.
-    expect(locomo.report.tokensBefore / locomo.report.tokensAfter).toBeGreaterThan(3);
+    // The final prompt's size depends on where it falls in the compaction cycle (ADR-0316), so what is checked
+    // is that the conversation compacted repeatedly and the last render needed no emergency fit.
+    expect(locomo.report.tokensBefore).toBeGreaterThan(3 * locomo.report.ceiling);
+    expect(locomo.report.compactions).toBeGreaterThanOrEqual(3);
+    expect(locomo.report.unreachable).toBe(0);
+    expect(locomo.report.emergencyFit).toBe(false);
   });
 });
