@@ -288,6 +288,7 @@ describe('policy and trigger schemas', () => {
         freeRoomTopK: 24,
         placement: 'auto',
         appendTurnShare: 0.25,
+        gate: 'auto',
       },
       compactorTools: 'stable',
     });

@@ -53,6 +53,14 @@ export const recallPolicySchema = z.object({
    * a smaller block per turn.
    */
   appendTurnShare: z.number().min(0).max(1).default(0.25),
+  /**
+   * When a recall block is written at all (ADR-0320): `always`, on every render with hits; `question`,
+   * only when the newest turn asks something (a question, or a cue such as "remind me"), since a block
+   * for small talk is read by no one and, in a dialogue where every call opens a turn, written uncached
+   * on every call; `auto` (the default) is `question` on a dialogue and `always` otherwise (an agent's
+   * turn is an instruction, and its block is written once and read on the turn's many calls).
+   */
+  gate: z.enum(['auto', 'always', 'question']).default('auto'),
 });
 export type RecallPolicy = z.infer<typeof recallPolicySchema>;
 
@@ -245,6 +253,7 @@ export const compactionPolicyFieldsSchema = z.object({
     freeRoomTopK: 24,
     placement: 'auto',
     appendTurnShare: 0.25,
+    gate: 'auto',
   }),
   /**
    * When Compactor's own tools (`read_artifact`, `search_history`) are in the request (ADR-0141):
