@@ -96,6 +96,18 @@ describe('render-time recall (ADR-0111)', () => {
     expect(open.report.recall.recalled.map((hit) => hit.messageId)).toEqual(['m1']);
   });
 
+  it('says the gate held the search back under the append placement too', () => {
+    const base = thread({ recall: { placement: 'append', gate: 'question' } });
+    const plan = compacted(base);
+    const said = renderPromptSync(
+      renderInput('anthropic', base, plan, { query: 'My gym has a locker code too.' }),
+    );
+    expect(said.report.recall).toMatchObject({ skipped: 'not-asked', tokens: 0, recalled: [] });
+    const asked = renderPromptSync(renderInput('anthropic', base, plan));
+    expect(asked.report.recall.recalled.map((hit) => hit.messageId)).toEqual(['m1']);
+    expect(asked.report.recall.skipped).toBeUndefined();
+  });
+
   it('never recalls an externalized span whose sensitivity is not auto-rehydratable', () => {
     const base = thread();
     const plan = planOf(base, [
