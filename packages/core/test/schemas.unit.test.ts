@@ -288,7 +288,8 @@ describe('policy and trigger schemas', () => {
         fillFreeRoom: true,
         freeRoomTopK: 24,
         placement: 'auto',
-        appendTurnShare: 0.25,
+        appendTurnShare: 0.125,
+        gate: 'auto',
       },
       compactorTools: 'stable',
     });

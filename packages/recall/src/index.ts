@@ -8,3 +8,4 @@ export {
   type RecallResult,
   type RecallSearchOptions,
 } from './recall-index.js';
+export { asksForRecall } from './recall-need.js';

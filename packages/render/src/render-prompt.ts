@@ -9,7 +9,13 @@ import { normalizedPlanFor, resolutionWarnings, resolvePlan } from './plan/resol
 import { buildSlots, type Slot } from './plan/slots.js';
 import type { RequestByProvider } from './providers/request-types.js';
 import { appendedRecall } from './recall/append-recall.js';
-import { type PlacedRecall, placeAnchored, placeAppended, recallPlacement } from './recall/place-recall.js';
+import {
+  type PlacedRecall,
+  placeAnchored,
+  placeAppended,
+  recallOnlyWhenAsked,
+  recallPlacement,
+} from './recall/place-recall.js';
 import { type RecallRoom, recallAnchor, recallRooms } from './recall/recall-anchor.js';
 import { fitRecall } from './recall/render-recall.js';
 import { fitRehydration } from './rehydration/fit-rehydration.js';
@@ -150,7 +156,8 @@ function render<P extends ProviderName>(
   // `fillFreeRoom` (ADR-0162) it may use all the room the request leaves under the ceiling. Anchored at
   // the newest turn (ADR-0210), it is sized from the room the turn began with, so it holds for the turn.
   const recallPolicy = thread.policy.recall;
-  const placement = recallPlacement(recallPolicy.placement, context.memo.threadKind(thread.messages));
+  const threadKind = context.memo.threadKind(thread.messages);
+  const placement = recallPlacement(recallPolicy.placement, threadKind);
   const anchor = placement === 'end' ? undefined : recallAnchor(slots);
   const rooms = recallRooms({
     policy: recallPolicy,
@@ -177,6 +184,7 @@ function render<P extends ProviderName>(
     memo: context.memo,
     maker,
     countText: (text: string) => tokenizer.count(text),
+    onlyWhenAsked: recallOnlyWhenAsked(recallPolicy.gate, threadKind),
   });
   const recallWith = (room: RecallRoom) =>
     fitRecall({

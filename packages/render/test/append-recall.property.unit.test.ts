@@ -9,7 +9,7 @@ import { threadBuilder } from '@compactor/testkit/thread-builder';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRenderCache, type RenderCache, renderPromptSync } from '../src/index.js';
-import { recallPlacement } from '../src/recall/place-recall.js';
+import { recallOnlyWhenAsked, recallPlacement } from '../src/recall/place-recall.js';
 import { validateProviderRequest } from '../src/validate/index.js';
 import { ids, planOf, summarize } from './support/plans.js';
 import { renderInput, wireMessages, withoutCacheControl } from './support/render-helpers.js';
@@ -196,5 +196,17 @@ describe('the auto placement (ADR-0276)', () => {
     expect(recallPlacement('auto', threadKindOf(coding.build().thread.messages))).toBe('append');
     for (const placement of ['turn', 'turn-halving', 'end', 'append'] as const)
       expect(recallPlacement(placement, threadKindOf(coding.build().thread.messages))).toBe(placement);
+  });
+});
+
+describe('the auto gate (ADR-0320)', () => {
+  it('waits for a question on a dialogue, and recalls on every turn of a coding thread or a one-sided one', () => {
+    expect(recallOnlyWhenAsked('auto', 'dialogue')).toBe(true);
+    expect(recallOnlyWhenAsked('auto', 'coding')).toBe(false);
+    expect(recallOnlyWhenAsked('auto', 'other')).toBe(false);
+    for (const kind of ['dialogue', 'coding', 'other'] as const) {
+      expect(recallOnlyWhenAsked('question', kind)).toBe(true);
+      expect(recallOnlyWhenAsked('always', kind)).toBe(false);
+    }
   });
 });

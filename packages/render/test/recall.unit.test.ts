@@ -60,10 +60,52 @@ describe('render-time recall (ADR-0111)', () => {
   it('takes an explicit query, and leaves out hits under the minimum score', () => {
     const base = thread();
     const plan = compacted(base);
-    const puppy = renderPromptSync(renderInput('anthropic', base, plan, { query: 'puppy name' }));
+    const puppy = renderPromptSync(
+      renderInput('anthropic', base, plan, { query: 'What was the puppy name?' }),
+    );
     expect(puppy.report.recall.recalled.map((hit) => hit.messageId)).toEqual(['m3']);
     const strict = { ...base, policy: { ...base.policy, recall: { ...base.policy.recall, minScore: 1000 } } };
     expect(renderPromptSync(renderInput('anthropic', strict, plan)).report.recall.tokens).toBe(0);
+  });
+
+  it('writes no block on a dialogue turn that asks nothing, and says why (ADR-0320)', () => {
+    const base = thread();
+    const plan = compacted(base);
+    const said = renderPromptSync(
+      renderInput('anthropic', base, plan, { query: 'My gym has a locker code too.' }),
+    );
+    expect(requestText(said.request)).not.toContain(MARKER);
+    expect(said.report.recall).toMatchObject({
+      attempted: false,
+      skipped: 'not-asked',
+      tokens: 0,
+      recalled: [],
+    });
+    expect(said.tokens.recall).toBe(0);
+    // The same turn as a question, or with the gate open, brings the locker code back.
+    const asked = renderPromptSync(renderInput('anthropic', base, plan, { query: 'Your locker code?' }));
+    expect(asked.report.recall.recalled.map((hit) => hit.messageId)).toEqual(['m1']);
+    expect(asked.report.recall.skipped).toBeUndefined();
+    const always = {
+      ...base,
+      policy: { ...base.policy, recall: { ...base.policy.recall, gate: 'always' as const } },
+    };
+    const open = renderPromptSync(
+      renderInput('anthropic', always, plan, { query: 'My gym has a locker code too.' }),
+    );
+    expect(open.report.recall.recalled.map((hit) => hit.messageId)).toEqual(['m1']);
+  });
+
+  it('says the gate held the search back under the append placement too', () => {
+    const base = thread({ recall: { placement: 'append', gate: 'question' } });
+    const plan = compacted(base);
+    const said = renderPromptSync(
+      renderInput('anthropic', base, plan, { query: 'My gym has a locker code too.' }),
+    );
+    expect(said.report.recall).toMatchObject({ skipped: 'not-asked', tokens: 0, recalled: [] });
+    const asked = renderPromptSync(renderInput('anthropic', base, plan));
+    expect(asked.report.recall.recalled.map((hit) => hit.messageId)).toEqual(['m1']);
+    expect(asked.report.recall.skipped).toBeUndefined();
   });
 
   it('never recalls an externalized span whose sensitivity is not auto-rehydratable', () => {
@@ -168,7 +210,7 @@ describe('the render memo keys plans by content, not by object (ADR-0120)', () =
       summarizations: [summarize(base, ids(1, 6), { facts: [] })],
     };
     const cache = createRenderCache();
-    const query = 'puppy named Biscuit';
+    const query = 'The puppy named Biscuit?';
     renderPromptSync(renderInput('anthropic', base, committed, { cache, query }));
     const cached = renderPromptSync(renderInput('anthropic', base, candidate, { cache, query }));
     const cold = renderPromptSync(renderInput('anthropic', base, candidate, { query }));

@@ -50,9 +50,18 @@ export const recallPolicySchema = z.object({
    * With `placement: 'append'` (ADR-0276): every turn of a plan version keeps its block where it was
    * first sent, and each turn's block takes at most this share of the room its epoch began with (at
    * least the reserve's allowance). Smaller: more turns before the blocks are reset (a cache break),
-   * a smaller block per turn.
+   * a smaller block per turn (0.125 by default, ADR-0321: each block is written once, and half of
+   * ADR-0276's 0.25 kept every coding probe for less).
    */
-  appendTurnShare: z.number().min(0).max(1).default(0.25),
+  appendTurnShare: z.number().min(0).max(1).default(0.125),
+  /**
+   * When a recall block is written at all (ADR-0320): `always`, on every render with hits; `question`,
+   * only when the newest turn asks something (a question, or a cue such as "remind me"), since a block
+   * for small talk is read by no one and, in a dialogue where every call opens a turn, written uncached
+   * on every call; `auto` (the default) is `question` on a dialogue and `always` otherwise (an agent's
+   * turn is an instruction, and its block is written once and read on the turn's many calls).
+   */
+  gate: z.enum(['auto', 'always', 'question']).default('auto'),
 });
 export type RecallPolicy = z.infer<typeof recallPolicySchema>;
 
@@ -252,7 +261,8 @@ export const compactionPolicyFieldsSchema = z.object({
     fillFreeRoom: true,
     freeRoomTopK: 24,
     placement: 'auto',
-    appendTurnShare: 0.25,
+    appendTurnShare: 0.125,
+    gate: 'auto',
   }),
   /**
    * When Compactor's own tools (`read_artifact`, `search_history`) are in the request (ADR-0141):

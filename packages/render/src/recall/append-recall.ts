@@ -205,5 +205,8 @@ function combinedReport(
     report.tokens += part.report.tokens;
     report.recalled.push(...part.report.recalled);
   }
+  // The newest turn's search held back by the gate (ADR-0320): said, whatever older blocks are kept.
+  const skipped = newest?.fitted.report.skipped ?? end?.report.skipped;
+  if (skipped) report.skipped = skipped;
   return report;
 }

@@ -32,6 +32,21 @@ export function recallPlacement(
 }
 
 /**
+ * Whether recall searches only when the newest turn asks something (ADR-0320): `auto` is `question` on
+ * a dialogue (every call opens a turn, so a block is written uncached on every call, and most turns are
+ * talk no recall serves) and `always` otherwise (an agent's turn is an instruction whose block is read
+ * on the turn's many calls).
+ *
+ * @param gate - The policy's gate.
+ * @param kind - The thread's kind (it decides `auto`).
+ * @returns True when recall waits for a question.
+ */
+export function recallOnlyWhenAsked(gate: RecallPolicy['gate'], kind: ThreadKind): boolean {
+  if (gate !== 'auto') return gate === 'question';
+  return kind === 'dialogue';
+}
+
+/**
  * ADR-0210's placement: the turn's block (of the room the turn began with, then its half) at the turn's
  * opening while it fits the room left, else a block at the end sized to the room left.
  *

@@ -7,7 +7,13 @@ import {
   type ThreadMessage,
   toolOutputSensitivity,
 } from '@compactor/core';
-import { createRecallIndex, messageRecallText, type RecallIndex, recallQuery } from '@compactor/recall';
+import {
+  asksForRecall,
+  createRecallIndex,
+  messageRecallText,
+  type RecallIndex,
+  recallQuery,
+} from '@compactor/recall';
 import type { Piece } from '../cache/render-cache.js';
 import type { ThreadRenderMemo } from '../cache/thread-render-memo.js';
 import type { PieceMaker } from '../plan/piece-maker.js';
@@ -42,6 +48,11 @@ export interface RecallReport {
   /** Compacted messages indexed for this plan. */
   indexed: number;
   recalled: RecalledMessage[];
+  /**
+   * Why no search was made although recall had room: `not-asked`, the gate (ADR-0320) found the newest
+   * turn asks nothing. Absent when recall searched, or had no plan, query or room.
+   */
+  skipped?: 'not-asked';
 }
 
 export interface FittedRecall {
@@ -233,6 +244,8 @@ export function fitRecall(parts: {
   query?: string;
   /** Messages already shown in another recall block of the request: never brought again (ADR-0276). */
   exclude?: ReadonlySet<string>;
+  /** Search only when the query asks for something (ADR-0320: the `question` gate). */
+  onlyWhenAsked?: boolean;
 }): FittedRecall {
   const { thread, plan, normalized, policy, maker } = parts;
   // A pasted log as the newest turn would make every search scan most of the index: its head decides.
@@ -255,6 +268,10 @@ export function fitRecall(parts: {
     query.trim() === '' ||
     report.allowance <= 0
   ) {
+    return { piece: undefined, report };
+  }
+  if (parts.onlyWhenAsked && !asksForRecall(query)) {
+    report.skipped = 'not-asked';
     return { piece: undefined, report };
   }
   report.attempted = true;
