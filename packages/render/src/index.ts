@@ -67,6 +67,11 @@ export {
 export { truncateToTokens } from './rehydration/truncate-to-tokens.js';
 export { compactorToolsTokens } from './render-context.js';
 export { RenderBudgetExceededError, type RenderBudgetNumbers } from './render-errors.js';
+export {
+  type ConversationMeasure,
+  type MeasureConversationInput,
+  measureConversation,
+} from './measure-conversation.js';
 export { renderPrompt, renderPromptSync } from './render-prompt.js';
 export type {
   RehydrationReport,

@@ -289,3 +289,67 @@ function repairGroup(
     if (was?.action !== now?.action || was?.record !== now?.record) resolution.epoch += 1;
   });
 }
+
+/**
+ * The resolution of `normalized` derived from `base`, another plan's resolution of the same thread
+ * and agent: only the messages whose planned action differs between the two plans, and the
+ * tool-exchange groups they belong to, are resolved again (a group's repair depends on its own
+ * members' planned actions only). The result equals `resolvePlan(thread, normalized, …)` from
+ * nothing; a planner's step changes a few spans of a long thread, so this reads those (ADR-0300).
+ *
+ * @param base - A complete resolution of another plan for the same thread (its `size` is the thread's length).
+ * @param positionOf - A message's log position by id.
+ * @returns A new resolution; `base` is not changed.
+ */
+export function deriveResolution(
+  thread: Thread,
+  normalized: NormalizedPlan | undefined,
+  exchanges: ToolExchangeIndex,
+  agent: string | undefined,
+  base: PlanResolution,
+  positionOf: (id: string) => number | undefined,
+): PlanResolution {
+  const messages = thread.messages;
+  const resolution: PlanResolution = {
+    normalized,
+    planned: base.planned.slice(),
+    actions: base.actions.slice(),
+    repairs: new Map(base.repairs),
+    plannedIdsSeen: base.plannedIdsSeen,
+    size: base.size,
+    lastMessageId: base.lastMessageId,
+    // Whether a record covers only tool results depends on the record and the thread alone.
+    toolOnlyRecords: new Map(base.toolOnlyRecords),
+    ...(base.messageById ? { messageById: base.messageById } : {}),
+    provisional: base.provisional,
+    epoch: 0,
+  };
+  const before = base.normalized?.actions;
+  const after = normalized?.actions;
+  const changed: number[] = [];
+  const note = (id: string, wasPlanned: boolean, isPlanned: boolean) => {
+    const position = positionOf(id);
+    if (position === undefined) return;
+    resolution.plannedIdsSeen += (isPlanned ? 1 : 0) - (wasPlanned ? 1 : 0);
+    changed.push(position);
+  };
+  if (after) {
+    for (const [id, action] of after) {
+      const was = before?.get(id);
+      if (was?.action !== action.action || was.record !== action.record) note(id, was !== undefined, true);
+    }
+  }
+  if (before) for (const id of before.keys()) if (!after?.has(id)) note(id, true, false);
+  const visited = new Set<number>();
+  for (const position of changed) {
+    const message = messages[position]!;
+    resolution.planned[position] =
+      message.subagentId !== agent
+        ? EXCLUDED
+        : effectiveAction(after?.get(message.id), message, thread, resolution);
+  }
+  // A changed message alone is a group of one: its action is what is planned.
+  for (const position of changed)
+    if (!visited.has(position)) repairGroup(groupOf(position, exchanges, visited), resolution, messages, 0);
+  return resolution;
+}

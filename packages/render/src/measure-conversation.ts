@@ -1,0 +1,197 @@
+import {
+  type CompactionPlan,
+  type ProviderName,
+  type Thread,
+  type ThreadMessage,
+  type Tokenizer,
+  tokenBudget,
+} from '@compactor/core';
+import { openingFor } from './budget/conversation-opening.js';
+import { conversationTokens } from './budget/emergency-fit.js';
+import type { RenderCache } from './cache/render-cache.js';
+import type { ThreadRenderMemo } from './cache/thread-render-memo.js';
+import { applyOpaqueParts } from './plan/opaque-parts.js';
+import {
+  deriveResolution,
+  normalizedPlanFor,
+  type PlanResolution,
+  resolvePlan,
+} from './plan/resolve-plan.js';
+import { buildSlots, scanResolution, slotAt } from './plan/slots.js';
+import { type RenderContext, renderContext } from './render-context.js';
+
+export interface MeasureConversationInput {
+  thread: Thread;
+  plan: CompactionPlan | null;
+  provider: ProviderName;
+  tokenizer: Tokenizer;
+  cache?: RenderCache;
+}
+
+/** A measurement, and what the next one may start from. */
+export interface ConversationMeasure {
+  /** Message tokens of the request rendered under the plan without a ceiling (`tokens.messages`). */
+  readonly tokens: number;
+  /** @internal Per-position slot tokens under this plan; absent when it cannot be extended. */
+  readonly basis: MeasureBasis | undefined;
+}
+
+/** What one measurement derived, by log position, so the next one re-derives only what changed. */
+interface MeasureBasis {
+  memo: ThreadRenderMemo;
+  messages: readonly ThreadMessage[];
+  size: number;
+  /** The plan's resolution, complete for `size` messages (a later one may be derived from it). */
+  resolution: PlanResolution;
+  /** Log position by message id; undefined when two messages share an id (then nothing is derived). */
+  positions: Map<string, number> | undefined;
+  /** 1 where the render visits the position (a shown message, a hiding record's first message). */
+  visited: Uint8Array;
+  /** 1 where the position gives a slot; its tokens in `slotTokens`. */
+  hasSlot: Uint8Array;
+  slotTokens: Float64Array;
+  /** Sum of `slotTokens`. */
+  sum: number;
+}
+
+/** A ceiling no real prompt reaches: a measurement never triggers the emergency fit. */
+const UNBOUNDED = tokenBudget({
+  maxInputTokens: Number.MAX_SAFE_INTEGER,
+  safetyBufferTokens: 0,
+  rehydrationReserveTokens: 0,
+});
+
+/**
+ * The message tokens a render of `plan` sends, without a ceiling and without recall: the sum of its
+ * slots' tokens plus the conversation's opening (exactly `renderPromptSync(...).tokens.messages`
+ * under an unbounded budget with `recall: false`). Nothing else a render does (recall, rehydration,
+ * assembling the wire messages, the report) changes that sum, so it is not done.
+ *
+ * Given the measurement of another plan of the same thread, only the positions whose inputs changed
+ * are re-derived (ADR-0300): a slot is a function of its message's action, its calls' results'
+ * actions and whether the render visits it, so the positions where those differ are re-made with
+ * the render's own `slotAt` and the rest keep their tokens.
+ *
+ * @param input - Thread, plan, wire format, tokenizer and the render cache (pieces are shared with renders).
+ * @param previous - A measurement of another plan of this thread, in the same cache; any, or none.
+ * @returns The tokens, and the basis the next measurement may start from.
+ */
+export function measureConversation(
+  input: MeasureConversationInput,
+  previous?: ConversationMeasure,
+): ConversationMeasure {
+  const { thread } = input;
+  const context = renderContext({
+    thread,
+    plan: input.plan,
+    system: '',
+    tools: [],
+    budget: UNBOUNDED,
+    provider: input.provider,
+    tokenizer: input.tokenizer,
+    ...(input.cache ? { cache: input.cache } : {}),
+    recall: false,
+  });
+  const normalized = normalizedPlanFor(thread, context.plan, context.cache);
+  // A provider's compaction block may cut the slots before it (ADR-0250): measured as a render does.
+  const basis =
+    context.exchanges.opaqueMessages.length > 0
+      ? undefined
+      : usableBasis(previous?.basis, context.memo, thread);
+  const positions = basis ? (basis.positions ?? positionsOf(thread.messages)) : undefined;
+  const resolution = context.memo.resolution(context.plan, context.agent ?? '', (earlier) =>
+    earlier || !basis || !positions
+      ? resolvePlan(thread, normalized, context.exchanges, context.agent, earlier)
+      : deriveResolution(thread, normalized, context.exchanges, context.agent, basis.resolution, (id) =>
+          positions.get(id),
+        ),
+  );
+  if (context.exchanges.opaqueMessages.length > 0)
+    return { tokens: fullCount(context, thread, resolution), basis: undefined };
+  return extend(context, thread, resolution, basis, positions);
+}
+
+function fullCount(context: RenderContext, thread: Thread, resolution: PlanResolution): number {
+  const { slots } = buildSlots(thread, resolution, context.exchanges, context.maker);
+  applyOpaqueParts(thread, slots, context.exchanges, context.format);
+  return conversationTokens(slots, context.maker);
+}
+
+function usableBasis(
+  basis: MeasureBasis | undefined,
+  memo: ThreadRenderMemo,
+  thread: Thread,
+): MeasureBasis | undefined {
+  if (!basis) return undefined;
+  const size = thread.messages.length;
+  const same =
+    basis.memo === memo &&
+    basis.messages === thread.messages &&
+    basis.size === size &&
+    basis.resolution.size === size;
+  return same ? basis : undefined;
+}
+
+/** Each message's log position by id; undefined when an id repeats (a resolution is then derived from nothing). */
+function positionsOf(messages: readonly ThreadMessage[]): Map<string, number> | undefined {
+  const positions = new Map<string, number>();
+  messages.forEach((message, position) => positions.set(message.id, position));
+  return positions.size === messages.length ? positions : undefined;
+}
+
+function extend(
+  context: RenderContext,
+  thread: Thread,
+  resolution: PlanResolution,
+  from: MeasureBasis | undefined,
+  positions: Map<string, number> | undefined,
+): ConversationMeasure {
+  const size = thread.messages.length;
+  const { exchanges, maker } = context;
+  const actions = resolution.actions;
+  const visited = new Uint8Array(size);
+  for (const position of scanResolution(resolution, size).visit) visited[position] = 1;
+  const hasSlot = from ? from.hasSlot.slice() : new Uint8Array(size);
+  const slotTokens = from ? from.slotTokens.slice() : new Float64Array(size);
+  let sum = from?.sum ?? 0;
+  const remake = (position: number) => {
+    sum -= slotTokens[position]!;
+    const slot = visited[position] === 1 ? slotAt(position, thread, resolution, exchanges, maker) : null;
+    slotTokens[position] = slot?.tokens ?? 0;
+    hasSlot[position] = slot ? 1 : 0;
+    sum += slotTokens[position]!;
+  };
+  if (!from) {
+    for (let position = 0; position < size; position += 1) if (visited[position] === 1) remake(position);
+  } else {
+    // A call's slot carries its results: a result whose action changed changes its call's slot.
+    const stale = new Uint8Array(size);
+    for (let position = 0; position < size; position += 1) {
+      const now = actions[position];
+      const before = from.resolution.actions[position];
+      const same = now === before || (now?.action === before?.action && now?.record === before?.record);
+      if (same && visited[position] === from.visited[position]) continue;
+      stale[position] = 1;
+      for (const exchange of exchanges.resultsByMessage.get(position) ?? [])
+        if (exchange) stale[exchange.callMessageIndex] = 1;
+    }
+    for (let position = 0; position < size; position += 1) if (stale[position] === 1) remake(position);
+  }
+  const first = hasSlot.indexOf(1);
+  const firstSlot =
+    first < 0 ? undefined : (slotAt(first, thread, resolution, exchanges, maker) ?? undefined);
+  return {
+    tokens: sum + openingFor(firstSlot, maker).extraTokens,
+    basis: {
+      memo: context.memo,
+      messages: thread.messages,
+      size,
+      resolution,
+      positions,
+      visited,
+      hasSlot,
+      slotTokens,
+      sum,
+    },
+  };
+}
