@@ -327,29 +327,43 @@ export function deriveResolution(
   const before = base.normalized?.actions;
   const after = normalized?.actions;
   const changed: number[] = [];
-  const note = (id: string, wasPlanned: boolean, isPlanned: boolean) => {
-    const position = positionOf(id);
-    if (position === undefined) return;
-    resolution.plannedIdsSeen += (isPlanned ? 1 : 0) - (wasPlanned ? 1 : 0);
-    changed.push(position);
-  };
   if (after) {
     for (const [id, action] of after) {
       const was = before?.get(id);
-      if (was?.action !== action.action || was.record !== action.record) note(id, was !== undefined, true);
+      if (was !== undefined && was.action === action.action && was.record === action.record) continue;
+      const position = positionOf(id);
+      if (position === undefined) continue;
+      if (was === undefined) resolution.plannedIdsSeen += 1;
+      changed.push(position);
     }
   }
-  if (before) for (const id of before.keys()) if (!after?.has(id)) note(id, true, false);
-  const visited = new Set<number>();
+  if (before) {
+    for (const id of before.keys()) {
+      if (after?.has(id)) continue;
+      const position = positionOf(id);
+      if (position === undefined) continue;
+      resolution.plannedIdsSeen -= 1;
+      changed.push(position);
+    }
+  }
+  const { planned, actions, repairs } = resolution;
   for (const position of changed) {
     const message = messages[position]!;
-    resolution.planned[position] =
+    planned[position] =
       message.subagentId !== agent
         ? EXCLUDED
         : effectiveAction(after?.get(message.id), message, thread, resolution);
   }
-  // A changed message alone is a group of one: its action is what is planned.
-  for (const position of changed)
-    if (!visited.has(position)) repairGroup(groupOf(position, exchanges, visited), resolution, messages, 0);
+  const visited = new Set<number>();
+  for (const position of changed) {
+    if (visited.has(position)) continue;
+    if (exchanges.callsByMessage.has(position) || exchanges.resultsByMessage.has(position)) {
+      repairGroup(groupOf(position, exchanges, visited), resolution, messages, 0);
+    } else {
+      // Joined to no other message: a group of one, whose action is what is planned.
+      repairs.delete(position);
+      actions[position] = planned[position];
+    }
+  }
   return resolution;
 }
