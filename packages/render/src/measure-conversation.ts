@@ -135,7 +135,7 @@ function usableBasis(
 /** Each message's log position by id; undefined when an id repeats (a resolution is then derived from nothing). */
 function positionsOf(messages: readonly ThreadMessage[]): Map<string, number> | undefined {
   const positions = new Map<string, number>();
-  messages.forEach((message, position) => positions.set(message.id, position));
+  for (const [position, message] of messages.entries()) positions.set(message.id, position);
   return positions.size === messages.length ? positions : undefined;
 }
 
