@@ -39,8 +39,11 @@ export interface ConversationMeasure {
 /** What one measurement derived, by log position, so the next one re-derives only what changed. */
 interface MeasureBasis {
   memo: ThreadRenderMemo;
-  messages: readonly ThreadMessage[];
+  /** Messages measured, and the last one's id: a longer thread with the same prefix extends the basis. */
   size: number;
+  lastMessageId: string | undefined;
+  /** The resolution's epoch when measured: a repair reaching back into the history since voids the basis. */
+  epoch: number;
   /** The plan's resolution, complete for `size` messages (a later one may be derived from it). */
   resolution: PlanResolution;
   /** Log position by message id; undefined when two messages share an id (then nothing is derived). */
@@ -94,11 +97,14 @@ export function measureConversation(
   });
   const normalized = normalizedPlanFor(thread, context.plan, context.cache);
   // A provider's compaction block may cut the slots before it (ADR-0250): measured as a render does.
-  const basis =
-    context.exchanges.opaqueMessages.length > 0
-      ? undefined
-      : usableBasis(previous?.basis, context.memo, thread);
-  const positions = basis ? (basis.positions ?? positionsOf(thread.messages)) : undefined;
+  const opaque = context.exchanges.opaqueMessages.length > 0;
+  const size = thread.messages.length;
+  const basis = opaque ? undefined : usableBasis(previous?.basis, context.memo, thread);
+  // Deriving needs the previous plan's resolution complete for this thread and one position per id.
+  const positions =
+    basis && basis.size === size && basis.resolution.size === size
+      ? (basis.positions ?? positionsOf(thread.messages))
+      : undefined;
   const resolution = context.memo.resolution(context.plan, context.agent ?? '', (earlier) =>
     earlier || !basis || !positions
       ? resolvePlan(thread, normalized, context.exchanges, context.agent, earlier)
@@ -106,10 +112,21 @@ export function measureConversation(
           positions.get(id),
         ),
   );
-  if (context.exchanges.opaqueMessages.length > 0)
-    return { tokens: fullCount(context, thread, resolution), basis: undefined };
-  return extend(context, thread, resolution, basis, positions);
+  if (opaque) return { tokens: fullCount(context, thread, resolution), basis: undefined };
+  // The plan measured before the thread grew (a check after an append measures the committed plan
+  // again): only the appended messages, and the calls they answer, are new. A measurement of the same
+  // length is not reused across measurers: it would serve only a repeated plan of an unchanged thread.
+  const grown = usableBasis(measuredResolutions.get(resolution), context.memo, thread);
+  const measured = extend(context, thread, resolution, grown && grown.size < size ? grown : basis, positions);
+  if (measured.basis) measuredResolutions.set(resolution, measured.basis);
+  return measured;
 }
+
+/**
+ * Each resolution's latest measurement, for the next one after the thread grew. It lives as long as the
+ * memo keeps the resolution, and costs 10 bytes per message beside the resolution's own 32.
+ */
+const measuredResolutions = new WeakMap<PlanResolution, MeasureBasis>();
 
 function fullCount(context: RenderContext, thread: Thread, resolution: PlanResolution): number {
   const { slots } = buildSlots(thread, resolution, context.exchanges, context.maker);
@@ -123,12 +140,13 @@ function usableBasis(
   thread: Thread,
 ): MeasureBasis | undefined {
   if (!basis) return undefined;
-  const size = thread.messages.length;
+  const messages = thread.messages;
   const same =
     basis.memo === memo &&
-    basis.messages === thread.messages &&
-    basis.size === size &&
-    basis.resolution.size === size;
+    basis.size <= messages.length &&
+    (basis.size === 0 || messages[basis.size - 1]?.id === basis.lastMessageId) &&
+    // Its resolution's actions before `size` are still the ones it was measured with.
+    basis.resolution.epoch === basis.epoch;
   return same ? basis : undefined;
 }
 
@@ -151,9 +169,9 @@ function extend(
   const actions = resolution.actions;
   const visited = new Uint8Array(size);
   for (const position of scanResolution(resolution, size).visit) visited[position] = 1;
-  const hasSlot = from ? from.hasSlot.slice() : new Uint8Array(size);
-  const slotTokens = from ? from.slotTokens.slice() : new Float64Array(size);
-  let sum = from?.sum ?? 0;
+  const hasSlot = new Uint8Array(size);
+  const slotTokens = new Float64Array(size);
+  let sum = 0;
   const remake = (position: number) => {
     sum -= slotTokens[position]!;
     const slot = visited[position] === 1 ? slotAt(position, thread, resolution, exchanges, maker) : null;
@@ -164,13 +182,20 @@ function extend(
   if (!from) {
     for (let position = 0; position < size; position += 1) if (visited[position] === 1) remake(position);
   } else {
-    // A call's slot carries its results: a result whose action changed changes its call's slot.
+    hasSlot.set(from.hasSlot);
+    slotTokens.set(from.slotTokens);
+    sum = from.sum;
+    // Appended messages are new; before them, a position whose action or visit changed. A call's slot
+    // carries its results, so a result that changed (or arrived) changes its call's slot.
     const stale = new Uint8Array(size);
+    const before = from.resolution.actions;
     for (let position = 0; position < size; position += 1) {
-      const now = actions[position];
-      const before = from.resolution.actions[position];
-      const same = now === before || (now?.action === before?.action && now?.record === before?.record);
-      if (same && visited[position] === from.visited[position]) continue;
+      if (position < from.size) {
+        const now = actions[position];
+        const was = before[position];
+        const same = now === was || (now?.action === was?.action && now?.record === was?.record);
+        if (same && visited[position] === from.visited[position]) continue;
+      }
       stale[position] = 1;
       for (const exchange of exchanges.resultsByMessage.get(position) ?? [])
         if (exchange) stale[exchange.callMessageIndex] = 1;
@@ -184,8 +209,9 @@ function extend(
     tokens: sum + openingFor(firstSlot, maker).extraTokens,
     basis: {
       memo: context.memo,
-      messages: thread.messages,
       size,
+      lastMessageId: thread.messages.at(-1)?.id,
+      epoch: resolution.epoch,
       resolution,
       positions,
       visited,

@@ -1,8 +1,10 @@
 import {
   type CompactionPlan,
   editPlan,
+  foldThread,
   normalizePlan,
   type ProviderName,
+  type Thread,
   tokenBudget,
 } from '@compactor/core';
 import { arbitraryCompactionPlan, arbitraryThread } from '@compactor/testkit/arbitraries';
@@ -79,6 +81,43 @@ describe('measuring a plan from the previous measurement (ADR-0300)', () => {
           const shared = renderPromptSync({ ...input, cache });
           expect(shared.request).toEqual(fresh.request);
           expect(shared.report.warnings).toEqual(fresh.report.warnings);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('extends a plan’s measurement as the thread grows, as a check after an append does', {
+    timeout: 120_000,
+  }, () => {
+    const grown = arbitraryThread({ maxTurns: 5 }).chain(({ events }) =>
+      fc.record({
+        events: fc.constant(events),
+        cuts: fc.uniqueArray(fc.integer({ min: 1, max: events.length }), { minLength: 1, maxLength: 4 }),
+        plan: arbitraryCompactionPlan(foldThread(events), { maxRecords: 5, maxSpanLength: 8 }),
+        provider: fc.constantFrom<ProviderName>(...PROVIDERS),
+      }),
+    );
+    fc.assert(
+      fc.property(grown, ({ events, cuts, plan, provider }) => {
+        const tokenizer = tokenizerFor(provider);
+        const cache = createRenderCache();
+        const fullCount = (thread: Thread) =>
+          renderPromptSync({
+            ...renderInput(provider, thread, plan, {
+              budget: UNBOUNDED,
+              system: '',
+              tools: [],
+              recall: false,
+            }),
+            cache: createRenderCache(),
+          }).tokens.messages;
+        // Each check folds the log again (a new messages array) and measures the same plan with a new measurer.
+        for (const cut of [...cuts].sort((a, b) => a - b)) {
+          const thread = foldThread(events.slice(0, cut));
+          expect(measureConversation({ thread, plan, provider, tokenizer, cache }).tokens).toBe(
+            fullCount(thread),
+          );
         }
       }),
       { numRuns: 150 },
