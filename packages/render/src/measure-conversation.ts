@@ -37,7 +37,7 @@ export interface ConversationMeasure {
 }
 
 /** What one measurement derived, by log position, so the next one re-derives only what changed. */
-interface MeasureBasis {
+export interface MeasureBasis {
   memo: ThreadRenderMemo;
   /** Messages measured, and the last one's id: a longer thread with the same prefix extends the basis. */
   size: number;
