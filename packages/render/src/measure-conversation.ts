@@ -118,7 +118,8 @@ export function measureConversation(
   // length is not reused across measurers: it would serve only a repeated plan of an unchanged thread.
   const grown = usableBasis(measuredResolutions.get(resolution), context.memo, thread);
   const measured = extend(context, thread, resolution, grown && grown.size < size ? grown : basis, positions);
-  if (measured.basis) measuredResolutions.set(resolution, measured.basis);
+  // Kept without the id → position map: extending over appended messages never derives a resolution.
+  if (measured.basis) measuredResolutions.set(resolution, { ...measured.basis, positions: undefined });
   return measured;
 }
 
