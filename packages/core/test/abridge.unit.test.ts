@@ -112,4 +112,15 @@ describe('draftAbridgement (ADR-0265)', () => {
     expect(draftAbridgement(message([{ type: 'text', text }], { role: 'assistant' }), 3)).toBeUndefined();
     expect(draftAbridgement(message([{ type: 'text', text }]), 3)?.pastes).toHaveLength(1);
   });
+
+  it('drafts a message once per edge: later asks get the same draft, another edge its own', () => {
+    const pasted = message([{ type: 'text', text: `Look:\n${logLines(40).join('\n')}` }]);
+    const first = draftAbridgement(pasted, 3);
+    expect(draftAbridgement(pasted, 3)).toBe(first);
+    const wider = draftAbridgement(pasted, 5)!;
+    expect(wider).not.toBe(first);
+    expect(wider.pastes[0]!.clipped).toBe(clipPastedInPlace(`Look:\n${logLines(40).join('\n')}`, 5));
+    // An equal message that is another object is drafted from its own content.
+    expect(draftAbridgement({ ...pasted }, 5)).toEqual(wider);
+  });
 });

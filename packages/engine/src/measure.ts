@@ -1,12 +1,10 @@
+import type { CompactionPlan, ProviderName, Thread, ThreadMessage, Tokenizer } from '@compactor/core';
 import {
-  type CompactionPlan,
-  type ProviderName,
-  type Thread,
-  type ThreadMessage,
-  type Tokenizer,
-  tokenBudget,
-} from '@compactor/core';
-import { createRenderCache, type RenderCache, renderPromptSync } from '@compactor/render';
+  type ConversationMeasure,
+  createRenderCache,
+  measureConversation,
+  type RenderCache,
+} from '@compactor/render';
 
 /** Counts one thread's tokens the way its renderer does. */
 export interface ThreadMeasurer {
@@ -18,17 +16,10 @@ export interface ThreadMeasurer {
   countText(text: string): number;
 }
 
-/** A ceiling no real prompt reaches: measuring must never trigger the renderer's emergency fit. */
-const UNBOUNDED = tokenBudget({
-  maxInputTokens: Number.MAX_SAFE_INTEGER,
-  safetyBufferTokens: 0,
-  rehydrationReserveTokens: 0,
-});
-
 /**
- * Measure with the renderer itself, so "under target" means what the agent runtime will see.
- * The render cache memoizes per-message counts, so re-measuring after each planner step only
- * counts what changed.
+ * Measure with the renderer's own slots, so "under target" means what the agent runtime will see.
+ * The render cache memoizes per-message pieces, and each measurement starts from the previous one:
+ * a planner step re-derives only the positions its records changed (ADR-0300).
  *
  * @param thread - The thread to measure.
  * @param tokenizer - The thread's tokenizer.
@@ -46,20 +37,11 @@ export function createRenderMeasurer(
   // plan for its trigger and the planner measures it again as its starting point (ADR-0280).
   const measured = new WeakMap<CompactionPlan, number>();
   let measuredWithoutPlan: number | undefined;
-  const render = (plan: CompactionPlan | null) =>
-    renderPromptSync({
-      thread,
-      plan,
-      system: '',
-      tools: [],
-      budget: UNBOUNDED,
-      provider,
-      tokenizer,
-      cache,
-      promptCaching: false,
-      recall: false,
-      addReadArtifactTool: false,
-    }).tokens.messages;
+  let last: ConversationMeasure | undefined;
+  const render = (plan: CompactionPlan | null) => {
+    last = measureConversation({ thread, plan, provider, tokenizer, cache }, last);
+    return last.tokens;
+  };
   return {
     measure(plan) {
       if (plan === null) {

@@ -14,6 +14,11 @@ export {
   type RenderCacheStats,
 } from './cache/render-cache.js';
 export { RENDER_FORMAT_VERSION } from './format-version.js';
+export {
+  type ConversationMeasure,
+  type MeasureConversationInput,
+  measureConversation,
+} from './measure-conversation.js';
 export type { OpaqueReport } from './plan/opaque-parts.js';
 export type { SourceCounts } from './plan/slots.js';
 export type {

@@ -16,9 +16,9 @@ const CAPTION_KEYS = ['caption', 'altText', 'alt', 'blipCaption'] as const;
 /** What an abridgement of one message would replace, before any artifact is stored. */
 export interface AbridgeDraft {
   /** The media parts replaced, with their stand-ins. */
-  media: AbridgedPart[];
+  readonly media: readonly AbridgedPart[];
   /** Text parts whose pasted blocks would be clipped: index and the clipped text (no footer yet). */
-  pastes: { index: number; clipped: string }[];
+  readonly pastes: readonly { readonly index: number; readonly clipped: string }[];
 }
 
 /**
@@ -30,22 +30,36 @@ export interface AbridgeDraft {
  * @returns The draft, or undefined when nothing would be replaced.
  */
 export function draftAbridgement(message: ThreadMessage, edgeLines: number): AbridgeDraft | undefined {
+  // A pure function of a log message (never edited in place) and the edge: every analyze of every
+  // planning run, the kept user words and the emergency fit ask again, and it scans each pasted text.
+  const known = drafts.get(message);
+  if (known && known.edgeLines === edgeLines) return known.draft;
+  const draft = draftOf(message, edgeLines);
+  drafts.set(message, { edgeLines, draft });
+  return draft;
+}
+
+/** Drafts by message object; a draft is shared, so callers never change it. */
+const drafts = new WeakMap<ThreadMessage, { edgeLines: number; draft: AbridgeDraft | undefined }>();
+
+function draftOf(message: ThreadMessage, edgeLines: number): AbridgeDraft | undefined {
   if (message.role !== 'user' && message.role !== 'assistant') return undefined;
   const mediaCount = message.content.filter(
     (part) => part.type === 'image' || part.type === 'document',
   ).length;
   // A caption in the message's metadata belongs to its one picture (an importer's convention).
   const caption = mediaCount === 1 ? metadataCaption(message) : undefined;
-  const draft: AbridgeDraft = { media: [], pastes: [] };
+  const media: AbridgedPart[] = [];
+  const pastes: { index: number; clipped: string }[] = [];
   message.content.forEach((part, index) => {
     if (part.type === 'image' || part.type === 'document') {
-      draft.media.push({ index, reason: 'media', text: mediaStandInText(mediaFields(part, caption)) });
+      media.push({ index, reason: 'media', text: mediaStandInText(mediaFields(part, caption)) });
     } else if (part.type === 'text' && message.role === 'user') {
       const clipped = clipPastedInPlace(part.text, edgeLines);
-      if (clipped !== undefined) draft.pastes.push({ index, clipped });
+      if (clipped !== undefined) pastes.push({ index, clipped });
     }
   });
-  return draft.media.length + draft.pastes.length > 0 ? draft : undefined;
+  return media.length + pastes.length > 0 ? { media, pastes } : undefined;
 }
 
 /**

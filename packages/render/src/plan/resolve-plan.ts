@@ -303,3 +303,80 @@ function repairGroup(
     if (was?.action !== now?.action || was?.record !== now?.record) resolution.epoch += 1;
   });
 }
+
+/**
+ * The resolution of `normalized` derived from `base`, another plan's resolution of the same thread
+ * and agent: only the messages whose planned action differs between the two plans, and the
+ * tool-exchange groups they belong to, are resolved again (a group's repair depends on its own
+ * members' planned actions only). The result equals `resolvePlan(thread, normalized, …)` from
+ * nothing; a planner's step changes a few spans of a long thread, so this reads those (ADR-0300).
+ *
+ * @param base - A complete resolution of another plan for the same thread (its `size` is the thread's length).
+ * @param positionOf - A message's log position by id.
+ * @returns A new resolution; `base` is not changed.
+ */
+export function deriveResolution(
+  thread: Thread,
+  normalized: NormalizedPlan | undefined,
+  exchanges: ToolExchangeIndex,
+  agent: string | undefined,
+  base: PlanResolution,
+  positionOf: (id: string) => number | undefined,
+): PlanResolution {
+  const messages = thread.messages;
+  const resolution: PlanResolution = {
+    normalized,
+    planned: base.planned.slice(),
+    actions: base.actions.slice(),
+    repairs: new Map(base.repairs),
+    plannedIdsSeen: base.plannedIdsSeen,
+    size: base.size,
+    lastMessageId: base.lastMessageId,
+    // Whether a record covers only tool results depends on the record and the thread alone.
+    toolOnlyRecords: new Map(base.toolOnlyRecords),
+    provisional: base.provisional,
+    epoch: 0,
+  };
+  const before = base.normalized?.actions;
+  const after = normalized?.actions;
+  const changed: number[] = [];
+  if (after) {
+    for (const [id, action] of after) {
+      const was = before?.get(id);
+      if (was !== undefined && was.action === action.action && was.record === action.record) continue;
+      const position = positionOf(id);
+      if (position === undefined) continue;
+      if (was === undefined) resolution.plannedIdsSeen += 1;
+      changed.push(position);
+    }
+  }
+  if (before) {
+    for (const id of before.keys()) {
+      if (after?.has(id)) continue;
+      const position = positionOf(id);
+      if (position === undefined) continue;
+      resolution.plannedIdsSeen -= 1;
+      changed.push(position);
+    }
+  }
+  const { planned, actions, repairs } = resolution;
+  for (const position of changed) {
+    const message = messages[position]!;
+    planned[position] =
+      message.subagentId !== agent
+        ? EXCLUDED
+        : effectiveAction(after?.get(message.id), message, thread, resolution);
+  }
+  const visited = new Set<number>();
+  for (const position of changed) {
+    if (visited.has(position)) continue;
+    if (exchanges.callsByMessage.has(position) || exchanges.resultsByMessage.has(position)) {
+      repairGroup(groupOf(position, exchanges, visited), resolution, messages, 0);
+    } else {
+      // Joined to no other message: a group of one, whose action is what is planned.
+      repairs.delete(position);
+      actions[position] = planned[position];
+    }
+  }
+  return resolution;
+}

@@ -94,101 +94,126 @@ export function buildSlots(
   };
   const warnings: string[] = [];
   const slots: Slot[] = [];
-  const messages = thread.messages;
-  const policy = thread.policy;
-  const actions = resolution.actions;
-  const scan = scanResolution(resolution, messages.length);
+  const scan = scanResolution(resolution, thread.messages.length);
   counts.excluded = scan.excluded;
   counts.dropped = scan.dropped;
   counts.summarized = scan.summarized;
   counts.externalized = scan.externalized;
   for (const position of scan.visit) {
-    const message = messages[position]!;
-    const action = actions[position];
-    if (action && (action.action === 'summarize' || action.action === 'externalize')) {
-      const record = action.record as SummarizationRecord | ExternalizationRecord;
-      const piece = maker.record(record, 'assistant');
-      slots.push({
-        kind: 'synthetic',
-        anchor: message,
-        record,
-        piece,
-        results: [],
-        tokens: piece.tokens,
-        maxSeq: message.seq,
-        turn: message.turn,
-        essential: true,
-        dropped: false,
-      });
-      continue;
-    }
-    if (message.role === 'tool') {
-      // Results are rendered right after their call; only orphans are noticed here.
-      const answered = exchanges.resultsByMessage.get(position) ?? [];
-      message.content.forEach((part, partIndex) => {
-        if (part.type === 'tool_result' && answered[partIndex] === undefined) {
-          counts.orphanResults += 1;
-          warnings.push(
-            `tool result ${part.toolCallId} in message ${message.id} has no call before it; left out`,
-          );
-        }
-      });
-      counts[
-        action?.action === 'clear' ? 'cleared' : action?.action === 'pointer' ? 'externalized' : 'included'
-      ] += 1;
-      continue;
-    }
-    const calls = exchanges.callsByMessage.get(position);
-    const piece =
-      action?.action === 'abridge' && action.record?.kind === 'abridge'
-        ? maker.abridgedMessage(message, action.record, calls)
-        : maker.message(message, calls);
-    if (piece === null) {
-      counts.empty += 1;
-      continue;
-    }
-    counts.included += 1;
-    let tokens = piece.tokens;
-    let maxSeq = message.seq;
-    const results: ResultEntry[] = [];
-    for (const exchange of calls ?? []) {
-      const entry = resultEntry(exchange, messages, actions, maker, policy);
-      if (entry.state === 'missing') {
-        counts.missingResults += 1;
-        warnings.push(
-          `tool call ${exchange.callId} in message ${message.id} has no result; answered with a placeholder`,
-        );
-      }
-      tokens += entry.piece.tokens;
-      if (entry.message && entry.message.seq > maxSeq) maxSeq = entry.message.seq;
-      results.push(entry);
-    }
-    slots.push({
-      kind: 'message',
-      anchor: message,
-      record: undefined,
-      piece,
-      results,
-      tokens,
-      maxSeq,
-      turn: message.turn,
-      // A person's own words go last too (ADR-0110): the planner keeps them verbatim.
-      essential:
-        message.pinned === true ||
-        message.role === 'system' ||
-        isTurnStart(message) ||
-        holdsOpaquePart(message),
-      dropped: false,
-    });
+    const slot = slotAt(position, thread, resolution, exchanges, maker, { counts, warnings });
+    if (slot) slots.push(slot);
   }
   return { slots, counts, warnings };
+}
+
+/** Where {@link slotAt} reports what it counted and warned about (a full build; a measurement passes none). */
+export interface SlotTally {
+  counts: SourceCounts;
+  warnings: string[];
+}
+
+/**
+ * The slot a visited position gives (`null`: a tool message, whose results travel with their call, or
+ * a message that sends nothing). A function of the message, its action and the actions of its calls'
+ * results (and, for a hiding record, of being that record's first visited message): what lets a
+ * measurement re-derive only the positions whose inputs changed (ADR-0300).
+ */
+export function slotAt(
+  position: number,
+  thread: Thread,
+  resolution: PlanResolution,
+  exchanges: ToolExchangeIndex,
+  maker: PieceMaker,
+  tally?: SlotTally,
+): Slot | null {
+  const messages = thread.messages;
+  const policy = thread.policy;
+  const actions = resolution.actions;
+  const message = messages[position]!;
+  const action = actions[position];
+  if (action && (action.action === 'summarize' || action.action === 'externalize')) {
+    const record = action.record as SummarizationRecord | ExternalizationRecord;
+    const piece = maker.record(record, 'assistant');
+    return {
+      kind: 'synthetic',
+      anchor: message,
+      record,
+      piece,
+      results: [],
+      tokens: piece.tokens,
+      maxSeq: message.seq,
+      turn: message.turn,
+      essential: true,
+      dropped: false,
+    };
+  }
+  if (message.role === 'tool') {
+    if (!tally) return null;
+    const { counts, warnings } = tally;
+    // Results are rendered right after their call; only orphans are noticed here.
+    const answered = exchanges.resultsByMessage.get(position) ?? [];
+    message.content.forEach((part, partIndex) => {
+      if (part.type === 'tool_result' && answered[partIndex] === undefined) {
+        counts.orphanResults += 1;
+        warnings.push(
+          `tool result ${part.toolCallId} in message ${message.id} has no call before it; left out`,
+        );
+      }
+    });
+    counts[
+      action?.action === 'clear' ? 'cleared' : action?.action === 'pointer' ? 'externalized' : 'included'
+    ] += 1;
+    return null;
+  }
+  const calls = exchanges.callsByMessage.get(position);
+  const piece =
+    action?.action === 'abridge' && action.record?.kind === 'abridge'
+      ? maker.abridgedMessage(message, action.record, calls)
+      : maker.message(message, calls);
+  if (piece === null) {
+    if (tally) tally.counts.empty += 1;
+    return null;
+  }
+  if (tally) tally.counts.included += 1;
+  let tokens = piece.tokens;
+  let maxSeq = message.seq;
+  const results: ResultEntry[] = [];
+  for (const exchange of calls ?? []) {
+    const entry = resultEntry(exchange, messages, actions, maker, policy);
+    if (entry.state === 'missing' && tally) {
+      tally.counts.missingResults += 1;
+      tally.warnings.push(
+        `tool call ${exchange.callId} in message ${message.id} has no result; answered with a placeholder`,
+      );
+    }
+    tokens += entry.piece.tokens;
+    if (entry.message && entry.message.seq > maxSeq) maxSeq = entry.message.seq;
+    results.push(entry);
+  }
+  return {
+    kind: 'message',
+    anchor: message,
+    record: undefined,
+    piece,
+    results,
+    tokens,
+    maxSeq,
+    turn: message.turn,
+    // A person's own words go last too (ADR-0110): the planner keeps them verbatim.
+    essential:
+      message.pinned === true ||
+      message.role === 'system' ||
+      isTurnStart(message) ||
+      holdsOpaquePart(message),
+    dropped: false,
+  };
 }
 
 /**
  * The positions to visit (shown messages and each hiding record's first message) and the hidden
  * counts, extended from the resolution's last scan while no repair reached back into the history.
  */
-function scanResolution(resolution: PlanResolution, size: number): ResolutionScan {
+export function scanResolution(resolution: PlanResolution, size: number): ResolutionScan {
   let scan = resolution.scan;
   if (!scan || scan.epoch !== resolution.epoch || scan.scanned > size) {
     scan = {

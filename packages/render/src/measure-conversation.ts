@@ -1,0 +1,224 @@
+import {
+  type CompactionPlan,
+  type ProviderName,
+  type Thread,
+  type ThreadMessage,
+  type Tokenizer,
+  tokenBudget,
+} from '@compactor/core';
+import { openingFor } from './budget/conversation-opening.js';
+import { conversationTokens } from './budget/emergency-fit.js';
+import type { RenderCache } from './cache/render-cache.js';
+import type { ThreadRenderMemo } from './cache/thread-render-memo.js';
+import { applyOpaqueParts } from './plan/opaque-parts.js';
+import {
+  deriveResolution,
+  normalizedPlanFor,
+  type PlanResolution,
+  resolvePlan,
+} from './plan/resolve-plan.js';
+import { buildSlots, scanResolution, slotAt } from './plan/slots.js';
+import { type RenderContext, renderContext } from './render-context.js';
+
+export interface MeasureConversationInput {
+  thread: Thread;
+  plan: CompactionPlan | null;
+  provider: ProviderName;
+  tokenizer: Tokenizer;
+  cache?: RenderCache;
+}
+
+/** A measurement, and what the next one may start from. */
+export interface ConversationMeasure {
+  /** Message tokens of the request rendered under the plan without a ceiling (`tokens.messages`). */
+  readonly tokens: number;
+  /** @internal Per-position slot tokens under this plan; absent when it cannot be extended. */
+  readonly basis: MeasureBasis | undefined;
+}
+
+/** What one measurement derived, by log position, so the next one re-derives only what changed. */
+export interface MeasureBasis {
+  memo: ThreadRenderMemo;
+  /** Messages measured, and the last one's id: a longer thread with the same prefix extends the basis. */
+  size: number;
+  lastMessageId: string | undefined;
+  /** The resolution's epoch when measured: a repair reaching back into the history since voids the basis. */
+  epoch: number;
+  /** The plan's resolution, complete for `size` messages (a later one may be derived from it). */
+  resolution: PlanResolution;
+  /** Log position by message id; undefined when two messages share an id (then nothing is derived). */
+  positions: Map<string, number> | undefined;
+  /** 1 where the render visits the position (a shown message, a hiding record's first message). */
+  visited: Uint8Array;
+  /** 1 where the position gives a slot; its tokens in `slotTokens`. */
+  hasSlot: Uint8Array;
+  slotTokens: Float64Array;
+  /** Sum of `slotTokens`. */
+  sum: number;
+}
+
+/** A ceiling no real prompt reaches: a measurement never triggers the emergency fit. */
+const UNBOUNDED = tokenBudget({
+  maxInputTokens: Number.MAX_SAFE_INTEGER,
+  safetyBufferTokens: 0,
+  rehydrationReserveTokens: 0,
+});
+
+/**
+ * The message tokens a render of `plan` sends, without a ceiling and without recall: the sum of its
+ * slots' tokens plus the conversation's opening (exactly `renderPromptSync(...).tokens.messages`
+ * under an unbounded budget with `recall: false`). Nothing else a render does (recall, rehydration,
+ * assembling the wire messages, the report) changes that sum, so it is not done.
+ *
+ * Given the measurement of another plan of the same thread, only the positions whose inputs changed
+ * are re-derived (ADR-0300): a slot is a function of its message's action, its calls' results'
+ * actions and whether the render visits it, so the positions where those differ are re-made with
+ * the render's own `slotAt` and the rest keep their tokens.
+ *
+ * @param input - Thread, plan, wire format, tokenizer and the render cache (pieces are shared with renders).
+ * @param previous - A measurement of another plan of this thread, in the same cache; any, or none.
+ * @returns The tokens, and the basis the next measurement may start from.
+ */
+export function measureConversation(
+  input: MeasureConversationInput,
+  previous?: ConversationMeasure,
+): ConversationMeasure {
+  const { thread } = input;
+  const context = renderContext({
+    thread,
+    plan: input.plan,
+    system: '',
+    tools: [],
+    budget: UNBOUNDED,
+    provider: input.provider,
+    tokenizer: input.tokenizer,
+    ...(input.cache ? { cache: input.cache } : {}),
+    recall: false,
+  });
+  const normalized = normalizedPlanFor(thread, context.plan, context.cache);
+  // A provider's compaction block may cut the slots before it (ADR-0250): measured as a render does.
+  const opaque = context.exchanges.opaqueMessages.length > 0;
+  const size = thread.messages.length;
+  const basis = opaque ? undefined : usableBasis(previous?.basis, context.memo, thread);
+  // Deriving needs the previous plan's resolution complete for this thread and one position per id.
+  const positions =
+    basis && basis.size === size && basis.resolution.size === size
+      ? (basis.positions ?? positionsOf(thread.messages))
+      : undefined;
+  const resolution = context.memo.resolution(context.plan, context.agent ?? '', (earlier) =>
+    earlier || !basis || !positions
+      ? resolvePlan(thread, normalized, context.exchanges, context.agent, earlier)
+      : deriveResolution(thread, normalized, context.exchanges, context.agent, basis.resolution, (id) =>
+          positions.get(id),
+        ),
+  );
+  if (opaque) return { tokens: fullCount(context, thread, resolution), basis: undefined };
+  // The plan measured before the thread grew (a check after an append measures the committed plan
+  // again): only the appended messages, and the calls they answer, are new. A measurement of the same
+  // length is not reused across measurers: it would serve only a repeated plan of an unchanged thread.
+  const grown = usableBasis(measuredResolutions.get(resolution), context.memo, thread);
+  const measured = extend(context, thread, resolution, grown && grown.size < size ? grown : basis, positions);
+  // Kept without the id → position map: extending over appended messages never derives a resolution.
+  if (measured.basis) measuredResolutions.set(resolution, { ...measured.basis, positions: undefined });
+  return measured;
+}
+
+/**
+ * Each resolution's latest measurement, for the next one after the thread grew. It lives as long as the
+ * memo keeps the resolution, and costs 10 bytes per message beside the resolution's own 32.
+ */
+const measuredResolutions = new WeakMap<PlanResolution, MeasureBasis>();
+
+function fullCount(context: RenderContext, thread: Thread, resolution: PlanResolution): number {
+  const { slots } = buildSlots(thread, resolution, context.exchanges, context.maker);
+  applyOpaqueParts(thread, slots, context.exchanges, context.format);
+  return conversationTokens(slots, context.maker);
+}
+
+function usableBasis(
+  basis: MeasureBasis | undefined,
+  memo: ThreadRenderMemo,
+  thread: Thread,
+): MeasureBasis | undefined {
+  if (!basis) return undefined;
+  const messages = thread.messages;
+  const same =
+    basis.memo === memo &&
+    basis.size <= messages.length &&
+    (basis.size === 0 || messages[basis.size - 1]?.id === basis.lastMessageId) &&
+    // Its resolution's actions before `size` are still the ones it was measured with.
+    basis.resolution.epoch === basis.epoch;
+  return same ? basis : undefined;
+}
+
+/** Each message's log position by id; undefined when an id repeats (a resolution is then derived from nothing). */
+function positionsOf(messages: readonly ThreadMessage[]): Map<string, number> | undefined {
+  const positions = new Map<string, number>();
+  for (const [position, message] of messages.entries()) positions.set(message.id, position);
+  return positions.size === messages.length ? positions : undefined;
+}
+
+function extend(
+  context: RenderContext,
+  thread: Thread,
+  resolution: PlanResolution,
+  from: MeasureBasis | undefined,
+  positions: Map<string, number> | undefined,
+): ConversationMeasure {
+  const size = thread.messages.length;
+  const { exchanges, maker } = context;
+  const actions = resolution.actions;
+  const visited = new Uint8Array(size);
+  for (const position of scanResolution(resolution, size).visit) visited[position] = 1;
+  const hasSlot = new Uint8Array(size);
+  const slotTokens = new Float64Array(size);
+  let sum = 0;
+  const remake = (position: number) => {
+    sum -= slotTokens[position]!;
+    const slot = visited[position] === 1 ? slotAt(position, thread, resolution, exchanges, maker) : null;
+    slotTokens[position] = slot?.tokens ?? 0;
+    hasSlot[position] = slot ? 1 : 0;
+    sum += slotTokens[position]!;
+  };
+  if (!from) {
+    for (let position = 0; position < size; position += 1) if (visited[position] === 1) remake(position);
+  } else {
+    hasSlot.set(from.hasSlot);
+    slotTokens.set(from.slotTokens);
+    sum = from.sum;
+    // Appended messages are new; before them, a position whose action or visit changed. A call's slot
+    // carries its results, so a result that changed (or arrived) changes its call's slot.
+    const stale = new Uint8Array(size);
+    const before = from.resolution.actions;
+    for (let position = 0; position < size; position += 1) {
+      if (position < from.size) {
+        const now = actions[position];
+        const was = before[position];
+        const same = now === was || (now?.action === was?.action && now?.record === was?.record);
+        if (same && visited[position] === from.visited[position]) continue;
+      }
+      stale[position] = 1;
+      for (const exchange of exchanges.resultsByMessage.get(position) ?? [])
+        if (exchange) stale[exchange.callMessageIndex] = 1;
+    }
+    for (let position = 0; position < size; position += 1) if (stale[position] === 1) remake(position);
+  }
+  const first = hasSlot.indexOf(1);
+  const firstSlot =
+    first < 0 ? undefined : (slotAt(first, thread, resolution, exchanges, maker) ?? undefined);
+  return {
+    tokens: sum + openingFor(firstSlot, maker).extraTokens,
+    basis: {
+      memo: context.memo,
+      size,
+      lastMessageId: thread.messages.at(-1)?.id,
+      epoch: resolution.epoch,
+      resolution,
+      positions,
+      visited,
+      hasSlot,
+      slotTokens,
+      sum,
+    },
+  };
+}
