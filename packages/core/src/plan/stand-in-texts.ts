@@ -126,6 +126,8 @@ export interface MediaStandInFields {
   name?: string | undefined;
   /** Where the original is: its URL, `artifact:ID`, or a note for inline data kept in the log. */
   reference: string;
+  /** The id or URL read_artifact takes to show the original again (ADR-0310), when it can. */
+  readBack?: string | undefined;
 }
 
 /**
@@ -141,6 +143,7 @@ export function mediaStandInText(fields: MediaStandInFields): string {
   if (fields.caption) lines.push(`Caption: ${fields.caption}`);
   if (fields.name) lines.push(`Name: ${fields.name}`);
   lines.push(`Source: ${fields.reference}`);
+  if (fields.readBack) lines.push(`To see it again, call read_artifact("${fields.readBack}")`);
   return lines.join('\n');
 }
 
