@@ -99,13 +99,36 @@ describe('a single long pasted line (ADR-0312)', () => {
 
   it("never clips a person's prose, however long, and keeps every instruction sentence (property)", () => {
     const word = fc.constantFrom(
-      'the', 'report', 'should', 'always', 'use', 'British', 'spelling', 'and', 'keep', 'answers', 'short',
-      "don't", 'Alice', 'said', 'we', 'meet', 'on', 'Tuesday', 'near', 'Paris', 'café', 'résumé', 'well-known',
+      'the',
+      'report',
+      'should',
+      'always',
+      'use',
+      'British',
+      'spelling',
+      'and',
+      'keep',
+      'answers',
+      'short',
+      "don't",
+      'Alice',
+      'said',
+      'we',
+      'meet',
+      'on',
+      'Tuesday',
+      'near',
+      'Paris',
+      'café',
+      'résumé',
+      'well-known',
     );
     const sentence = fc
       .tuple(fc.array(word, { minLength: 3, maxLength: 25 }), fc.constantFrom('.', '!', '?', ',', ';'))
       .map(([words, end]) => `${words.join(' ')}${end}`);
-    const paragraph = fc.array(sentence, { minLength: 1, maxLength: 400 }).map((sentences) => sentences.join(' '));
+    const paragraph = fc
+      .array(sentence, { minLength: 1, maxLength: 400 })
+      .map((sentences) => sentences.join(' '));
     fc.assert(
       fc.property(paragraph, fc.array(paragraph, { maxLength: 3 }), (first, rest) => {
         const text = [first, ...rest].join('\n');

@@ -58,7 +58,8 @@ export function assembleMessages(
       for (const result of slot.results) {
         results.push(result.piece.wire[0]);
         // A result's media its provider cannot hold in a result come after every result (ADR-0311).
-        for (let index = 1; index < result.piece.wire.length; index += 1) followUps.push(result.piece.wire[index]);
+        for (let index = 1; index < result.piece.wire.length; index += 1)
+          followUps.push(result.piece.wire[index]);
       }
       for (const wire of format.groupResults(results)) messages.push(wire);
       for (const wire of followUps) messages.push(wire);

@@ -95,7 +95,8 @@ function render<P extends ProviderName>(
           (record) =>
             record.kind === 'externalize' ||
             (record.kind === 'abridge' &&
-              (record.artifactId !== undefined || record.parts.some((part) => part.media?.some((m) => m.artifactId)))),
+              (record.artifactId !== undefined ||
+                record.parts.some((part) => part.media?.some((m) => m.artifactId)))),
         ) ?? false,
       planCompacts: (normalized?.records.length ?? 0) > 0,
       offerSearchHistory: input.addSearchHistoryTool === true,

@@ -137,7 +137,9 @@ export function abridgedMessage(message: ThreadMessage, record: AbridgeRecord): 
       }
       // Only media and text are ever replaced: a tool call keeps its pair intact.
       const replaceable = part.type === 'image' || part.type === 'document' || part.type === 'text';
-      return !replaceable || replaced.reason === 'result-media' ? part : { type: 'text', text: replaced.text };
+      return !replaceable || replaced.reason === 'result-media'
+        ? part
+        : { type: 'text', text: replaced.text };
     }),
   };
 }

@@ -74,7 +74,10 @@ function draftResultMedia(message: ThreadMessage): AbridgeDraft | undefined {
   return draft.media.length > 0 ? draft : undefined;
 }
 
-function resultMediaText(drafted: readonly DraftedMedium[], stored: ReadonlyMap<object, StoredMedium>): string {
+function resultMediaText(
+  drafted: readonly DraftedMedium[],
+  stored: ReadonlyMap<object, StoredMedium>,
+): string {
   return drafted.map((medium) => mediaStandInText(storedFields(medium, stored))).join('\n');
 }
 
@@ -86,13 +89,17 @@ function storedFields(medium: DraftedMedium, stored: ReadonlyMap<object, StoredM
 }
 
 /** Where a replaced medium can be read back as itself (ADR-0310): its artifact or URL; none for data kept only in the log. */
-function readBackOf(medium: DraftedMedium, stored: ReadonlyMap<object, StoredMedium>): AbridgedMedia | undefined {
+function readBackOf(
+  medium: DraftedMedium,
+  stored: ReadonlyMap<object, StoredMedium>,
+): AbridgedMedia | undefined {
   const { part } = medium;
   const base = { kind: part.type, mediaType: part.mediaType };
   const artifact = stored.get(part);
   if (artifact) return { ...base, artifactId: artifact.artifactId, sensitivity: artifact.sensitivity };
   if (part.source.kind === 'artifact') return { ...base, artifactId: part.source.artifactId };
-  if (part.source.kind === 'url' && !part.source.url.startsWith('data:')) return { ...base, url: part.source.url };
+  if (part.source.kind === 'url' && !part.source.url.startsWith('data:'))
+    return { ...base, url: part.source.url };
   return undefined;
 }
 

@@ -182,7 +182,12 @@ export class PieceMaker {
       const source = { kind: 'base64' as const, data };
       const medium: ImagePart | DocumentPart = mediaType.startsWith('image/')
         ? { type: 'image', mediaType, source }
-        : { type: 'document', mediaType, source, ...(this.#format.defaultDocumentTitle ? { title: this.#format.defaultDocumentTitle } : {}) };
+        : {
+            type: 'document',
+            mediaType,
+            source,
+            ...(this.#format.defaultDocumentTitle ? { title: this.#format.defaultDocumentTitle } : {}),
+          };
       if (!this.#format.canSendMedia(medium)) return null;
       const text = rehydrationText(artifactId, `(${mediaType}, shown below)`, undefined);
       return this.#piece({ id: 'synthetic', role: 'user', content: [{ type: 'text', text }, medium] }, 0);
@@ -255,7 +260,10 @@ export class PieceMaker {
     const followUp = this.#format.formatResultMedia?.(sent);
     return {
       tokens: this.#tokenizer.countMessage(prepared, this.#provider),
-      wire: followUp === undefined ? [this.#format.formatResult(sent)] : [this.#format.formatResult(sent), followUp],
+      wire:
+        followUp === undefined
+          ? [this.#format.formatResult(sent)]
+          : [this.#format.formatResult(sent), followUp],
       role: 'tool',
       seq,
     };

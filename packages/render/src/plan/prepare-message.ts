@@ -1,6 +1,11 @@
 import type { ContentPart, Message, ThreadMessage, ToolResultPart } from '@compactor/core';
 import { isPlainObject, type ProviderFormat } from '../providers/provider-format.js';
-import { EMPTY_RESULT_TEXT, mediaReferenceText, resultMediaFollowText, systemNoteText } from '../synthetic-text.js';
+import {
+  EMPTY_RESULT_TEXT,
+  mediaReferenceText,
+  resultMediaFollowText,
+  systemNoteText,
+} from '../synthetic-text.js';
 import type { ToolExchange } from './tool-exchanges.js';
 
 /**
@@ -132,7 +137,9 @@ export function prepareResult(
   return {
     id: providerId,
     role: 'tool',
-    content: [{ ...rest, toolCallId: providerId, content: sent, ...(kept.length > 0 ? { media: kept } : {}) }],
+    content: [
+      { ...rest, toolCallId: providerId, content: sent, ...(kept.length > 0 ? { media: kept } : {}) },
+    ],
   };
 }
 

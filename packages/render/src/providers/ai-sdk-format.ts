@@ -35,7 +35,12 @@ export const aiSdkFormat: ProviderFormat = {
       // A result with images or documents is a `content` output: its text, then each medium (ADR-0311).
       const text = typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
       const value = [{ type: 'text', text }, ...media.map(resultMedia)];
-      return { type: 'tool-result', toolCallId: result.toolCallId, toolName: result.toolName, output: { type: 'content', value } };
+      return {
+        type: 'tool-result',
+        toolCallId: result.toolCallId,
+        toolName: result.toolName,
+        output: { type: 'content', value },
+      };
     }
     const output =
       typeof result.content === 'string'

@@ -54,7 +54,8 @@ export function knownArtifactIds(plan: CompactionPlan | null): string[] {
   // An abridged message's full text (ADR-0265) and its inline media (ADR-0310).
   for (const record of plan.abridgements) {
     if (record.artifactId) ids.add(record.artifactId);
-    for (const part of record.parts) for (const medium of part.media ?? []) if (medium.artifactId) ids.add(medium.artifactId);
+    for (const part of record.parts)
+      for (const medium of part.media ?? []) if (medium.artifactId) ids.add(medium.artifactId);
   }
   return [...ids].sort();
 }

@@ -1,10 +1,10 @@
 import {
   type AbridgedMedia,
   type ArtifactStore,
-  type DocumentPart,
-  type ImagePart,
   artifactAccessDecision,
   type CompactionPlan,
+  type DocumentPart,
+  type ImagePart,
   type SecurityContext,
   type Tokenizer,
   type ToolDefinition,
@@ -209,7 +209,9 @@ function mediaResult(
     content: `[${label} read back: ${artifactId} (${medium.mediaType})]`,
     keyFields: { artifact_id: artifactId },
     durability: 'replayable',
-    ...(determinism.contentHash !== undefined ? { determinism: { contentHash: determinism.contentHash } } : {}),
+    ...(determinism.contentHash !== undefined
+      ? { determinism: { contentHash: determinism.contentHash } }
+      : {}),
     media: [medium],
   };
 }

@@ -1,6 +1,6 @@
-import { holdsOpaquePart } from '../../schemas/content.js';
 import { toolOutputSensitivity } from '../../durability/tool-sensitivity.js';
 import { stricterSensitivity } from '../../ports/artifact-rules.js';
+import { holdsOpaquePart } from '../../schemas/content.js';
 import {
   abridgedTokens,
   abridgeRecordOf,
@@ -44,7 +44,9 @@ export const abridgeRung: Rung = {
       if (freed < policy.abridgeMinTokensFreed) continue;
       const what = [
         ...(draft.media.length > 0
-          ? [`${draft.media.length} ${message.role === 'tool' ? 'tool result(s) with media' : 'media part(s)'}`]
+          ? [
+              `${draft.media.length} ${message.role === 'tool' ? 'tool result(s) with media' : 'media part(s)'}`,
+            ]
           : []),
         ...(draft.pastes.length > 0 ? [`${draft.pastes.length} pasted text part(s)`] : []),
       ].join(' and ');
@@ -93,7 +95,8 @@ export const abridgeRung: Rung = {
       });
       storedMedia.set(medium, { artifactId: metadata.artifactId, sensitivity: metadata.sensitivity });
     }
-    if (draft.pastes.length === 0) return { added: [abridgeRecordOf(message, draft, undefined, storedMedia)] };
+    if (draft.pastes.length === 0)
+      return { added: [abridgeRecordOf(message, draft, undefined, storedMedia)] };
     // The whole text goes to the store, so read_artifact gives back what the clip left out.
     const text = draft.pastes
       .map(({ index }) => {
