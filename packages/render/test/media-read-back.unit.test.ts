@@ -59,7 +59,14 @@ function browsingThread(turns: number, sensitiveTool = false): Thread {
       ...(sensitiveTool
         ? {
             toolDurability: {
-              overrides: { screenshot: { durability: 'replayable', artifactSensitivity: 'confidential' } },
+              defaultDurability: 'anchoring' as const,
+              overrides: {
+                screenshot: {
+                  durability: 'replayable' as const,
+                  mustPreserveFields: [],
+                  artifactSensitivity: 'confidential' as const,
+                },
+              },
             },
           }
         : {}),
