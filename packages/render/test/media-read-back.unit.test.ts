@@ -153,6 +153,28 @@ describe('tool-result media (ADR-0311)', () => {
   });
 });
 
+describe('the emergency fit (ADR-0311)', () => {
+  it('replaces old screenshots inside their results; nothing is dropped', () => {
+    const thread = browsingThread(4);
+    for (const provider of PROVIDERS) {
+      const full = renderPromptSync(renderInput(provider, thread, null, { budget: ceiling(1_000_000) }));
+      const result = renderPromptSync(
+        renderInput(provider, thread, null, { budget: ceiling(full.tokens.total - 1_000) }),
+      );
+      const fit = result.report.emergencyFit!;
+      expect(fit.abridgedMessages.length).toBeGreaterThan(0);
+      expect(fit.abridgedMessages.every((id) => id.startsWith('shot'))).toBe(true);
+      expect(fit.dropped).toEqual([]);
+      expect(validateProviderRequest(provider, result.request).errors).toEqual([]);
+      expect(result.report.counts.orphanResults).toBe(0);
+      // The newest turn's screenshot is still an image, with its result's text.
+      const text = requestText(result.request);
+      expect(text).toContain('Page 4 loaded');
+      expect(text).toContain(`${TINY_PNG}${'A'.repeat(16)}`);
+    }
+  });
+});
+
 describe('an image read back as an image (ADR-0310)', () => {
   async function abridgedPhoto() {
     const thread = rehydratedImageThread();
