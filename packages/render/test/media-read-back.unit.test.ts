@@ -241,6 +241,53 @@ describe('an image read back as an image (ADR-0310)', () => {
     expect(other.result.outcome).toBe('failure');
   });
 
+  it('rehydrates a stored photo when the agent asks about what its caption says (the caption is its hint)', async () => {
+    const build = (question: string | undefined) => {
+      const builder = threadBuilder('caption', {
+        tenantId: TENANT,
+        policy: { keepRecentTurns: 1, keepRecentTokens: 0 },
+      })
+        .message({
+          id: 'photo',
+          role: 'user',
+          metadata: { caption: 'a wiring diagram with two workers behind a load balancer' },
+          content: [
+            { type: 'text', text: 'Here is how it is wired.' },
+            { type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: TINY_PNG } },
+          ],
+        })
+        .assistant('Noted.', { id: 'a1' })
+        .user('Which port do the workers listen on?', { id: 'u2' });
+      if (question) builder.assistant(question, { id: 'a2' });
+      return builder.build().thread;
+    };
+    const planned = build(undefined);
+    const store = new MemoryArtifactStore();
+    const full = measureOf(planned)(emptyPlan(planned.id, 'now'));
+    const outcome = await planCompaction(plannerInput(planned, full - 1_000, store));
+    const artifactId = outcome.plan.abridgements[0]!.parts[0]!.media![0]!.artifactId!;
+    const render = (question: string) =>
+      renderPrompt(
+        renderInput('anthropic', build(question), outcome.plan, {
+          artifactStore: store,
+          securityContext: SECURITY_CONTEXT,
+          budget: tokenBudget({
+            maxInputTokens: 200_000,
+            outputReserveTokens: 0,
+            safetyBufferTokens: 0,
+            rehydrationReserveTokens: 4_000,
+          }),
+        }),
+      );
+    const asked = await render('Which port did the wiring diagram show for the workers?');
+    expect(asked.report.rehydration.performed.map((event) => [event.artifactId, event.trigger])).toEqual([
+      [artifactId, 'hint'],
+    ]);
+    expect(requestText(asked.request)).toContain(TINY_PNG);
+    const unrelated = await render('Which database do we use?');
+    expect(unrelated.report.rehydration.performed).toEqual([]);
+  });
+
   it('render-time rehydration shows a named image artifact as an image in every provider', async () => {
     const { outcome, store } = await abridgedPhoto();
     const artifactId = outcome.plan.abridgements[0]!.parts[0]!.media![0]!.artifactId!;

@@ -195,6 +195,17 @@ export function artifactFacts(plan: CompactionPlan | null): ArtifactFacts[] {
   for (const record of plan.summarizations) fromSummaryArtifacts(record.summary.artifacts);
   for (const record of plan.abridgements) {
     if (record.artifactId && record.rehydrateHint) entry(record.artifactId).hints.add(record.rehydrateHint);
+    // A stored image's caption or a document's name is its hint (ADR-0310): asked about, it comes back.
+    for (const part of record.parts) {
+      const described = part.text
+        .split('\n')
+        .filter((line) => line.startsWith('Caption: ') || line.startsWith('Name: '))
+        .map((line) => line.slice(line.indexOf(' ') + 1));
+      if (described.length === 0) continue;
+      for (const medium of part.media ?? []) {
+        if (medium.artifactId) entry(medium.artifactId).hints.add(described.join(' '));
+      }
+    }
   }
   return [...facts.entries()]
     .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0))
