@@ -137,6 +137,42 @@ describe('tool-result media (ADR-0311)', () => {
     }
   });
 
+  it("a computer-use agent's one long turn: its older screenshots give way, the latest ones stay images", async () => {
+    const builder = threadBuilder('computer', { tenantId: TENANT });
+    builder.user('Book the cheapest flight to Oslo on the airline site.', { id: 'u1' });
+    for (let step = 1; step <= 30; step += 1) {
+      builder
+        .assistant(`Step ${step}: clicking.`, {
+          id: `a${step}`,
+          toolCalls: [{ id: `c${step}`, name: 'computer', input: { action: 'screenshot' } }],
+        })
+        .toolResult(`c${step}`, `Step ${step} done.`, {
+          id: `shot${step}`,
+          media: [
+            {
+              type: 'image',
+              mediaType: 'image/png',
+              source: { kind: 'base64', data: `${TINY_PNG}${'B'.repeat(step * 4)}` },
+            },
+          ],
+        });
+    }
+    const thread = builder.build().thread;
+    const full = measureOf(thread)(emptyPlan(thread.id, 'now'));
+    // The running turn alone is over half the target, so its protected tail is the token suffix.
+    const outcome = await planCompaction(plannerInput(thread, full - 10_000, new MemoryArtifactStore()));
+    expect(outcome.status).toBe('compacted');
+    expect(outcome.rungsUsed).toEqual(['abridge']);
+    const abridged = new Set(outcome.plan.abridgements.map((record) => record.span.messageIds[0]));
+    expect(abridged.has('shot1')).toBe(true);
+    expect(abridged.has('shot30')).toBe(false);
+    // The person's request and every call and result pair stay.
+    const rendered = renderPromptSync(renderInput('anthropic', thread, outcome.plan));
+    expect(validateProviderRequest('anthropic', rendered.request).errors).toEqual([]);
+    expect(requestText(rendered.request)).toContain('Book the cheapest flight to Oslo');
+    expect(rendered.report.counts.orphanResults).toBe(0);
+  });
+
   it("keeps a tool's stricter sensitivity on its stored screenshots; read_artifact needs the permission", async () => {
     const thread = browsingThread(3, true);
     const full = measureOf(thread)(emptyPlan(thread.id, 'now'));
