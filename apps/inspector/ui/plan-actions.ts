@@ -5,7 +5,7 @@ export type MessageAction = ReturnType<typeof actionFor>;
 
 /**
  * What the current plan does with each message: core's own precedence rules (drop > externalize >
- * summarize > abridge > clear > include), so the page shows what the renderer does. A plan written
+ * summarize > clear > abridge > include), so the page shows what the renderer does. A plan written
  * before abridge records existed has none.
  */
 export function planActions(plan: Plan | null): (messageId: string) => MessageAction {

@@ -1,7 +1,7 @@
 import type { ContentPart, Message, ToolDefinition } from '@compactor/core';
 import type { Compactor, PreparedRequest } from '@compactor/engine';
 import type { ModelMessage } from 'ai';
-import { messagesToEvents } from './prompt-conversion.js';
+import { contentOutput, messagesToEvents } from './prompt-conversion.js';
 import { stableMessageId } from './stable-ids.js';
 import { ensureThread, type ThreadOptions } from './thread-setup.js';
 
@@ -95,6 +95,8 @@ function contentOf(message: Exclude<ModelMessage, { role: 'system' }>): ContentP
         const output = part.output;
         const failed =
           output.type === 'error-text' || output.type === 'error-json' || output.type === 'execution-denied';
+        // A `content` output's images and documents travel as the result's media (ADR-0311).
+        const converted = output.type === 'content' ? contentOutput(output.value) : undefined;
         const value =
           output.type === 'text' || output.type === 'error-text'
             ? output.value
@@ -102,7 +104,7 @@ function contentOf(message: Exclude<ModelMessage, { role: 'system' }>): ContentP
               ? output.value !== null && typeof output.value === 'object' && !Array.isArray(output.value)
                 ? (output.value as Record<string, unknown>)
                 : JSON.stringify(output.value)
-              : JSON.stringify(output);
+              : (converted?.content ?? JSON.stringify(output));
         parts.push({
           type: 'tool_result',
           toolCallId: part.toolCallId,
@@ -110,6 +112,7 @@ function contentOf(message: Exclude<ModelMessage, { role: 'system' }>): ContentP
           outcome: failed ? 'failure' : 'success',
           content: value,
           keyFields: {},
+          ...(converted && converted.media.length > 0 ? { media: converted.media } : {}),
         });
         break;
       }

@@ -42,14 +42,17 @@ function partToContent(part: PromptPart): ContentPart | null {
       return part.text === '' ? null : { type: 'text', text: part.text };
     case 'tool-call':
       return { type: 'tool_call', id: part.toolCallId, name: part.toolName, input: parsedInput(part.input) };
-    case 'tool-result':
+    case 'tool-result': {
+      const { media, ...result } = resultOf(part.output);
       return {
         type: 'tool_result',
         toolCallId: part.toolCallId,
         toolName: part.toolName,
-        ...resultOf(part.output),
+        ...result,
         keyFields: {},
+        ...(media.length > 0 ? { media } : {}),
       };
+    }
     case 'file':
       return fileToContent(part);
     default:
@@ -69,15 +72,18 @@ function parsedInput(input: unknown): unknown {
   }
 }
 
+type ResultMedia = NonNullable<Extract<ContentPart, { type: 'tool_result' }>['media']>;
+
 function resultOf(output: LanguageModelV3ToolResultOutput): {
   outcome: 'success' | 'failure';
   content: string | Record<string, unknown>;
+  media: ResultMedia;
 } {
   switch (output.type) {
     case 'text':
-      return { outcome: 'success', content: output.value };
+      return { outcome: 'success', content: output.value, media: [] };
     case 'error-text':
-      return { outcome: 'failure', content: output.value };
+      return { outcome: 'failure', content: output.value, media: [] };
     case 'json':
     case 'error-json': {
       const value = output.value;
@@ -85,13 +91,64 @@ function resultOf(output: LanguageModelV3ToolResultOutput): {
         value !== null && typeof value === 'object' && !Array.isArray(value)
           ? (value as Record<string, unknown>)
           : JSON.stringify(value);
-      return { outcome: output.type === 'json' ? 'success' : 'failure', content };
+      return { outcome: output.type === 'json' ? 'success' : 'failure', content, media: [] };
     }
     case 'execution-denied':
-      return { outcome: 'failure', content: output.reason ?? 'The tool call was denied.' };
+      return { outcome: 'failure', content: output.reason ?? 'The tool call was denied.', media: [] };
     default:
-      return { outcome: 'success', content: JSON.stringify(output.value) };
+      return { outcome: 'success', ...contentOutput(output.value) };
   }
+}
+
+/**
+ * A `content` tool output (text and media items) → the result's text and its images and documents
+ * (ADR-0311), instead of base64 as JSON text. Items of other kinds stay as JSON text.
+ *
+ * @param items - The output's items.
+ * @returns The text (items joined by newlines) and the media, in order.
+ */
+export function contentOutput(items: readonly unknown[]): { content: string; media: ResultMedia } {
+  const texts: string[] = [];
+  const media: ResultMedia = [];
+  for (const item of items) {
+    const medium = contentItemMedium(item);
+    if (medium) media.push(medium);
+    else if (isTextItem(item)) texts.push(item.text);
+    else texts.push(JSON.stringify(item));
+  }
+  return { content: texts.join('\n'), media };
+}
+
+function isTextItem(item: unknown): item is { type: 'text'; text: string } {
+  return typeof item === 'object' && item !== null && (item as { type?: unknown }).type === 'text';
+}
+
+function contentItemMedium(item: unknown): ResultMedia[number] | undefined {
+  if (typeof item !== 'object' || item === null) return undefined;
+  const { type, data, url, mediaType, filename } = item as Record<string, unknown>;
+  const asMedium = (source: ResultMedia[number]['source'], type: string): ResultMedia[number] | undefined => {
+    if (type.startsWith('image/')) return { type: 'image', mediaType: type, source };
+    return {
+      type: 'document',
+      mediaType: type,
+      source,
+      ...(typeof filename === 'string' ? { title: filename } : {}),
+    };
+  };
+  const declared = typeof mediaType === 'string' ? mediaType : undefined;
+  if ((type === 'media' || type === 'image-data' || type === 'file-data') && typeof data === 'string') {
+    return asMedium(
+      { kind: 'base64', data },
+      declared ?? (type === 'image-data' ? 'image/png' : 'application/octet-stream'),
+    );
+  }
+  if ((type === 'image-url' || type === 'file-url') && typeof url === 'string') {
+    return asMedium(
+      { kind: 'url', url },
+      declared ?? (type === 'image-url' ? 'image/png' : 'application/octet-stream'),
+    );
+  }
+  return undefined;
 }
 
 function fileToContent(part: LanguageModelV3FilePart): ContentPart | null {

@@ -117,13 +117,22 @@ function resultPart(
   block: Anthropic.Messages.ToolResultBlockParam,
   toolNames: Map<string, string>,
 ): ContentPart {
+  const blocks = typeof block.content === 'string' ? [] : (block.content ?? []);
   const content =
     typeof block.content === 'string'
       ? block.content
-      : (block.content ?? [])
+      : blocks
           .map((part) => (part.type === 'text' ? part.text : ''))
           .filter((text) => text !== '')
           .join('\n');
+  // A screenshot or a read image inside the result is kept as the result's media (ADR-0311).
+  const media = blocks.flatMap((part) =>
+    part.type === 'image' || part.type === 'document'
+      ? userPart(part as ContentBlockParam).filter(
+          (converted) => converted.type === 'image' || converted.type === 'document',
+        )
+      : [],
+  );
   return {
     type: 'tool_result',
     toolCallId: block.tool_use_id,
@@ -131,6 +140,7 @@ function resultPart(
     outcome: block.is_error ? 'failure' : 'success',
     content,
     keyFields: {},
+    ...(media.length > 0 ? { media } : {}),
   };
 }
 

@@ -5,6 +5,8 @@ import {
   abridgeRecordOf,
   clipPastedInPlace,
   draftAbridgement,
+  isPastedLine,
+  PASTED_LONG_LINE_CHARS,
   pastedSegments,
   type ThreadMessage,
 } from '../src/index.js';
@@ -63,6 +65,99 @@ describe('clipPastedInPlace (ADR-0266)', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('a single long pasted line (ADR-0312)', () => {
+  const minified = JSON.stringify(
+    Array.from({ length: 400 }, (_, index) => ({ id: index, name: `item-${index}`, ok: index % 2 === 0 })),
+  );
+  const base64 = 'iVBORw0KGgoAAAANSUhEUgAA'.repeat(400);
+  const logLine = `2025-01-01T10:00:00Z ERROR request failed payload=${minified}`;
+
+  it('clips minified JSON, a base64 blob and a long log line to head and tail, keeping the request', () => {
+    for (const pasted of [minified, base64, logLine]) {
+      expect(isPastedLine(pasted)).toBe(true);
+      const text = `Why does this fail?\n${pasted}\nPlease answer in French.`;
+      const clipped = clipPastedInPlace(text, 3)!;
+      expect(clipped).toBeDefined();
+      const lines = clipped.split('\n');
+      expect(lines[0]).toBe('Why does this fail?');
+      expect(lines[2]).toBe('Please answer in French.');
+      expect(lines[1]!.startsWith(pasted.slice(0, 600))).toBe(true);
+      expect(lines[1]!.endsWith(pasted.slice(-600))).toBe(true);
+      expect(lines[1]).toContain(`pasted line of ${pasted.length} characters`);
+      expect(lines[1]!.length).toBeLessThan(1_400);
+    }
+  });
+
+  it('clips a long line inside a short fenced block', () => {
+    const clipped = clipPastedInPlace(`Look:\n\`\`\`json\n${minified}\n\`\`\`\nThanks.`, 3)!;
+    expect(clipped.split('\n')[2]).toContain('pasted line of');
+    expect(clipped.split('\n').at(-1)).toBe('Thanks.');
+  });
+
+  it("never clips a person's prose, however long, and keeps every instruction sentence (property)", () => {
+    const word = fc.constantFrom(
+      'the',
+      'report',
+      'should',
+      'always',
+      'use',
+      'British',
+      'spelling',
+      'and',
+      'keep',
+      'answers',
+      'short',
+      "don't",
+      'Alice',
+      'said',
+      'we',
+      'meet',
+      'on',
+      'Tuesday',
+      'near',
+      'Paris',
+      'café',
+      'résumé',
+      'well-known',
+    );
+    const sentence = fc
+      .tuple(fc.array(word, { minLength: 3, maxLength: 25 }), fc.constantFrom('.', '!', '?', ',', ';'))
+      .map(([words, end]) => `${words.join(' ')}${end}`);
+    const paragraph = fc
+      .array(sentence, { minLength: 1, maxLength: 400 })
+      .map((sentences) => sentences.join(' '));
+    fc.assert(
+      fc.property(paragraph, fc.array(paragraph, { maxLength: 3 }), (first, rest) => {
+        const text = [first, ...rest].join('\n');
+        expect(clipPastedInPlace(text, 3)).toBeUndefined();
+      }),
+      { numRuns: 150 },
+    );
+    const instruction = fc.constantFrom(
+      'Use British spelling.',
+      'Keep answers under 100 words.',
+      'Reply in French from now on.',
+    );
+    fc.assert(
+      fc.property(
+        fc.array(instruction, { minLength: 1, maxLength: 3 }),
+        fc.constantFrom(minified, base64, logLine),
+        (instructions, pasted) => {
+          const clipped = clipPastedInPlace([...instructions, pasted, ...instructions].join('\n'), 3)!;
+          for (const kept of instructions) expect(clipped.split('\n')).toContain(kept);
+          expect(clipped.length).toBeLessThan(pasted.length);
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+
+  it('keeps a long line of prose and a short line of JSON whole', () => {
+    expect(isPastedLine('word '.repeat(PASTED_LONG_LINE_CHARS))).toBe(false);
+    expect(isPastedLine(minified.slice(0, PASTED_LONG_LINE_CHARS - 1))).toBe(false);
   });
 });
 

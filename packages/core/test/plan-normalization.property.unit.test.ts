@@ -15,22 +15,22 @@ const rank: Record<CompactionRecord['kind'], number> = {
   drop: 5,
   externalize: 4,
   summarize: 3,
-  abridge: 2,
-  clear: 1,
+  clear: 2,
+  abridge: 1,
 };
 
 const threadAndPlan = arbitraryThread({ maxTurns: 4 }).chain(({ thread }) =>
   fc.tuple(fc.constant(thread), arbitraryCompactionPlan(thread, { maxRecords: 8 })),
 );
 
-/** Every record of the plan in list order: drops, externalizations, summarizations, clearings. */
+/** Every record of the plan in precedence order: drops, externalizations, summarizations, clearings, abridgements. */
 function allRecords(plan: CompactionPlan): CompactionRecord[] {
   return [
     ...plan.drops,
     ...plan.externalizations,
     ...plan.summarizations,
-    ...plan.abridgements,
     ...plan.clearings,
+    ...plan.abridgements,
   ];
 }
 

@@ -64,13 +64,13 @@ describe('emptyPlan and spanOf', () => {
 });
 
 describe('normalizePlan', () => {
-  it('ranks drop over externalize over summarize over abridge over clear over include (ADR-0003, ADR-0265)', () => {
+  it('ranks drop over externalize over summarize over clear over abridge over include (ADR-0003, ADR-0265, ADR-0311)', () => {
     expect(ACTION_PRECEDENCE).toEqual({
       drop: 5,
       externalize: 4,
       summarize: 3,
-      abridge: 2,
-      clear: 1,
+      clear: 2,
+      abridge: 1,
       include: 0,
     });
     const normalized = normalizePlan(

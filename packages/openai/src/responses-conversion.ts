@@ -14,7 +14,8 @@ export type ResponsesItem = ResponseInputItem | OpenAIResponsesItem;
  *   `function_call`s) become one assistant message, as render splits it; arguments are parsed as
  *   JSON (kept as the string when they do not parse).
  * - Consecutive `function_call_output` items become one tool message of results, each in a tool
- *   envelope named after its call (`unknown_tool` when the call is not in the input).
+ *   envelope named after its call (`unknown_tool` when the call is not in the input); an output's
+ *   `input_image` / `input_file` items become the result's media (ADR-0311).
  * - Reasoning and compaction items carrying `encrypted_content` (OpenAI's own state, ADR-0250)
  *   become opaque parts of the assistant message, holding the item itself: sent back verbatim and in
  *   place to the Responses API only. A reasoning item opens the assistant message its text joins.
@@ -53,6 +54,14 @@ export function responsesItemsToMessages(items: string | readonly ResponsesItem[
         { type: 'tool_call', id: item.call_id, name: item.name, input: parseArguments(item.arguments) },
       ]);
     } else if (item.type === 'function_call_output') {
+      // An output's images and files are the result's media (ADR-0311), not lost.
+      const media =
+        typeof item.output === 'string'
+          ? []
+          : messageParts(item.output).filter(
+              (part): part is Extract<ContentPart, { type: 'image' | 'document' }> =>
+                part.type === 'image' || part.type === 'document',
+            );
       into('tool', [
         {
           type: 'tool_result',
@@ -61,6 +70,7 @@ export function responsesItemsToMessages(items: string | readonly ResponsesItem[
           outcome: 'success',
           content: outputText(item.output),
           keyFields: {},
+          ...(media.length > 0 ? { media } : {}),
         },
       ]);
     } else if ((item.type === undefined || item.type === 'message') && 'role' in item) {

@@ -119,4 +119,45 @@ describe('SDK-typed Responses input', () => {
       { type: 'function_call_output', call_id: 'call_1', output: '4 °C, light rain' },
     ]);
   });
+
+  it("keeps a function_call_output's image as the result's media, and renders it back after the results (ADR-0311)", () => {
+    const png =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    const input: ResponseInputItem[] = [
+      { role: 'user', content: 'Take a screenshot.' },
+      { type: 'function_call', call_id: 'call_1', name: 'screenshot', arguments: '{}' },
+      {
+        type: 'function_call_output',
+        call_id: 'call_1',
+        output: [
+          { type: 'input_text', text: 'Captured.' },
+          { type: 'input_image', image_url: `data:image/png;base64,${png}`, detail: 'auto' },
+        ],
+      },
+    ];
+    const messages = responsesItemsToMessages(input);
+    const result = messages[2]!.content[0]!;
+    expect(result.type === 'tool_result' && result.content).toBe('Captured.');
+    expect(result.type === 'tool_result' && result.media).toEqual([
+      { type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: png } },
+    ]);
+    const events: StoredEvent[] = [
+      {
+        eventId: 'created',
+        tenantId: 't',
+        threadId: 's',
+        seq: 1,
+        timestamp: '2025-01-01T00:00:00.000Z',
+        type: 'thread.created',
+        model: 'gpt-4o',
+        contextWindow: 128_000,
+      },
+    ];
+    const rendered = renderer('openai-responses')(rethread(events, messages)).input;
+    expect(rendered.at(-1)).toEqual({
+      type: 'message',
+      role: 'user',
+      content: [{ type: 'input_image', image_url: `data:image/png;base64,${png}`, detail: 'auto' }],
+    });
+  });
 });

@@ -54,8 +54,15 @@ export function assembleMessages(
     if (slot.kind === 'synthetic') syntheticMessages += 1;
     if (slot.results.length > 0) {
       const results: unknown[] = [];
-      for (const result of slot.results) results.push(result.piece.wire[0]);
+      const followUps: unknown[] = [];
+      for (const result of slot.results) {
+        results.push(result.piece.wire[0]);
+        // A result's media its provider cannot hold in a result come after every result (ADR-0311).
+        for (let index = 1; index < result.piece.wire.length; index += 1)
+          followUps.push(result.piece.wire[index]);
+      }
       for (const wire of format.groupResults(results)) messages.push(wire);
+      for (const wire of followUps) messages.push(wire);
     }
     slotEnds.push(messages.length);
     if (stable && plan !== null && slot.maxSeq <= plan.basedOnSeq) {

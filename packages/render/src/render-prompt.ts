@@ -95,7 +95,15 @@ function render<P extends ProviderName>(
     input.tools,
     compactorToolNames({
       policy: thread.policy,
-      planExternalizes: normalized?.records.some((record) => record.kind === 'externalize') ?? false,
+      // An abridgement that stored what it replaced names read_artifact in its stand-ins too (ADR-0310).
+      planExternalizes:
+        normalized?.records.some(
+          (record) =>
+            record.kind === 'externalize' ||
+            (record.kind === 'abridge' &&
+              (record.artifactId !== undefined ||
+                record.parts.some((part) => part.media?.some((m) => m.artifactId)))),
+        ) ?? false,
       planCompacts: (normalized?.records.length ?? 0) > 0,
       offerSearchHistory: input.addSearchHistoryTool === true,
       offerReadArtifact: input.addReadArtifactTool !== false,

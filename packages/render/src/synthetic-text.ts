@@ -32,6 +32,17 @@ export function mediaReferenceText(kind: 'image' | 'document', mediaType: string
 }
 
 /**
+ * Ends a tool result whose images or documents the provider cannot hold in a result (OpenAI): they
+ * follow, after the results, in a user message of their own (ADR-0311).
+ *
+ * @param count - How many media parts follow.
+ * @returns The note.
+ */
+export function resultMediaFollowText(count: number): string {
+  return `[${count} image(s) or document(s) returned by this tool follow in the next user message]`;
+}
+
+/**
  * Ephemeral rehydrated artifact content, shown for the current turn only.
  *
  * @param artifactId - The artifact shown.

@@ -214,7 +214,7 @@ describe('a user message with a large paste (ADR-0266)', () => {
 });
 
 describe('the abridge rung over random threads (fast-check)', () => {
-  it('abridges only user and assistant messages (in the tail: older turns, media only), replaces only media and text, and the request stays valid', {
+  it('abridges user and assistant messages, and tool results by their media only (in the tail: older turns, media only), and the request stays valid', {
     timeout: 120_000,
   }, async () => {
     let abridged = 0;
@@ -239,20 +239,28 @@ describe('the abridge rung over random threads (fast-check)', () => {
           abridged += outcome.plan.abridgements.length;
           for (const record of outcome.plan.abridgements) {
             const message = byId(thread, record.span.messageIds[0]!);
-            expect(['user', 'assistant']).toContain(message.role);
+            expect(['user', 'assistant', 'tool']).toContain(message.role);
             if (message.index >= protectedStart) {
               // In the tail (ADR-0267): an older turn's media only.
               expect(message.turn).toBeLessThan(thread.messages.at(-1)!.turn);
-              for (const part of record.parts) expect(part.reason).toBe('media');
+              for (const part of record.parts) expect(['media', 'result-media']).toContain(part.reason);
             }
             expect(message.pinned).not.toBe(true);
             for (const part of record.parts) {
-              expect(['image', 'document', 'text']).toContain(message.content[part.index]!.type);
+              const replaced = message.content[part.index]!;
+              // A tool message gives up only its results' media (ADR-0311): the result stays a result.
+              if (message.role === 'tool') {
+                expect(part.reason).toBe('result-media');
+                expect(replaced.type === 'tool_result' && (replaced.media?.length ?? 0) > 0).toBe(true);
+              } else expect(['image', 'document', 'text']).toContain(replaced.type);
             }
           }
-          const result = renderPromptSync(renderInput('anthropic', thread, outcome.plan));
-          expect(validateProviderRequest('anthropic', result.request).errors).toEqual([]);
-          expect(result.report.counts.orphanResults).toBe(0);
+          for (const provider of ['anthropic', 'openai-chat'] as const) {
+            const result = renderPromptSync(renderInput(provider, thread, outcome.plan));
+            expect(validateProviderRequest(provider, result.request).errors).toEqual([]);
+            expect(result.report.counts.orphanResults).toBe(0);
+            expect(result.report.counts.missingResults).toBe(0);
+          }
         },
       ),
       { numRuns: 40 },

@@ -221,6 +221,8 @@ interface ToolCallSketch {
   name: string;
   input: Record<string, unknown>;
   result: ToolResultEnvelope;
+  /** The tool also returned a screenshot (ADR-0311): inline, or by URL. */
+  resultImage: 'none' | 'inline' | 'url';
 }
 
 interface StepSketch {
@@ -273,6 +275,10 @@ function threadSketch(options: ThreadArbitraryOptions): fc.Arbitrary<ThreadSketc
     name: fc.constantFrom(...TOOL_NAMES),
     input: toolInput,
     result: arbitraryToolResultEnvelope({ hugeResults: options.hugeToolResults ?? true }),
+    resultImage: fc.oneof(
+      { weight: 10, arbitrary: fc.constant('none' as const) },
+      { weight: 1, arbitrary: fc.constantFrom('inline' as const, 'url' as const) },
+    ),
   });
   const step: fc.Arbitrary<StepSketch> = fc.record({
     reasoning: sometimes(text, options.reasoningParts ?? true, 3),
@@ -302,6 +308,10 @@ function threadSketch(options: ThreadArbitraryOptions): fc.Arbitrary<ThreadSketc
     turns: fc.array(turn, { minLength: options.minTurns ?? 0, maxLength: options.maxTurns ?? 6 }),
   });
 }
+
+/** A 1×1 PNG, the screenshot a generated tool result may carry. */
+const RESULT_IMAGE_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 /** Turn a sketch into events with ids and sequence numbers derived from positions. */
 function emitThread(sketch: ThreadSketch, options: ThreadArbitraryOptions): StoredEvent[] {
@@ -334,7 +344,26 @@ function emitThread(sketch: ThreadSketch, options: ThreadArbitraryOptions): Stor
       callCount += 1;
       const id = `${threadId}-call${callCount}`;
       content.push({ type: 'tool_call', id, name: call.name, input: call.input });
-      results.push({ ...call.result, type: 'tool_result', toolName: call.name, toolCallId: id });
+      const media: ContentPart[] =
+        call.resultImage === 'none'
+          ? []
+          : [
+              {
+                type: 'image',
+                mediaType: 'image/png',
+                source:
+                  call.resultImage === 'inline'
+                    ? { kind: 'base64', data: RESULT_IMAGE_PNG }
+                    : { kind: 'url', url: 'https://example.com/screen.png' },
+              },
+            ];
+      results.push({
+        ...call.result,
+        type: 'tool_result',
+        toolName: call.name,
+        toolCallId: id,
+        ...(media.length > 0 ? { media: media as ToolResultEnvelope['media'] } : {}),
+      });
     }
     append({ role: 'assistant', content, ...flags(step.pinned, subagentId) });
     if (step.batchResults && results.length > 1) {
@@ -546,7 +575,7 @@ function recordOver(kind: CompactionRecordKind, messages: ThreadMessage[]): fc.A
         .uniqueArray(
           fc.record({
             index: fc.nat(indexes - 1),
-            reason: fc.constantFrom('media' as const, 'paste' as const),
+            reason: fc.constantFrom('media' as const, 'paste' as const, 'result-media' as const),
             text: fc.constantFrom('[Image replaced v1: image/png]\nCaption: a cat\nSource: x.png', 'clipped'),
           }),
           { minLength: 1, maxLength: indexes, selector: (part) => part.index },

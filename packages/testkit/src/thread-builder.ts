@@ -21,6 +21,7 @@ import {
   type Thread,
   type ToolDurability,
   type ToolOutcome,
+  type ToolResultPart,
   ValidationError,
 } from '@compactor/core';
 
@@ -70,6 +71,8 @@ export interface ToolResultOptions extends MessageOptions {
   keyFields?: Record<string, unknown>;
   durability?: ToolDurability;
   determinism?: DeterminismMetadata;
+  /** Images and documents the tool returned (ADR-0311). */
+  media?: ToolResultPart['media'];
 }
 
 /** A fixture's stored events and the thread they fold into. */
@@ -175,6 +178,7 @@ export class ThreadBuilder {
       keyFields: options.keyFields ?? {},
       ...(options.durability !== undefined ? { durability: options.durability } : {}),
       ...(options.determinism !== undefined ? { determinism: options.determinism } : {}),
+      ...(options.media !== undefined ? { media: options.media } : {}),
     };
     return this.append('tool', [part], options);
   }

@@ -1,4 +1,4 @@
-import { CompactorError } from '@compactor/core';
+import { CompactorError, type ContentPart } from '@compactor/core';
 import { describe, expect, it } from 'vitest';
 import {
   claudeCalibrationTable,
@@ -106,6 +106,32 @@ describe('OpenAI message counts (exact encoding, cookbook overheads)', () => {
       'openai-chat',
     );
     expect(byUrl).toBe(tiny);
+  });
+
+  it("counts a tool result's images at the image estimate, plus the user message they follow in (ADR-0311)", () => {
+    const screenshot = (data: string) =>
+      message('tool', {
+        ...toolResult('screenshot', 'Captured.'),
+        media: [{ type: 'image', mediaType: 'image/png', source: { kind: 'base64', data } }],
+      } as ContentPart);
+    const textOnly = gpt4o.countMessage(
+      message('tool', toolResult('screenshot', 'Captured.')),
+      'openai-chat',
+    );
+    const tiny = gpt4o.countMessage(screenshot('iVBORw0KGgo='), 'openai-chat');
+    const huge = gpt4o.countMessage(screenshot('iVBORw0KGgoAAAANSUhEUgAA'.repeat(50_000)), 'openai-chat');
+    // The image estimate and one more message's framing (3 + role), never the base64 as text.
+    expect(tiny).toBe(textOnly + imageTokensByProvider.openai + openAiMessage('user'));
+    expect(huge).toBe(tiny);
+    const claudeShot = claude.countMessage(
+      screenshot('iVBORw0KGgoAAAANSUhEUgAA'.repeat(50_000)),
+      'anthropic',
+    );
+    const claudeText = claude.countMessage(
+      message('tool', toolResult('screenshot', 'Captured.')),
+      'anthropic',
+    );
+    expect(claudeShot - claudeText).toBe(imageTokensByProvider.anthropic);
   });
 
   it('counts a base64 text document as its decoded text plus its title', () => {

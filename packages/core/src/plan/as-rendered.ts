@@ -122,14 +122,24 @@ function standInPart(
  * @returns The message with the stand-ins applied.
  */
 export function abridgedMessage(message: ThreadMessage, record: AbridgeRecord): ThreadMessage {
-  const byIndex = new Map(record.parts.map((part) => [part.index, part.text]));
+  const byIndex = new Map(record.parts.map((part) => [part.index, part]));
   return {
     ...message,
     content: message.content.map((part, index) => {
-      const text = byIndex.get(index);
-      // Only media and text are ever replaced: a tool call or result keeps its pair intact.
+      const replaced = byIndex.get(index);
+      if (replaced === undefined) return part;
+      // A result stays a result (its pair intact): only its media give way, their stand-ins after its text (ADR-0311).
+      if (part.type === 'tool_result') {
+        if (replaced.reason !== 'result-media' || !part.media || part.media.length === 0) return part;
+        const { media: _media, ...result } = part;
+        const text = typeof part.content === 'string' ? part.content : JSON.stringify(part.content);
+        return { ...result, content: text.trim() === '' ? replaced.text : `${text}\n${replaced.text}` };
+      }
+      // Only media and text are ever replaced: a tool call keeps its pair intact.
       const replaceable = part.type === 'image' || part.type === 'document' || part.type === 'text';
-      return text === undefined || !replaceable ? part : { type: 'text', text };
+      return !replaceable || replaced.reason === 'result-media'
+        ? part
+        : { type: 'text', text: replaced.text };
     }),
   };
 }

@@ -12,16 +12,17 @@ import type {
 export type CompactionAction = 'include' | 'clear' | 'abridge' | 'summarize' | 'externalize' | 'drop';
 
 /**
- * Drop > Externalize > Summarize > Abridge > Clear > Include (ADR-0003, ADR-0265): an abridged message
- * is still shown, so any record that takes the whole message wins it. Abridge and clear never meet
- * (abridge takes user and assistant messages, clear tool results).
+ * Drop > Externalize > Summarize > Clear > Abridge > Include (ADR-0003, ADR-0265, ADR-0311): an
+ * abridged message is still shown, so any record that takes the whole message, or a tool result's
+ * whole content, wins it. Abridge and clear meet only on a tool message whose result media were
+ * replaced (ADR-0311); a later clear replaces the rest of that result too.
  */
 export const ACTION_PRECEDENCE: Readonly<Record<CompactionAction, number>> = {
   drop: 5,
   externalize: 4,
   summarize: 3,
-  abridge: 2,
-  clear: 1,
+  clear: 2,
+  abridge: 1,
   include: 0,
 };
 
@@ -86,8 +87,8 @@ export function normalizePlan(plan: CompactionPlan): NormalizedPlan {
     ...plan.drops,
     ...plan.externalizations,
     ...plan.summarizations,
-    ...plan.abridgements,
     ...plan.clearings,
+    ...plan.abridgements,
   ]);
   const actions = new Map<string, PlannedAction>();
   const warnings: string[] = [];

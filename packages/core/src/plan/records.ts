@@ -66,14 +66,36 @@ export const dropRecordSchema = z.object({
   index: droppedSpanIndexSchema.optional(),
 });
 
+/**
+ * A replaced image or document that read_artifact can give back as itself (ADR-0310): inline data
+ * kept as an artifact (content-addressed, with its media type and sensitivity), or its URL.
+ */
+export const abridgedMediaSchema = z.object({
+  kind: z.enum(['image', 'document']),
+  mediaType: z.string().min(1),
+  /** The artifact holding the base64 data (or the artifact the part already named). */
+  artifactId: z.string().min(1).optional(),
+  /** The URL the part named. */
+  url: z.string().min(1).optional(),
+  sensitivity: artifactSensitivitySchema.optional(),
+});
+/** Where one replaced image or document can be read back. */
+export type AbridgedMedia = z.infer<typeof abridgedMediaSchema>;
+
 /** One part of an abridged message and the text that stands in for it (ADR-0265). */
 export const abridgedPartSchema = z.object({
   /** The part's position in the message's content. */
   index: z.number().int().min(0),
-  /** `media`: an image or document replaced by its caption and reference; `paste`: a text part with its pasted blocks clipped. */
-  reason: z.enum(['media', 'paste']),
+  /**
+   * `media`: an image or document replaced by its caption and reference; `paste`: a text part with its
+   * pasted blocks clipped; `result-media`: a tool result's images and documents replaced, the result
+   * kept as a result with its text and the stand-ins after it (ADR-0311).
+   */
+  reason: z.enum(['media', 'paste', 'result-media']),
   /** What the model sees instead of the part (written by `stand-in-texts.ts`). */
   text: z.string(),
+  /** Where each replaced image or document can be read back as itself (ADR-0310), in order. */
+  media: z.array(abridgedMediaSchema).optional(),
 });
 
 /**

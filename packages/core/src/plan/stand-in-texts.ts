@@ -126,6 +126,8 @@ export interface MediaStandInFields {
   name?: string | undefined;
   /** Where the original is: its URL, `artifact:ID`, or a note for inline data kept in the log. */
   reference: string;
+  /** The artifact id read_artifact takes to show the original again (ADR-0310), when it was stored. */
+  readBack?: string | undefined;
 }
 
 /**
@@ -141,6 +143,8 @@ export function mediaStandInText(fields: MediaStandInFields): string {
   if (fields.caption) lines.push(`Caption: ${fields.caption}`);
   if (fields.name) lines.push(`Name: ${fields.name}`);
   lines.push(`Source: ${fields.reference}`);
+  // The id once (a 64-hex id is dozens of tokens): the Source line names it.
+  if (fields.readBack) lines.push('To see it again, call read_artifact with that id.');
   return lines.join('\n');
 }
 

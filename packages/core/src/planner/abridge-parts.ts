@@ -1,5 +1,5 @@
 import { abridgedMessage } from '../plan/as-rendered.js';
-import type { AbridgedPart, AbridgeRecord } from '../plan/records.js';
+import type { AbridgedMedia, AbridgedPart, AbridgeRecord } from '../plan/records.js';
 import { clippedPasteText, type MediaStandInFields, mediaStandInText } from '../plan/stand-in-texts.js';
 import type { DocumentPart, ImagePart } from '../schemas/content.js';
 import { clipPastedInPlace } from '../thread/pasted.js';
@@ -13,19 +13,35 @@ import type { ThreadMessage } from '../thread/thread.js';
 /** Metadata keys an importer leaves a caption or alt text under (LoCoMo: `blipCaption`). */
 const CAPTION_KEYS = ['caption', 'altText', 'alt', 'blipCaption'] as const;
 
+/** One replaced medium as drafted: the part, and what its stand-in knows of it. */
+export interface DraftedMedium {
+  part: ImagePart | DocumentPart;
+  fields: MediaStandInFields;
+}
+
+/** One part a draft replaces, with the media it drafted. */
+export type DraftedPart = AbridgedPart & { readonly drafted: readonly DraftedMedium[] };
+
 /** What an abridgement of one message would replace, before any artifact is stored. */
 export interface AbridgeDraft {
-  /** The media parts replaced, with their stand-ins. */
-  readonly media: readonly AbridgedPart[];
+  /** The media parts replaced (and tool results whose media are, ADR-0311), with their stand-ins. */
+  readonly media: readonly DraftedPart[];
   /** Text parts whose pasted blocks would be clipped: index and the clipped text (no footer yet). */
   readonly pastes: readonly { readonly index: number; readonly clipped: string }[];
 }
 
+/** Where a stored medium went: its artifact and sensitivity (ADR-0310). */
+export interface StoredMedium {
+  artifactId: string;
+  sensitivity: AbridgedMedia['sensitivity'];
+}
+
 /**
  * The media and pastes of a message the abridge rung would replace: every image and document, and
- * (in a user message) every text part with a pasted block longer than `2 × edgeLines + 1` lines.
+ * (in a user message) every text part with a pasted block longer than `2 × edgeLines + 1` lines, and
+ * (in a tool message) every result's images and documents, the result kept (ADR-0311).
  *
- * @param message - A user or assistant message.
+ * @param message - A user, assistant or tool message.
  * @param edgeLines - Lines a clipped paste keeps from each end.
  * @returns The draft, or undefined when nothing would be replaced.
  */
@@ -43,17 +59,19 @@ export function draftAbridgement(message: ThreadMessage, edgeLines: number): Abr
 const drafts = new WeakMap<ThreadMessage, { edgeLines: number; draft: AbridgeDraft | undefined }>();
 
 function draftOf(message: ThreadMessage, edgeLines: number): AbridgeDraft | undefined {
+  if (message.role === 'tool') return draftResultMedia(message);
   if (message.role !== 'user' && message.role !== 'assistant') return undefined;
   const mediaCount = message.content.filter(
     (part) => part.type === 'image' || part.type === 'document',
   ).length;
   // A caption in the message's metadata belongs to its one picture (an importer's convention).
   const caption = mediaCount === 1 ? metadataCaption(message) : undefined;
-  const media: AbridgedPart[] = [];
+  const media: DraftedPart[] = [];
   const pastes: { index: number; clipped: string }[] = [];
   message.content.forEach((part, index) => {
     if (part.type === 'image' || part.type === 'document') {
-      media.push({ index, reason: 'media', text: mediaStandInText(mediaFields(part, caption)) });
+      const drafted = [{ part, fields: mediaFields(part, caption) }];
+      media.push({ index, reason: 'media', text: mediaStandInText(drafted[0]!.fields), drafted });
     } else if (part.type === 'text' && message.role === 'user') {
       const clipped = clipPastedInPlace(part.text, edgeLines);
       if (clipped !== undefined) pastes.push({ index, clipped });
@@ -62,28 +80,93 @@ function draftOf(message: ThreadMessage, edgeLines: number): AbridgeDraft | unde
   return media.length + pastes.length > 0 ? { media, pastes } : undefined;
 }
 
+/** A tool message's results that carry media: each result's media by their stand-ins (ADR-0311). */
+function draftResultMedia(message: ThreadMessage): AbridgeDraft | undefined {
+  const media: DraftedPart[] = [];
+  message.content.forEach((part, index) => {
+    if (part.type !== 'tool_result' || !part.media || part.media.length === 0) return;
+    const drafted = part.media.map((medium) => ({ part: medium, fields: mediaFields(medium, undefined) }));
+    media.push({ index, reason: 'result-media', text: resultMediaText(drafted, new Map()), drafted });
+  });
+  return media.length > 0 ? { media, pastes: [] } : undefined;
+}
+
+function resultMediaText(
+  drafted: readonly DraftedMedium[],
+  stored: ReadonlyMap<object, StoredMedium>,
+): string {
+  return drafted.map((medium) => mediaStandInText(storedFields(medium, stored))).join('\n');
+}
+
+/** A medium's stand-in fields once its data is in the store: the artifact is its reference and read-back id. */
+function storedFields(medium: DraftedMedium, stored: ReadonlyMap<object, StoredMedium>): MediaStandInFields {
+  const artifact = stored.get(medium.part);
+  if (!artifact) return medium.fields;
+  return { ...medium.fields, reference: `artifact:${artifact.artifactId}`, readBack: artifact.artifactId };
+}
+
+/** Where a replaced medium can be read back as itself (ADR-0310): its artifact or URL; none for data kept only in the log. */
+function readBackOf(
+  medium: DraftedMedium,
+  stored: ReadonlyMap<object, StoredMedium>,
+): AbridgedMedia | undefined {
+  const { part } = medium;
+  const base = { kind: part.type, mediaType: part.mediaType };
+  const artifact = stored.get(part);
+  if (artifact) return { ...base, artifactId: artifact.artifactId, sensitivity: artifact.sensitivity };
+  if (part.source.kind === 'artifact') return { ...base, artifactId: part.source.artifactId };
+  if (part.source.kind === 'url' && !part.source.url.startsWith('data:'))
+    return { ...base, url: part.source.url };
+  return undefined;
+}
+
 /**
- * The record a draft becomes, with the artifact holding the full text when one was stored.
+ * The inline (base64) media of a draft, which the rung keeps as artifacts so read_artifact can give
+ * them back as images (ADR-0310).
+ *
+ * @param draft - The draft.
+ * @returns Each inline image or document, in order.
+ */
+export function inlineMedia(draft: AbridgeDraft): (ImagePart | DocumentPart)[] {
+  return draft.media.flatMap((part) =>
+    part.drafted.flatMap((medium) => (medium.part.source.kind === 'base64' ? [medium.part] : [])),
+  );
+}
+
+/**
+ * The record a draft becomes, with the artifact holding the full text when one was stored, and the
+ * artifacts holding its inline media when they were.
  *
  * @param message - The message.
  * @param draft - Its draft.
  * @param stored - The artifact, its hint and sensitivity, when the full text was stored.
+ * @param storedMedia - Per inline medium (the part object), the artifact holding its data.
  * @returns The abridge record (parts in content order).
  */
 export function abridgeRecordOf(
   message: Pick<ThreadMessage, 'id' | 'turn'>,
   draft: AbridgeDraft,
   stored?: Pick<AbridgeRecord, 'artifactId' | 'rehydrateHint' | 'sensitivity'>,
+  storedMedia: ReadonlyMap<object, StoredMedium> = new Map(),
 ): AbridgeRecord {
   const pastes: AbridgedPart[] = draft.pastes.map(({ index, clipped }) => ({
     index,
     reason: 'paste',
     text: clippedPasteText(clipped, stored?.artifactId),
   }));
+  const media: AbridgedPart[] = draft.media.map(({ index, reason, drafted }) => {
+    const readBack = drafted.flatMap((medium) => readBackOf(medium, storedMedia) ?? []);
+    return {
+      index,
+      reason,
+      text: resultMediaText(drafted, storedMedia),
+      ...(readBack.length > 0 ? { media: readBack } : {}),
+    };
+  });
   return {
     kind: 'abridge',
     span: { messageIds: [message.id], firstTurn: message.turn, lastTurn: message.turn },
-    parts: [...draft.media, ...pastes].sort((left, right) => left.index - right.index),
+    parts: [...media, ...pastes].sort((left, right) => left.index - right.index),
     ...stored,
   };
 }

@@ -8,16 +8,18 @@ export function actionsOf(context: RungContext): (message: ThreadMessage) => Com
   return (message) => normalized.actions.get(message.id)?.action ?? 'include';
 }
 
-/** Tool result messages a rung may shrink in place: before the token tail, not pinned, still included. */
+/**
+ * Tool result messages a rung may shrink in place: before the token tail, not pinned, still included
+ * (or only their media abridged, which a clear or externalization takes over, ADR-0311).
+ */
 export function shrinkableToolMessages(context: RungContext): ThreadMessage[] {
   const actionOf = actionsOf(context);
-  return context.input.thread.messages.filter(
-    (message) =>
-      message.role === 'tool' &&
-      message.index < context.regions.protectedStart &&
-      !context.regions.untouchable.has(message.id) &&
-      actionOf(message) === 'include',
-  );
+  return context.input.thread.messages.filter((message) => {
+    if (message.role !== 'tool' || message.index >= context.regions.protectedStart) return false;
+    if (context.regions.untouchable.has(message.id)) return false;
+    const action = actionOf(message);
+    return action === 'include' || action === 'abridge';
+  });
 }
 
 export interface TurnCandidate {

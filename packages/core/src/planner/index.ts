@@ -1,4 +1,12 @@
-export { type AbridgeDraft, abridgedTokens, abridgeRecordOf, draftAbridgement } from './abridge-parts.js';
+export {
+  type AbridgeDraft,
+  abridgedTokens,
+  abridgeRecordOf,
+  type DraftedMedium,
+  draftAbridgement,
+  inlineMedia,
+  type StoredMedium,
+} from './abridge-parts.js';
 export {
   ANTHROPIC_CACHE_PRICES,
   type CachePrices,

@@ -14,26 +14,6 @@ export const toolCallPartSchema = z.object({
   input: z.unknown(),
 });
 
-/**
- * Every tool result is wrapped in an envelope (ADR-0007) so compaction can always recover
- * the tool name, outcome and key fields, and knows how durable the result is.
- */
-export const toolResultEnvelopeSchema = z.object({
-  toolName: z.string().min(1),
-  toolCallId: z.string().min(1),
-  outcome: toolOutcomeSchema,
-  content: z.union([z.string(), z.record(z.string(), z.unknown())]),
-  keyFields: z.record(z.string(), z.unknown()).default({}),
-  durability: toolDurabilitySchema.optional(),
-  determinism: determinismMetadataSchema.optional(),
-  startedAt: z.string().optional(),
-  completedAt: z.string().optional(),
-});
-/** A tool result with what compaction needs to know about it (ADR-0007). */
-export type ToolResultEnvelope = z.infer<typeof toolResultEnvelopeSchema>;
-
-export const toolResultPartSchema = toolResultEnvelopeSchema.extend({ type: z.literal('tool_result') });
-
 /** Images and documents are carried by reference (URL or artifact) or inline base64. */
 export const mediaSourceSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('url'), url: z.string().min(1) }),
@@ -53,6 +33,31 @@ export const documentPartSchema = z.object({
   source: mediaSourceSchema,
   title: z.string().optional(),
 });
+
+/**
+ * Every tool result is wrapped in an envelope (ADR-0007) so compaction can always recover
+ * the tool name, outcome and key fields, and knows how durable the result is.
+ */
+export const toolResultEnvelopeSchema = z.object({
+  toolName: z.string().min(1),
+  toolCallId: z.string().min(1),
+  outcome: toolOutcomeSchema,
+  content: z.union([z.string(), z.record(z.string(), z.unknown())]),
+  keyFields: z.record(z.string(), z.unknown()).default({}),
+  durability: toolDurabilitySchema.optional(),
+  determinism: determinismMetadataSchema.optional(),
+  startedAt: z.string().optional(),
+  completedAt: z.string().optional(),
+  /**
+   * Images and documents the tool returned beside its text (a screenshot, a Read of a PNG), in order
+   * (ADR-0311). Absent or empty: a text-only result.
+   */
+  media: z.array(z.discriminatedUnion('type', [imagePartSchema, documentPartSchema])).optional(),
+});
+/** A tool result with what compaction needs to know about it (ADR-0007). */
+export type ToolResultEnvelope = z.infer<typeof toolResultEnvelopeSchema>;
+
+export const toolResultPartSchema = toolResultEnvelopeSchema.extend({ type: z.literal('tool_result') });
 
 export const reasoningPartSchema = z.object({
   type: z.literal('reasoning'),

@@ -152,9 +152,59 @@ export function clipPasted(text: string, maxChars: number, edgeLines = 3): strin
 const CLIPPED_LINE_CHARS = 400;
 
 /**
+ * The shortest single line clipped on its own (ADR-0312): about 1,000 tokens of minified JSON, a
+ * base64 blob or a long log record. Shorter lines are kept whole wherever they are.
+ */
+export const PASTED_LONG_LINE_CHARS = 4_000;
+
+/** Characters a clipped long line keeps from each end. */
+const LONG_LINE_EDGE_CHARS = 600;
+
+/** A whitespace-separated token that reads as a word of prose: letters, then at most closing punctuation. */
+const PROSE_WORD = /^[("'“‘]?[\p{L}][\p{L}\p{M}'’-]*[.,;:!?)"'”’]*$/u;
+
+/** Below this share of characters in prose words, a long line is material (a paragraph is mostly words). */
+const PROSE_WORD_SHARE = 0.5;
+
+/**
+ * Whether one line is pasted material by itself (ADR-0312): at least {@link PASTED_LONG_LINE_CHARS}
+ * characters of which less than half is in whitespace-separated tokens that read as words (minified
+ * JSON, base64, a log record with a payload). A paragraph a person wrote is mostly words, however long.
+ *
+ * @param line - One line of a message.
+ * @returns True when the line is a long paste of its own.
+ */
+export function isPastedLine(line: string): boolean {
+  if (line.length < PASTED_LONG_LINE_CHARS) return false;
+  // Weighed by characters, so one huge token (a payload after a few words) is not outvoted.
+  let wordChars = 0;
+  for (const token of line.split(/\s+/)) if (PROSE_WORD.test(token)) wordChars += token.length + 1;
+  return wordChars / line.length < PROSE_WORD_SHARE;
+}
+
+/**
+ * The marker a clipped long line is cut around: how long it was and how much of its middle is left out.
+ *
+ * @param chars - The line's length in characters.
+ * @param leftOut - Characters left out of its middle.
+ * @returns The marker.
+ */
+export function pastedLineMarkerText(chars: number, leftOut: number): string {
+  return `[… pasted line of ${chars} characters, ${leftOut} in the middle left out …]`;
+}
+
+/** One long line cut to its head and tail characters around a marker, on one line. */
+function clipLongLine(line: string): string {
+  const leftOut = line.length - 2 * LONG_LINE_EDGE_CHARS;
+  return `${line.slice(0, LONG_LINE_EDGE_CHARS)} ${pastedLineMarkerText(line.length, leftOut)} ${line.slice(-LONG_LINE_EDGE_CHARS)}`;
+}
+
+/**
  * A message's text with its prose verbatim and in place, and each pasted block longer than
- * `2 × edgeLines + 1` lines cut to its head and tail under a marker (ADR-0266): what the rendered
- * request shows of a user message whose paste made it too large to keep whole.
+ * `2 × edgeLines + 1` lines cut to its head and tail under a marker (ADR-0266), and each single line
+ * of pasted material of at least {@link PASTED_LONG_LINE_CHARS} characters cut to its head and tail
+ * characters (ADR-0312): what the rendered request shows of a user message whose paste made it too
+ * large to keep whole.
  *
  * @param text - The message's text.
  * @param edgeLines - Lines kept from each end of a pasted block.
@@ -164,14 +214,20 @@ export function clipPastedInPlace(text: string, edgeLines: number): string | und
   const segments = pastedSegments(text);
   let clipped = false;
   const out: string[] = [];
+  // A single long line of material is clipped by characters, wherever it stands (ADR-0312).
+  const lineCut = (line: string, inPaste: boolean) => {
+    if (line.length < PASTED_LONG_LINE_CHARS || !(inPaste || isPastedLine(line))) return line;
+    clipped = true;
+    return clipLongLine(line);
+  };
   for (const segment of segments) {
     if (segment.kind === 'prose') {
-      out.push(...segment.lines);
+      for (const line of segment.lines) out.push(lineCut(line, false));
       continue;
     }
     if (segment.open !== undefined) out.push(segment.open);
     const { lines } = segment;
-    if (lines.length <= 2 * edgeLines + 1) out.push(...lines);
+    if (lines.length <= 2 * edgeLines + 1) for (const line of lines) out.push(lineCut(line, true));
     else {
       clipped = true;
       const cut = (line: string) =>

@@ -1,4 +1,5 @@
 import {
+  abridgedMessage,
   abridgeRecordOf,
   type CompactionPolicy,
   type CurrentDeterminism,
@@ -170,6 +171,7 @@ export function emergencyFit({
   const clearSlot = (slot: Slot) => {
     if (slot.dropped) return;
     abridgeSlot(slot);
+    for (const result of slot.results) abridgeResult(slot, result);
     for (const result of slot.results) {
       if (
         result.state !== 'raw' ||
@@ -210,6 +212,26 @@ export function emergencyFit({
     slot.tokens -= saving;
     total -= saving;
     report.abridgedMessages.push(message.id);
+  };
+  // A result's screenshots give way to their stand-ins, the result kept (ADR-0311), before it is cleared or dropped.
+  const abridgeResult = (slot: Slot, result: Slot['results'][number]) => {
+    const message = result.message;
+    if (!policy.strategies.abridge || result.state !== 'raw' || !message || !result.part?.media?.length)
+      return;
+    if (message.pinned === true) return;
+    const draft = draftAbridgement(message, policy.abridgePasteEdgeLines);
+    if (!draft) return;
+    const record = abridgeRecordOf(message, draft);
+    const shown = abridgedMessage(message, record).content[result.exchange.resultPartIndex!];
+    if (shown?.type !== 'tool_result') return;
+    const piece = maker.abridgedResult(shown, result.exchange);
+    const saving = result.piece.tokens - piece.tokens;
+    if (saving <= 0) return;
+    // Still a raw result: a clear may take it over (ADR-0311's precedence).
+    result.piece = piece;
+    slot.tokens -= saving;
+    total -= saving;
+    if (!report.abridgedMessages.includes(message.id)) report.abridgedMessages.push(message.id);
   };
   const drop = (slot: Slot) => {
     if (slot.dropped) return;

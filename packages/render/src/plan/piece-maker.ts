@@ -2,7 +2,9 @@ import {
   type AbridgeRecord,
   abridgedMessage,
   type CompactionPolicy,
+  type DocumentPart,
   type ExternalizationRecord,
+  type ImagePart,
   isDefaultSummaryStyle,
   type Message,
   type ProviderName,
@@ -20,6 +22,7 @@ import {
   clearedPlaceholderText,
   externalizationText,
   MISSING_RESULT_TEXT,
+  rehydrationText,
   summaryText,
 } from '../synthetic-text.js';
 import { prepareMessage, prepareResult } from './prepare-message.js';
@@ -99,9 +102,14 @@ export class PieceMaker {
     return this.#memo.remember(
       'raw-result',
       `${message.id}\u0000${partIndex}`,
-      () => this.#resultPiece(part, exchange, part.content, message.seq),
+      () => this.#resultPiece(part, exchange, part.content, message.seq, true),
       (cached) => cached.seq === message.seq,
     );
+  }
+
+  /** A tool result whose media an abridge record replaced (ADR-0311): memoized by the caller, per record. */
+  abridgedResult(part: ToolResultPart, exchange: ToolExchange): Piece {
+    return this.#resultPiece(part, exchange, part.content, 0, true);
   }
 
   /**
@@ -165,6 +173,27 @@ export class PieceMaker {
     });
   }
 
+  /**
+   * An image or document artifact shown again for this turn (ADR-0310): an ephemeral user message with
+   * a header line and the medium itself; null when the provider cannot take it inline.
+   */
+  rehydratedMedium(artifactId: string, mediaType: string, data: string): Piece | null {
+    return this.#memo.remember<Piece | null>('synthetic', `medium\u0000${artifactId}`, () => {
+      const source = { kind: 'base64' as const, data };
+      const medium: ImagePart | DocumentPart = mediaType.startsWith('image/')
+        ? { type: 'image', mediaType, source }
+        : {
+            type: 'document',
+            mediaType,
+            source,
+            ...(this.#format.defaultDocumentTitle ? { title: this.#format.defaultDocumentTitle } : {}),
+          };
+      if (!this.#format.canSendMedia(medium)) return null;
+      const text = rehydrationText(artifactId, `(${mediaType}, shown below)`, undefined);
+      return this.#piece({ id: 'synthetic', role: 'user', content: [{ type: 'text', text }, medium] }, 0);
+    });
+  }
+
   /** Artifact content cut to `cap` tokens (artifacts are content-addressed: the id fixes the content). */
   truncated(artifactId: string, content: string, cap: number): Truncated {
     return this.#memo.remember('truncated', `${artifactId}\u0000${cap}\u0000${content.length}`, () =>
@@ -217,17 +246,24 @@ export class PieceMaker {
     return this.#memo.remember('text-result', key, () => this.#resultPiece(part, exchange, text, 0));
   }
 
+  /** `asLogged`: the result's own content, sent with its media (ADR-0311); otherwise a stand-in without them. */
   #resultPiece(
     part: ToolResultPart,
     exchange: ToolExchange,
     content: ToolResultPart['content'],
     seq: number,
+    asLogged = false,
   ): Piece {
-    const prepared = prepareResult(part, exchange.providerId, content);
+    const prepared = prepareResult(part, exchange.providerId, content, asLogged ? this.#format : undefined);
     const sent = prepared.content[0] as ToolResultPart;
+    // Media a provider's tool result cannot hold follow the results in a user message (ADR-0311).
+    const followUp = this.#format.formatResultMedia?.(sent);
     return {
       tokens: this.#tokenizer.countMessage(prepared, this.#provider),
-      wire: [this.#format.formatResult(sent)],
+      wire:
+        followUp === undefined
+          ? [this.#format.formatResult(sent)]
+          : [this.#format.formatResult(sent), followUp],
       role: 'tool',
       seq,
     };

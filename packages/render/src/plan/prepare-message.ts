@@ -1,6 +1,11 @@
 import type { ContentPart, Message, ThreadMessage, ToolResultPart } from '@compactor/core';
 import { isPlainObject, type ProviderFormat } from '../providers/provider-format.js';
-import { EMPTY_RESULT_TEXT, mediaReferenceText, systemNoteText } from '../synthetic-text.js';
+import {
+  EMPTY_RESULT_TEXT,
+  mediaReferenceText,
+  resultMediaFollowText,
+  systemNoteText,
+} from '../synthetic-text.js';
 import type { ToolExchange } from './tool-exchanges.js';
 
 /**
@@ -96,17 +101,45 @@ function prepareSystem(message: ThreadMessage, format: ProviderFormat): Message 
   };
 }
 
-/** A result as sent: provider call id, and never empty content. */
+/**
+ * A result as sent: provider call id, and never empty content. With `format`, the result is sent as
+ * logged and keeps its media (ADR-0311): those the provider takes stay, the others become a text
+ * reference after the content. Without it (a placeholder, pointer or cut stands in for the content),
+ * the media go with the content they came with.
+ */
 export function prepareResult(
   part: ToolResultPart,
   providerId: string,
   content: ToolResultPart['content'],
+  format?: ProviderFormat,
 ): Message {
-  const sent = typeof content === 'string' && content.trim() === '' ? EMPTY_RESULT_TEXT : content;
+  const { media, ...rest } = part;
+  let sent = typeof content === 'string' && content.trim() === '' ? EMPTY_RESULT_TEXT : content;
+  const kept: NonNullable<ToolResultPart['media']> = [];
+  if (format && media && media.length > 0) {
+    const references: string[] = [];
+    for (const item of media) {
+      if (format.canSendMedia(item)) {
+        kept.push(
+          item.type === 'document' && !item.title && format.defaultDocumentTitle
+            ? { ...item, title: format.defaultDocumentTitle }
+            : item,
+        );
+      } else references.push(mediaReferenceText(item.type, item.mediaType, mediaWhere(item)));
+    }
+    // Where a result cannot hold them, the media follow in a user message; the result says so (counted here).
+    if (kept.length > 0 && format.formatResultMedia) references.push(resultMediaFollowText(kept.length));
+    if (references.length > 0) {
+      const text = typeof sent === 'string' ? sent : JSON.stringify(sent);
+      sent = [text, ...references].join('\n');
+    }
+  }
   return {
     id: providerId,
     role: 'tool',
-    content: [{ ...part, toolCallId: providerId, content: sent }],
+    content: [
+      { ...rest, toolCallId: providerId, content: sent, ...(kept.length > 0 ? { media: kept } : {}) },
+    ],
   };
 }
 

@@ -1,4 +1,5 @@
 import {
+  abridgedMessage,
   type ClearedToolResult,
   type ClearRecord,
   type CompactionPolicy,
@@ -280,6 +281,15 @@ function resultEntry(
         : envelopePlaceholder(maker, part, exchange, policy);
     });
     return { exchange, message, part, state: 'cleared', piece };
+  }
+  if (action?.action === 'abridge' && action.record?.kind === 'abridge') {
+    // The result stays a result: its media give way to their stand-ins after its text (ADR-0311).
+    const record = action.record;
+    const shown = abridgedMessage(message, record).content[exchange.resultPartIndex!];
+    if (shown?.type === 'tool_result' && shown !== part) {
+      const piece = maker.clearedByRecord(record, part, () => maker.abridgedResult(shown, exchange));
+      return { exchange, message, part, state: 'raw', piece };
+    }
   }
   return {
     exchange,

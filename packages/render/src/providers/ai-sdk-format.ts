@@ -30,6 +30,18 @@ export const aiSdkFormat: ProviderFormat = {
   },
   formatResult(result: ToolResultPart) {
     const failed = result.outcome === 'failure';
+    const media = result.media ?? [];
+    if (media.length > 0) {
+      // A result with images or documents is a `content` output: its text, then each medium (ADR-0311).
+      const text = typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
+      const value = [{ type: 'text', text }, ...media.map(resultMedia)];
+      return {
+        type: 'tool-result',
+        toolCallId: result.toolCallId,
+        toolName: result.toolName,
+        output: { type: 'content', value },
+      };
+    }
     const output =
       typeof result.content === 'string'
         ? { type: failed ? 'error-text' : 'text', value: result.content }
@@ -90,6 +102,22 @@ function part(content: ContentPart): Part {
     default:
       return { type: 'text', text: '' };
   }
+}
+
+/** One medium of a tool result as a `content` output item. */
+function resultMedia(content: NonNullable<ToolResultPart['media']>[number]): Part {
+  const image = content.type === 'image';
+  if (content.source.kind === 'url') {
+    return image
+      ? { type: 'image-url', url: content.source.url }
+      : { type: 'file-url', url: content.source.url, mediaType: content.mediaType };
+  }
+  return {
+    type: image ? 'image-data' : 'file-data',
+    data: sourceData(content),
+    mediaType: content.mediaType,
+    ...(!image && content.title ? { filename: content.title } : {}),
+  };
 }
 
 function imageAsFile(content: Part): Part {

@@ -37,10 +37,13 @@ export const anthropicFormat: ProviderFormat = {
     return [{ role, content: message.content.map(block) } satisfies AnthropicMessage];
   },
   formatResult(part: ToolResultPart) {
+    const text = resultContentText(part.content);
+    // A result's images and documents go inside it, after its text (Anthropic takes both there, ADR-0311).
+    const media = part.media ?? [];
     const result: Block = {
       type: 'tool_result',
       tool_use_id: part.toolCallId,
-      content: resultContentText(part.content),
+      content: media.length === 0 ? text : [{ type: 'text', text }, ...media.map(block)],
     };
     if (part.outcome === 'failure') result.is_error = true;
     return result;

@@ -58,6 +58,11 @@ export const openaiChatFormat: ProviderFormat = {
   formatResult(part: ToolResultPart) {
     return { role: 'tool', tool_call_id: part.toolCallId, content: resultContentText(part.content) };
   },
+  formatResultMedia(part: ToolResultPart) {
+    // A tool message holds text only: a result's media follow the results in a user message (ADR-0311).
+    const media = part.media ?? [];
+    return media.length === 0 ? undefined : { role: 'user', content: media.map(userPart) };
+  },
   groupResults(results) {
     return results;
   },

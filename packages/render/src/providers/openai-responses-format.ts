@@ -84,6 +84,11 @@ export const openaiResponsesFormat: ProviderFormat = {
       output: resultContentText(part.content),
     };
   },
+  formatResultMedia(part: ToolResultPart) {
+    // The same rule as Chat Completions (ADR-0311): the output stays text, the media follow in a user message.
+    const media = part.media ?? [];
+    return media.length === 0 ? undefined : { type: 'message', role: 'user', content: media.map(inputPart) };
+  },
   groupResults(results) {
     return results;
   },

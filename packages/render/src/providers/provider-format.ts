@@ -54,6 +54,12 @@ export interface ProviderFormat {
   formatMessage(message: Message): unknown[];
   /** One prepared tool result (content already resolved to what is sent) → a block, message or item. */
   formatResult(part: ToolResultPart): unknown;
+  /**
+   * Where a tool result cannot hold images or documents (OpenAI Chat and Responses), the user message
+   * that carries a result's media after the results (ADR-0311); undefined when it has none. Absent:
+   * `formatResult` puts them inside the result.
+   */
+  formatResultMedia?(part: ToolResultPart): unknown | undefined;
   /** The formatted results answering one assistant message → wire messages placed right after it. */
   groupResults(results: unknown[]): unknown[];
   formatTools(tools: readonly ToolDefinition[]): unknown[];

@@ -56,7 +56,8 @@ export interface AnthropicToolUseBlock {
 export interface AnthropicToolResultBlock {
   type: 'tool_result';
   tool_use_id: string;
-  content: string;
+  /** Text, or text then the result's images and documents (ADR-0311). */
+  content: string | Array<AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock>;
   is_error?: boolean;
   cache_control?: AnthropicCacheControl;
 }
@@ -237,7 +238,17 @@ export interface AiSdkToolCallPart {
 }
 export type AiSdkToolResultOutput =
   | { type: 'text' | 'error-text'; value: string }
-  | { type: 'json' | 'error-json'; value: JsonValue };
+  | { type: 'json' | 'error-json'; value: JsonValue }
+  | {
+      /** A result with images or documents: its text, then each medium (ADR-0311). */
+      type: 'content';
+      value: Array<
+        | { type: 'text'; text: string }
+        | { type: 'image-data' | 'file-data'; data: string; mediaType: string; filename?: string }
+        | { type: 'image-url'; url: string }
+        | { type: 'file-url'; url: string; mediaType?: string }
+      >;
+    };
 export interface AiSdkToolResultPart {
   type: 'tool-result';
   toolCallId: string;

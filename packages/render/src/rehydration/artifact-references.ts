@@ -1,4 +1,4 @@
-import type { CompactionPlan, ThreadMessage, ToolDefinition } from '@compactor/core';
+import type { AbridgedMedia, CompactionPlan, ThreadMessage, ToolDefinition } from '@compactor/core';
 import type { ToolExchangeIndex } from '../plan/tool-exchanges.js';
 
 /** Characters an artifact id may continue with: a match must not touch one on either side. */
@@ -51,9 +51,33 @@ export function knownArtifactIds(plan: CompactionPlan | null): string[] {
   for (const record of plan.summarizations) {
     for (const artifact of record.summary.artifacts) ids.add(artifact.artifactId);
   }
-  // An abridged message's full text (ADR-0265).
-  for (const record of plan.abridgements) if (record.artifactId) ids.add(record.artifactId);
+  // An abridged message's full text (ADR-0265) and its inline media (ADR-0310).
+  for (const record of plan.abridgements) {
+    if (record.artifactId) ids.add(record.artifactId);
+    for (const part of record.parts)
+      for (const medium of part.media ?? []) if (medium.artifactId) ids.add(medium.artifactId);
+  }
   return [...ids].sort();
+}
+
+/**
+ * The images and documents the plan's abridgements replaced that can be read back as themselves
+ * (ADR-0310), by the id or URL read_artifact takes: the artifact holding inline data, or the URL.
+ *
+ * @param plan - The thread's plan, or null.
+ * @returns Each replaced medium by its artifact id or URL (empty without a plan).
+ */
+export function abridgedMediaReferences(plan: CompactionPlan | null): Map<string, AbridgedMedia> {
+  const references = new Map<string, AbridgedMedia>();
+  for (const record of plan?.abridgements ?? []) {
+    for (const part of record.parts) {
+      for (const medium of part.media ?? []) {
+        const key = medium.artifactId ?? medium.url;
+        if (key !== undefined && !references.has(key)) references.set(key, medium);
+      }
+    }
+  }
+  return references;
 }
 
 export interface ArtifactReference {
@@ -171,6 +195,17 @@ export function artifactFacts(plan: CompactionPlan | null): ArtifactFacts[] {
   for (const record of plan.summarizations) fromSummaryArtifacts(record.summary.artifacts);
   for (const record of plan.abridgements) {
     if (record.artifactId && record.rehydrateHint) entry(record.artifactId).hints.add(record.rehydrateHint);
+    // A stored image's caption or a document's name is its hint (ADR-0310): asked about, it comes back.
+    for (const part of record.parts) {
+      const described = part.text
+        .split('\n')
+        .filter((line) => line.startsWith('Caption: ') || line.startsWith('Name: '))
+        .map((line) => line.slice(line.indexOf(' ') + 1));
+      if (described.length === 0) continue;
+      for (const medium of part.media ?? []) {
+        if (medium.artifactId) entry(medium.artifactId).hints.add(described.join(' '));
+      }
+    }
   }
   return [...facts.entries()]
     .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0))

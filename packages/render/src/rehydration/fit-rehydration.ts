@@ -2,6 +2,7 @@ import type { Piece } from '../cache/render-cache.js';
 import type { PieceMaker } from '../plan/piece-maker.js';
 import { rehydrationText } from '../synthetic-text.js';
 import type { FetchedArtifact } from './gather-rehydration.js';
+import { isMediaType } from './read-artifact-tool.js';
 import type { RehydrationEvent } from './rehydration-types.js';
 
 export interface FittedRehydration {
@@ -66,6 +67,11 @@ function fitOne(
   messageCap: number,
   maker: PieceMaker,
 ): { piece: Piece; truncated: boolean } | undefined {
+  // An image or document is shown whole, as itself, or not at all (ADR-0310): base64 is never text.
+  if (artifact.contentType !== undefined && isMediaType(artifact.contentType)) {
+    const piece = maker.rehydratedMedium(artifact.artifactId, artifact.contentType, artifact.content);
+    return piece !== null && piece.tokens <= messageCap ? { piece, truncated: false } : undefined;
+  }
   let cap = contentCap;
   while (cap >= MINIMUM_CONTENT_TOKENS) {
     const content = maker.truncated(artifact.artifactId, artifact.content, cap);

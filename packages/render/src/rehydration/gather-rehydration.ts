@@ -20,6 +20,8 @@ import type { RehydrationEvent, RehydrationState } from './rehydration-types.js'
 export interface FetchedArtifact {
   artifactId: string;
   content: string;
+  /** The artifact's content type: an image or PDF is shown as itself (ADR-0310). */
+  contentType?: string | undefined;
   sensitivity: ArtifactSensitivity;
   trigger: RehydrationEvent['trigger'];
 }
@@ -145,6 +147,7 @@ export async function gatherRehydration(input: GatherInput): Promise<GatheredReh
     gathered.fetched.push({
       artifactId: candidate.artifactId,
       content: read.content,
+      contentType: metadata.contentType,
       sensitivity: metadata.sensitivity,
       trigger: candidate.trigger,
     });

@@ -1,13 +1,16 @@
 import {
+  type AbridgedMedia,
   type ArtifactStore,
   artifactAccessDecision,
   type CompactionPlan,
+  type DocumentPart,
+  type ImagePart,
   type SecurityContext,
   type Tokenizer,
   type ToolDefinition,
   type ToolResultPart,
 } from '@compactor/core';
-import { knownArtifactIds } from './artifact-references.js';
+import { abridgedMediaReferences, knownArtifactIds } from './artifact-references.js';
 import type { RehydrationBlockReason, RehydrationEvent } from './rehydration-types.js';
 import { truncateToTokens } from './truncate-to-tokens.js';
 
@@ -96,6 +99,15 @@ export async function handleReadArtifact(
     },
   });
   if (artifactId === '') return fail('invalid_input', 'read_artifact needs {"artifact_id": string}.');
+  // A replaced image or document named by its URL comes back by that URL, no store needed (ADR-0310).
+  const replaced = abridgedMediaReferences(context.plan ?? null).get(artifactId.replace(/^artifact:/, ''));
+  if (replaced?.url !== undefined && replaced.artifactId === undefined) {
+    const medium = mediumPart(replaced, { kind: 'url', url: replaced.url });
+    return {
+      result: mediaResult(context.toolCallId, artifactId, medium, {}),
+      event: { name: 'compaction_rehydrated', artifactId, turn, trigger: 'explicit', truncated: false },
+    };
+  }
   if (context.plan !== undefined && !knownArtifactIds(context.plan ?? null).includes(artifactId)) {
     return fail('unknown_artifact', `No externalized artifact with id ${artifactId} in this conversation.`);
   }
@@ -110,6 +122,25 @@ export async function handleReadArtifact(
     return fail('access_denied', `Access to artifact ${artifactId} was denied.`, read.reason);
   if (read.status === 'not_found')
     return fail('not_found', `Artifact ${artifactId} was not found (or has expired).`);
+  // An image or document comes back as itself, never as base64 text (ADR-0310).
+  const mediaType = read.metadata.contentType ?? '';
+  if (isMediaType(mediaType)) {
+    const medium = mediumPart(
+      { kind: mediaType.startsWith('image/') ? 'image' : 'document', mediaType },
+      { kind: 'base64', data: read.content },
+    );
+    return {
+      result: mediaResult(context.toolCallId, artifactId, medium, { contentHash: read.metadata.sha256 }),
+      event: {
+        name: 'compaction_rehydrated',
+        artifactId,
+        turn,
+        trigger: 'explicit',
+        sensitivity: read.metadata.sensitivity,
+        truncated: false,
+      },
+    };
+  }
   let content = read.content;
   let truncated = false;
   let tokens: number | undefined;
@@ -139,5 +170,48 @@ export async function handleReadArtifact(
       truncated,
       ...(tokens !== undefined ? { tokens } : {}),
     },
+  };
+}
+
+/**
+ * Whether an artifact's content type is an image or document read_artifact gives back as itself
+ * (ADR-0310): the types the abridge rung stores inline media under.
+ *
+ * @param contentType - The artifact's content type.
+ * @returns True for `image/*` and `application/pdf`.
+ */
+export function isMediaType(contentType: string): boolean {
+  return contentType.startsWith('image/') || contentType === 'application/pdf';
+}
+
+function mediumPart(
+  medium: Pick<AbridgedMedia, 'kind' | 'mediaType'>,
+  source: ImagePart['source'],
+): ImagePart | DocumentPart {
+  return medium.kind === 'image'
+    ? { type: 'image', mediaType: medium.mediaType, source }
+    : { type: 'document', mediaType: medium.mediaType, source };
+}
+
+/** A read_artifact result holding one image or document, after a line saying what it is. */
+function mediaResult(
+  toolCallId: string,
+  artifactId: string,
+  medium: ImagePart | DocumentPart,
+  determinism: { contentHash?: string },
+): ToolResultPart {
+  const label = medium.type === 'image' ? 'Image' : 'Document';
+  return {
+    type: 'tool_result',
+    toolName: READ_ARTIFACT_TOOL_NAME,
+    toolCallId,
+    outcome: 'success',
+    content: `[${label} read back: ${artifactId} (${medium.mediaType})]`,
+    keyFields: { artifact_id: artifactId },
+    durability: 'replayable',
+    ...(determinism.contentHash !== undefined
+      ? { determinism: { contentHash: determinism.contentHash } }
+      : {}),
+    media: [medium],
   };
 }

@@ -256,7 +256,86 @@ export function renderFixtures(): RenderFixture[] {
       abridge(media, 'pdf'),
     ]),
   });
+  // ADR-0311: a tool's screenshot and a URL image inside results, as logged, then with their media abridged.
+  const screens = screenshotThread();
+  fixtures.push({ name: 'tool-result-media', thread: screens, plan: null });
+  fixtures.push({
+    name: 'abridged-result-media',
+    thread: screens,
+    plan: planOf(screens, [abridge(screens, 'shot1', undefined, 3, ['art_screenshot'])]),
+  });
+  // ADR-0310: an abridged inline photo read back by read_artifact, as an image inside the result.
+  const readBack = rehydratedImageThread();
+  fixtures.push({
+    name: 'rehydrated-image',
+    thread: readBack,
+    plan: planOf(readBack, [abridge(readBack, 'photo', undefined, 3, ['art_photo'])]),
+  });
   return fixtures;
+}
+
+/** A 1×1 PNG, base64. */
+export const TINY_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+/** A browser agent's turn: two screenshots in tool results (inline, then by URL), then a new request. */
+export function screenshotThread(): Thread {
+  const builder = threadBuilder('screens', {
+    tenantId: TENANT,
+    policy: { keepRecentTurns: 1, keepRecentTokens: 0 },
+  })
+    .user('Log in to the dashboard and tell me what you see.', { id: 'u1' })
+    .assistant('Taking a screenshot.', {
+      id: 'a1',
+      toolCalls: [{ id: 's1', name: 'screenshot', input: {} }],
+    })
+    .toolResult('s1', 'Captured 1280x800.', {
+      id: 'shot1',
+      media: [{ type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: TINY_PNG } }],
+    })
+    .assistant('Opening the reports page.', {
+      id: 'a2',
+      toolCalls: [{ id: 's2', name: 'screenshot', input: { page: 'reports' } }],
+    })
+    .toolResult('s2', 'Captured the reports page.', {
+      id: 'shot2',
+      media: [
+        {
+          type: 'image',
+          mediaType: 'image/png',
+          source: { kind: 'url', url: 'https://example.com/reports.png' },
+        },
+      ],
+    })
+    .assistant('The dashboard shows a login form; the reports page lists three reports.', { id: 'a3' })
+    .user('Thanks. Now open the settings.', { id: 'u2' });
+  return builder.build().thread;
+}
+
+/** An inline photo, abridged, then read back by the model's read_artifact call (the handler's answer). */
+export function rehydratedImageThread(): Thread {
+  return threadBuilder('readback', { tenantId: TENANT, policy: { keepRecentTurns: 1, keepRecentTokens: 0 } })
+    .message({
+      id: 'photo',
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Here is the wiring diagram.' },
+        { type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: TINY_PNG } },
+      ],
+    })
+    .assistant('Noted: two workers behind a load balancer.', { id: 'a1' })
+    .user('Which port did the diagram show for the second worker?', { id: 'u2' })
+    .assistant('Let me look at the diagram again.', {
+      id: 'a2',
+      toolCalls: [{ id: 'r1', name: 'read_artifact', input: { artifact_id: 'art_photo' } }],
+    })
+    .toolResult('r1', '[Image read back: art_photo (image/png)]', {
+      id: 'read1',
+      keyFields: { artifact_id: 'art_photo' },
+      durability: 'replayable',
+      media: [{ type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: TINY_PNG } }],
+    })
+    .build().thread;
 }
 
 /** A 3-turn chat: a captioned photo (LoCoMo's `blipCaption`), a pasted log, a PDF; then a new photo. */

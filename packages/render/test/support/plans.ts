@@ -7,6 +7,7 @@ import {
   type DropRecord,
   draftAbridgement,
   type ExternalizationRecord,
+  inlineMedia,
   type StructuredSummaryInput,
   type SummarizationRecord,
   spanOf,
@@ -82,14 +83,28 @@ export function drop(thread: Thread, ids: readonly string[], reason = 'old'): Dr
 }
 
 /** What the abridge rung would write for one message (its own draft), with the paste's artifact when given. */
-export function abridge(thread: Thread, id: string, artifactId?: string, edgeLines = 3): AbridgeRecord {
+export function abridge(
+  thread: Thread,
+  id: string,
+  artifactId?: string,
+  edgeLines = 3,
+  mediaArtifactIds: readonly string[] = [],
+): AbridgeRecord {
   const message = messagesById(thread, [id])[0]!;
   const draft = draftAbridgement(message, edgeLines);
   if (!draft) throw new Error(`fixture: nothing to abridge in ${id}`);
+  // Inline media kept as artifacts (ADR-0310), in order, as the rung would store them.
+  const storedMedia = new Map(
+    inlineMedia(draft).flatMap((medium, position) => {
+      const mediumId = mediaArtifactIds[position];
+      return mediumId ? [[medium, { artifactId: mediumId, sensitivity: 'internal' as const }] as const] : [];
+    }),
+  );
   return abridgeRecordOf(
     message,
     draft,
     artifactId ? { artifactId, rehydrateHint: 'the full pasted log', sensitivity: 'internal' } : undefined,
+    storedMedia,
   );
 }
 

@@ -51,6 +51,8 @@ export function measurePart(part: ContentPart, context: MeasureContext, into: Me
       const content = typeof part.content === 'string' ? part.content : toJson(part.content);
       const outcome = part.outcome === 'success' ? 0 : context.exact(part.outcome);
       addPart(into, 'toolResult', context.exact(part.toolName) + context.exact(content) + outcome);
+      // A result's own images and documents (ADR-0311) cost what they cost anywhere else.
+      for (const media of part.media ?? []) measurePart(media, context, into);
       return;
     }
     case 'reasoning':
@@ -81,6 +83,12 @@ export function measureMessage(
   const measurement = emptyMeasurement();
   const results = message.content.filter((part) => part.type === 'tool_result').length;
   measurement.messages = message.role === 'tool' && toolResultsAreMessages ? Math.max(1, results) : 1;
+  // Where results are messages, a result's media follow in a user message of their own (ADR-0311).
+  if (toolResultsAreMessages) {
+    for (const part of message.content) {
+      if (part.type === 'tool_result' && (part.media?.length ?? 0) > 0) measurement.messages += 1;
+    }
+  }
   for (const part of message.content) measurePart(part, context, measurement);
   return measurement;
 }

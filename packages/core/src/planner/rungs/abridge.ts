@@ -1,5 +1,13 @@
+import { toolOutputSensitivity } from '../../durability/tool-sensitivity.js';
+import { stricterSensitivity } from '../../ports/artifact-rules.js';
 import { holdsOpaquePart } from '../../schemas/content.js';
-import { abridgedTokens, abridgeRecordOf, draftAbridgement } from '../abridge-parts.js';
+import {
+  abridgedTokens,
+  abridgeRecordOf,
+  draftAbridgement,
+  inlineMedia,
+  type StoredMedium,
+} from '../abridge-parts.js';
 import { actionsOf } from '../candidates.js';
 import type { Proposal, Rung } from '../planner-types.js';
 
@@ -10,6 +18,8 @@ import type { Proposal, Rung } from '../planner-types.js';
  * old picture costs a provider's fixed image estimate (1,600 tokens for Anthropic) and its caption a
  * few dozen. The user's kept words (`keptUserMessageIds`) may be abridged, nothing else untouchable.
  * With `abridgeTailMedia`, the media (only) of the protected tail's older turns follow (ADR-0267).
+ * A tool result's images and documents give way too, the result kept with its text (ADR-0311); inline
+ * media are kept as artifacts read_artifact gives back as images (ADR-0310).
  */
 export const abridgeRung: Rung = {
   name: 'abridge',
@@ -33,7 +43,11 @@ export const abridgeRung: Rung = {
       const freed = input.countMessage(message) - abridgedTokens(message, draft, input.countMessage);
       if (freed < policy.abridgeMinTokensFreed) continue;
       const what = [
-        ...(draft.media.length > 0 ? [`${draft.media.length} media part(s)`] : []),
+        ...(draft.media.length > 0
+          ? [
+              `${draft.media.length} ${message.role === 'tool' ? 'tool result(s) with media' : 'media part(s)'}`,
+            ]
+          : []),
         ...(draft.pastes.length > 0 ? [`${draft.pastes.length} pasted text part(s)`] : []),
       ].join(' and ');
       (inTail ? tail : older).push({
@@ -55,7 +69,34 @@ export const abridgeRung: Rung = {
     const inTail = message.index >= context.regions.protectedStart;
     const draft = inTail ? { media: drafted.media, pastes: [] } : drafted;
     const store = input.artifactStore;
-    if (draft.pastes.length === 0 || !store) return { added: [abridgeRecordOf(message, draft)] };
+    if (!store) return { added: [abridgeRecordOf(message, draft)] };
+    const defaults = input.artifactDefaults ?? {};
+    const floor = defaults.sensitivity ?? 'internal';
+    const common = {
+      threadId: input.thread.id,
+      tenantId: input.thread.tenantId,
+      ...(defaults.ttlSeconds !== undefined ? { ttlSeconds: defaults.ttlSeconds } : {}),
+      ...(defaults.encryptionKeyId !== undefined ? { encryptionKeyId: defaults.encryptionKeyId } : {}),
+    };
+    // Inline images and documents are kept as artifacts, so read_artifact gives them back as themselves
+    // (ADR-0310); a tool's output keeps the sensitivity its policy gives it (ADR-0059).
+    const storedMedia = new Map<object, StoredMedium>();
+    const toolNames = message.content.flatMap((part) => (part.type === 'tool_result' ? [part.toolName] : []));
+    const mediaSensitivity = toolNames
+      .map((toolName) => toolOutputSensitivity(toolName, policy.toolDurability, floor))
+      .reduce(stricterSensitivity, floor);
+    for (const medium of inlineMedia(draft)) {
+      if (medium.source.kind !== 'base64' || storedMedia.has(medium)) continue;
+      const metadata = await store.put(medium.source.data, {
+        ...common,
+        sensitivity: mediaSensitivity,
+        contentType: medium.mediaType,
+        labels: { messageId: message.id, kind: medium.type },
+      });
+      storedMedia.set(medium, { artifactId: metadata.artifactId, sensitivity: metadata.sensitivity });
+    }
+    if (draft.pastes.length === 0)
+      return { added: [abridgeRecordOf(message, draft, undefined, storedMedia)] };
     // The whole text goes to the store, so read_artifact gives back what the clip left out.
     const text = draft.pastes
       .map(({ index }) => {
@@ -63,24 +104,21 @@ export const abridgeRung: Rung = {
         return part?.type === 'text' ? part.text : '';
       })
       .join('\n\n');
-    const defaults = input.artifactDefaults ?? {};
     const metadata = await store.put(text, {
-      threadId: input.thread.id,
-      tenantId: input.thread.tenantId,
-      sensitivity: defaults.sensitivity ?? 'internal',
-      ...(defaults.ttlSeconds !== undefined ? { ttlSeconds: defaults.ttlSeconds } : {}),
-      ...(defaults.encryptionKeyId !== undefined ? { encryptionKeyId: defaults.encryptionKeyId } : {}),
+      ...common,
+      sensitivity: floor,
       contentType: 'text/plain',
       labels: { messageId: message.id },
     });
     const rehydrateHint = `call read_artifact("${metadata.artifactId}") for the full pasted material of turn ${message.turn} (${text.length} characters)`;
     return {
       added: [
-        abridgeRecordOf(message, draft, {
-          artifactId: metadata.artifactId,
-          rehydrateHint,
-          sensitivity: metadata.sensitivity,
-        }),
+        abridgeRecordOf(
+          message,
+          draft,
+          { artifactId: metadata.artifactId, rehydrateHint, sensitivity: metadata.sensitivity },
+          storedMedia,
+        ),
       ],
     };
   },

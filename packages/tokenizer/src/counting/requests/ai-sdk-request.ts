@@ -52,7 +52,11 @@ function toolOutputTokens(part: Record<string, unknown>, engine: CountingEngine,
     let tokens = 0;
     for (const item of output.value) {
       if (isRecord(item) && item.type === 'text') tokens += engine.exact(asString(item.text));
-      else if (isRecord(item) && item.type === 'media') measureFile(item, engine, into);
+      else if (
+        isRecord(item) &&
+        (item.type === 'media' || item.type === 'image-data' || item.type === 'file-data')
+      )
+        measureFile(item, engine, into);
       else measureUnknown(item, engine, into);
     }
     return tokens;
