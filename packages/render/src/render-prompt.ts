@@ -11,7 +11,7 @@ import type { RequestByProvider } from './providers/request-types.js';
 import { appendedRecall } from './recall/append-recall.js';
 import { type PlacedRecall, placeAnchored, placeAppended, recallPlacement } from './recall/place-recall.js';
 import { type RecallRoom, recallAnchor, recallRooms } from './recall/recall-anchor.js';
-import { fitRecall } from './recall/render-recall.js';
+import { appendFoldsOf, fitRecall } from './recall/render-recall.js';
 import { fitRehydration } from './rehydration/fit-rehydration.js';
 import { type GatheredRehydration, gatherRehydration } from './rehydration/gather-rehydration.js';
 import { nextRehydrationState } from './rehydration/rehydration-state.js';
@@ -201,6 +201,15 @@ function render<P extends ProviderName>(
               recallOn && room.allowance > 0
                 ? fitRecall({ ...recallParts(room), query, exclude })
                 : fitRecall({ ...recallParts(room), allowance: 0 }),
+            memo: appendFoldsOf({
+              thread,
+              plan,
+              normalized,
+              policy: recallPolicy,
+              rehydration: context.rehydrationPolicy,
+              memo: context.memo,
+              searching: recallOn,
+            }),
           }),
           assembled.slotEnds,
         )
