@@ -160,18 +160,24 @@ function matchedCount(lists: readonly TermList[]): number {
 
 /**
  * A document's score as minisearch gives it for an OR query: the terms' scores summed in query order
- * (a repeated word counts each time), times how many distinct query words it matched.
+ * (a repeated word counts each time), times how many distinct query words it matched (`first[i]`:
+ * whether `terms[i]` is that word's first place in the query).
  */
-function combinedScore(id: string, terms: readonly string[], lists: ReadonlyMap<string, TermList>): number {
+function combinedScore(
+  id: string,
+  terms: readonly string[],
+  first: readonly boolean[],
+  lists: ReadonlyMap<string, TermList>,
+): number {
   let sum: number | undefined;
-  const matched = new Set<string>();
-  for (const term of terms) {
-    const score = lists.get(term)!.byId.get(id);
+  let matched = 0;
+  for (let at = 0; at < terms.length; at += 1) {
+    const score = lists.get(terms[at]!)!.byId.get(id);
     if (score === undefined) continue;
     sum = sum === undefined ? score : sum + score;
-    matched.add(term);
+    if (first[at]) matched += 1;
   }
-  return (sum ?? 0) * matched.size;
+  return (sum ?? 0) * matched;
 }
 
 interface Candidate {
@@ -190,13 +196,16 @@ function before(left: Candidate, right: Candidate): boolean {
  * full minisearch OR search sorted that way gives, but lazily: the threshold algorithm over each term's
  * ranked list, reading a list only as deep as the hits asked for need (ADR-0230). A document not yet
  * read from any list scores at most the combination of each list's next score (the combination grows
- * with each term's score), so a candidate above that bound is final.
+ * with each term's score), so a candidate above that bound is final. Documents `keep` refuses are read
+ * (they move the bound) but never scored or ranked: the others come out in the same order (ADR-0306).
  */
 function* rankedDocuments(
   terms: readonly string[],
   lists: ReadonlyMap<string, TermList>,
+  keep: (id: string) => boolean,
 ): Generator<{ id: string; score: number }> {
   const unique = [...lists.values()];
+  const first = terms.map((term, at) => terms.indexOf(term) === at);
   const positions = new Map<TermList, number>(unique.map((list) => [list, 0]));
   const seen = new Set<string>();
   const heap: Candidate[] = [];
@@ -267,7 +276,8 @@ function* rankedDocuments(
     const id = openList.ids[position]!;
     if (seen.has(id)) continue;
     seen.add(id);
-    push({ id, score: combinedScore(id, terms, lists), seq: openList.seqs[position]! });
+    if (!keep(id)) continue;
+    push({ id, score: combinedScore(id, terms, first, lists), seq: openList.seqs[position]! });
   }
 }
 
@@ -374,10 +384,12 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
       };
       const hits: RecallHit[] = [];
       let tokens = 0;
-      for (const { id, score } of rankedDocuments(terms, lists)) {
+      // A document skipped here scores no higher than the next one kept, so skipping it before
+      // ranking ends the search where skipping it after did (the minimum score breaks on either).
+      const keep = (id: string) => matchesText(id) && !exclude?.(id);
+      for (const { id, score } of rankedDocuments(terms, lists, keep)) {
         if (hits.length >= topK) break;
         if (score < minScore) break;
-        if (!matchesText(id) || exclude?.(id)) continue;
         const document = stored.get(id)!;
         const cost = countTokens(document.text);
         if (tokens + cost > maxTokens) continue;
