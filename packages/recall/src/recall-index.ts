@@ -386,7 +386,7 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
       let tokens = 0;
       // A document skipped here scores no higher than the next one kept, so skipping it before
       // ranking ends the search where skipping it after did (the minimum score breaks on either).
-      const keep = (id: string) => matchesText(id) && !exclude?.(id);
+      const keep = (id: string) => !exclude?.(id) && matchesText(id);
       for (const { id, score } of rankedDocuments(terms, lists, keep)) {
         if (hits.length >= topK) break;
         if (score < minScore) break;
