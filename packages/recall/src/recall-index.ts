@@ -384,12 +384,14 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
       };
       const hits: RecallHit[] = [];
       let tokens = 0;
-      // A document skipped here scores no higher than the next one kept, so skipping it before
-      // ranking ends the search where skipping it after did (the minimum score breaks on either).
-      const keep = (id: string) => !exclude?.(id) && matchesText(id);
+      // An excluded document scores no higher than the next one kept, so skipping it before ranking
+      // ends the search where skipping it after did (the minimum score breaks on either). The text
+      // match, a look-up in every term's list, is left to the few documents ranked this far.
+      const keep = exclude ? (id: string) => !exclude(id) : () => true;
       for (const { id, score } of rankedDocuments(terms, lists, keep)) {
         if (hits.length >= topK) break;
         if (score < minScore) break;
+        if (!matchesText(id)) continue;
         const document = stored.get(id)!;
         const cost = countTokens(document.text);
         if (tokens + cost > maxTokens) continue;
