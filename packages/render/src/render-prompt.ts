@@ -209,6 +209,7 @@ function render<P extends ProviderName>(
               rehydration: context.rehydrationPolicy,
               memo: context.memo,
               searching: recallOn,
+              kind: context.memo.threadKind(thread.messages),
             }),
           }),
           assembled.slotEnds,

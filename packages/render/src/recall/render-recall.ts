@@ -131,7 +131,7 @@ function planRecallIndex(
 /**
  * The append placement's remembered turns for a plan (ADR-0305), kept beside its recall index, with
  * their scope: what the turns' searches depend on besides their room, query and exclusions (the
- * index's documents and the recall policy).
+ * index's documents, the recall policy and the thread's kind).
  *
  * @param parts - The thread, its plan (normalized), the recall and rehydration policies, the thread's
  *   memo, and whether this render searches at all.
@@ -145,11 +145,16 @@ export function appendFoldsOf(parts: {
   rehydration: RehydrationPolicy;
   memo: ThreadRenderMemo;
   searching: boolean;
+  /** The thread's kind: what the search does may follow it with the policy (e.g. when it searches). */
+  kind: string;
 }): { folds: AppendFolds; scope: string } | undefined {
   const { plan, normalized, policy } = parts;
   if (!parts.searching || !plan || !normalized || !policy.enabled || policy.topK === 0) return undefined;
   const planIndex = planRecallIndex(parts.thread, plan, normalized, parts.rehydration, parts.memo);
-  return { folds: planIndex.appendFolds, scope: `${planIndex.size}\u0000${JSON.stringify(policy)}` };
+  return {
+    folds: planIndex.appendFolds,
+    scope: `${planIndex.size}\u0000${parts.kind}\u0000${JSON.stringify(policy)}`,
+  };
 }
 
 /** One compacted message as a recall document. */
