@@ -106,6 +106,12 @@ function queryTerms(query: string, processTerm: (word: string) => string | null)
 const CACHED_TERM_MIN_MATCHES = 64;
 /** At most this many terms' matches are kept per index (least recently searched dropped first). */
 const CACHED_TERMS = 4;
+/**
+ * Or more terms, while their lists hold at most this many matches together: as many as four lists of
+ * an index at its 50,000-document bound, so the memory bound is today's, and a small index keeps the
+ * common words of a whole turn's queries (a pending call's query repeats its turn's words, ADR-0308).
+ */
+const CACHED_TERM_ENTRIES = 4 * 50_000;
 
 /** One term's matching documents, best first (ties by insertion order), with each one's score. */
 interface TermList {
@@ -300,6 +306,7 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
   // a speaker's name) matches most documents, and ranking it again on every render made each search
   // linear in the index. Cleared whenever a document is added or removed.
   const termLists = new Map<string, TermList>();
+  let cachedEntries = 0;
   const termList = (term: string): TermList => {
     const kept = termLists.get(term);
     if (kept) {
@@ -323,7 +330,12 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
     const list = buildTermList(search.search(term, options), stored);
     if (list.ids.length >= CACHED_TERM_MIN_MATCHES) {
       termLists.set(term, list);
-      if (termLists.size > CACHED_TERMS) termLists.delete(termLists.keys().next().value as string);
+      cachedEntries += list.ids.length;
+      while (termLists.size > CACHED_TERMS && cachedEntries > CACHED_TERM_ENTRIES) {
+        const oldest = termLists.keys().next().value as string;
+        cachedEntries -= termLists.get(oldest)!.ids.length;
+        termLists.delete(oldest);
+      }
     }
     return list;
   };
@@ -333,6 +345,7 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
     const document = stored.get(id);
     if (!document) return;
     termLists.clear();
+    cachedEntries = 0;
     search.discard(id);
     stored.delete(id);
     bytes -= storedBytes(document);
@@ -340,7 +353,10 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
 
   return {
     add(documents) {
-      if (documents.length > 0) termLists.clear();
+      if (documents.length > 0) {
+        termLists.clear();
+        cachedEntries = 0;
+      }
       for (const document of documents) {
         removeOne(document.id);
         const entry: Stored = {
