@@ -106,6 +106,12 @@ function queryTerms(query: string, processTerm: (word: string) => string | null)
 const CACHED_TERM_MIN_MATCHES = 64;
 /** At most this many terms' matches are kept per index (least recently searched dropped first). */
 const CACHED_TERMS = 4;
+/**
+ * Or more terms, while their lists hold at most this many matches together: as many as four lists of
+ * an index at its 50,000-document bound, so the memory bound is today's, and a small index keeps the
+ * common words of a whole turn's queries (a pending call's query repeats its turn's words, ADR-0308).
+ */
+const CACHED_TERM_ENTRIES = 4 * 50_000;
 
 /** One term's matching documents, best first (ties by insertion order), with each one's score. */
 interface TermList {
@@ -160,18 +166,24 @@ function matchedCount(lists: readonly TermList[]): number {
 
 /**
  * A document's score as minisearch gives it for an OR query: the terms' scores summed in query order
- * (a repeated word counts each time), times how many distinct query words it matched.
+ * (a repeated word counts each time), times how many distinct query words it matched (`first[i]`:
+ * whether `terms[i]` is that word's first place in the query).
  */
-function combinedScore(id: string, terms: readonly string[], lists: ReadonlyMap<string, TermList>): number {
+function combinedScore(
+  id: string,
+  terms: readonly string[],
+  first: readonly boolean[],
+  lists: ReadonlyMap<string, TermList>,
+): number {
   let sum: number | undefined;
-  const matched = new Set<string>();
-  for (const term of terms) {
-    const score = lists.get(term)!.byId.get(id);
+  let matched = 0;
+  for (let at = 0; at < terms.length; at += 1) {
+    const score = lists.get(terms[at]!)!.byId.get(id);
     if (score === undefined) continue;
     sum = sum === undefined ? score : sum + score;
-    matched.add(term);
+    if (first[at]) matched += 1;
   }
-  return (sum ?? 0) * matched.size;
+  return (sum ?? 0) * matched;
 }
 
 interface Candidate {
@@ -190,13 +202,16 @@ function before(left: Candidate, right: Candidate): boolean {
  * full minisearch OR search sorted that way gives, but lazily: the threshold algorithm over each term's
  * ranked list, reading a list only as deep as the hits asked for need (ADR-0230). A document not yet
  * read from any list scores at most the combination of each list's next score (the combination grows
- * with each term's score), so a candidate above that bound is final.
+ * with each term's score), so a candidate above that bound is final. Documents `keep` refuses are read
+ * (they move the bound) but never scored or ranked: the others come out in the same order (ADR-0306).
  */
 function* rankedDocuments(
   terms: readonly string[],
   lists: ReadonlyMap<string, TermList>,
+  keep: (id: string) => boolean,
 ): Generator<{ id: string; score: number }> {
   const unique = [...lists.values()];
+  const first = terms.map((term, at) => terms.indexOf(term) === at);
   const positions = new Map<TermList, number>(unique.map((list) => [list, 0]));
   const seen = new Set<string>();
   const heap: Candidate[] = [];
@@ -267,7 +282,8 @@ function* rankedDocuments(
     const id = openList.ids[position]!;
     if (seen.has(id)) continue;
     seen.add(id);
-    push({ id, score: combinedScore(id, terms, lists), seq: openList.seqs[position]! });
+    if (!keep(id)) continue;
+    push({ id, score: combinedScore(id, terms, first, lists), seq: openList.seqs[position]! });
   }
 }
 
@@ -290,6 +306,7 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
   // a speaker's name) matches most documents, and ranking it again on every render made each search
   // linear in the index. Cleared whenever a document is added or removed.
   const termLists = new Map<string, TermList>();
+  let cachedEntries = 0;
   const termList = (term: string): TermList => {
     const kept = termLists.get(term);
     if (kept) {
@@ -313,7 +330,12 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
     const list = buildTermList(search.search(term, options), stored);
     if (list.ids.length >= CACHED_TERM_MIN_MATCHES) {
       termLists.set(term, list);
-      if (termLists.size > CACHED_TERMS) termLists.delete(termLists.keys().next().value as string);
+      cachedEntries += list.ids.length;
+      while (termLists.size > CACHED_TERMS && cachedEntries > CACHED_TERM_ENTRIES) {
+        const oldest = termLists.keys().next().value as string;
+        cachedEntries -= termLists.get(oldest)!.ids.length;
+        termLists.delete(oldest);
+      }
     }
     return list;
   };
@@ -323,6 +345,7 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
     const document = stored.get(id);
     if (!document) return;
     termLists.clear();
+    cachedEntries = 0;
     search.discard(id);
     stored.delete(id);
     bytes -= storedBytes(document);
@@ -330,7 +353,10 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
 
   return {
     add(documents) {
-      if (documents.length > 0) termLists.clear();
+      if (documents.length > 0) {
+        termLists.clear();
+        cachedEntries = 0;
+      }
       for (const document of documents) {
         removeOne(document.id);
         const entry: Stored = {
@@ -374,10 +400,14 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
       };
       const hits: RecallHit[] = [];
       let tokens = 0;
-      for (const { id, score } of rankedDocuments(terms, lists)) {
+      // An excluded document scores no higher than the next one kept, so skipping it before ranking
+      // ends the search where skipping it after did (the minimum score breaks on either). The text
+      // match, a look-up in every term's list, is left to the few documents ranked this far.
+      const keep = exclude ? (id: string) => !exclude(id) : () => true;
+      for (const { id, score } of rankedDocuments(terms, lists, keep)) {
         if (hits.length >= topK) break;
         if (score < minScore) break;
-        if (!matchesText(id) || exclude?.(id)) continue;
+        if (!matchesText(id)) continue;
         const document = stored.get(id)!;
         const cost = countTokens(document.text);
         if (tokens + cost > maxTokens) continue;

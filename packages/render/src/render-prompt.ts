@@ -17,7 +17,7 @@ import {
   recallPlacement,
 } from './recall/place-recall.js';
 import { type RecallRoom, recallAnchor, recallRooms } from './recall/recall-anchor.js';
-import { fitRecall } from './recall/render-recall.js';
+import { appendFoldsOf, fitRecall } from './recall/render-recall.js';
 import { fitRehydration } from './rehydration/fit-rehydration.js';
 import { type GatheredRehydration, gatherRehydration } from './rehydration/gather-rehydration.js';
 import { nextRehydrationState } from './rehydration/rehydration-state.js';
@@ -217,6 +217,16 @@ function render<P extends ProviderName>(
               recallOn && room.allowance > 0
                 ? fitRecall({ ...recallParts(room), query, exclude })
                 : fitRecall({ ...recallParts(room), allowance: 0 }),
+            memo: appendFoldsOf({
+              thread,
+              plan,
+              normalized,
+              policy: recallPolicy,
+              rehydration: context.rehydrationPolicy,
+              memo: context.memo,
+              searching: recallOn,
+              kind: context.memo.threadKind(thread.messages),
+            }),
           }),
           assembled.slotEnds,
         )

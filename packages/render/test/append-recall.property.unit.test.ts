@@ -183,6 +183,67 @@ describe('append-only recall (ADR-0276)', () => {
   });
 });
 
+describe('remembered turns (ADR-0305)', () => {
+  it('a cache kept across the calls renders every call exactly as a fresh one: every prefix, tight budgets too', {
+    timeout: 60_000,
+  }, () => {
+    let blocks = 0;
+    fc.assert(
+      fc.property(scenario, fc.double({ min: 0.5, max: 1.1, noNaN: true }), (input, fraction) => {
+        const { prefixes, plan } = calls(input);
+        const last = prefixes.at(-1)!;
+        const roomy = render(last, plan, input.provider, 1_000_000, createRenderCache());
+        const ceiling = Math.max(1, Math.floor(roomy.tokens.total * fraction));
+        // Every prefix after the plan, pending tool calls included (they get an end block).
+        const compacted = last.messages.findIndex((message) => message.seq > plan.basedOnSeq);
+        const warm = createRenderCache();
+        for (let end = compacted + 1; end <= last.messages.length; end += 1) {
+          const messages = last.messages.slice(0, end);
+          const thread = { ...last, messages, version: messages.at(-1)!.seq };
+          const outcome = (cache: RenderCache) => {
+            try {
+              const result = render(thread, plan, input.provider, ceiling, cache);
+              return { request: result.request, recall: result.report.recall };
+            } catch (error) {
+              return { refused: String(error) };
+            }
+          };
+          const fresh = outcome(createRenderCache());
+          expect(outcome(warm)).toEqual(fresh);
+          if ('request' in fresh) blocks += blocksByOpening(fresh.request).size;
+        }
+      }),
+      { numRuns: 40 },
+    );
+    expect(blocks).toBeGreaterThan(0);
+  });
+
+  it('a call asks recall for its new turn, not again for each earlier turn of the plan version', () => {
+    const { prefixes, plan } = calls({
+      notes: Array.from(
+        { length: 10 },
+        (_, index) => [index % 8, (index + 3) % 8, index] as [number, number, number],
+      ),
+      turns: Array.from({ length: 8 }, (_, turn) => ({ asks: [turn % 8, (turn + 5) % 8], exchanges: 0 })),
+      provider: 'anthropic',
+      share: 0.1,
+    });
+    const cache = createRenderCache();
+    const asked: number[] = [];
+    for (const thread of prefixes) {
+      const before = cache.stats.recallSearches;
+      const result = render(thread, plan, 'anthropic', 1_000_000, cache);
+      const after = cache.stats.recallSearches;
+      asked.push(after.run + after.remembered - before.run - before.remembered);
+      expect(result.report.recall.tokens).toBeGreaterThan(0);
+    }
+    // Eight turns, each opened after the plan: the first call asks once, and so does every later one
+    // (the earlier turns' blocks are remembered steps, not searches looked up again).
+    expect(prefixes).toHaveLength(8);
+    expect(asked).toEqual(Array.from({ length: 8 }, () => 1));
+  });
+});
+
 describe('the auto placement (ADR-0276)', () => {
   it('appends on a coding thread and anchors at the newest turn on a dialogue', () => {
     const dialogue = threadBuilder('dialogue', { tenantId: 'tenant-1' });

@@ -118,9 +118,11 @@ export function extendThread(fold: ThreadFold, events: readonly StoredEvent[]): 
     fold.ids.size === fold.thread.messages.length
       ? fold.ids
       : new Set(fold.thread.messages.map((message) => message.id));
-  return foldInto(
+  // The new messages are folded into their own array and joined to the old ones once: copying the
+  // old array and pushing onto the copy grew it, a second copy of every reference (ADR-0307).
+  const extended = foldInto(
     {
-      thread: { ...fold.thread, messages: fold.thread.messages.slice() },
+      thread: { ...fold.thread, messages: [] },
       createdPolicy: fold.createdPolicy,
       patches: fold.patches,
       ids,
@@ -129,20 +131,28 @@ export function extendThread(fold: ThreadFold, events: readonly StoredEvent[]): 
     events,
     from,
     false,
+    fold.thread.messages,
   );
+  const added = extended.thread.messages;
+  extended.thread.messages = added.length === 0 ? fold.thread.messages : fold.thread.messages.concat(added);
+  return extended;
 }
 
-/** Folds `events` from `from` into `fold` (whose thread and messages it owns), in place. */
+/**
+ * Folds `events` from `from` into `fold` (whose thread and messages it owns), in place; the thread's
+ * messages follow `before` (messages already folded, not in its array).
+ */
 function foldInto(
   fold: ThreadFold,
   events: readonly StoredEvent[],
   from: number,
   strict: boolean,
+  before: readonly ThreadMessage[] = [],
 ): ThreadFold {
   const { thread, ids } = fold;
   let patches = fold.patches;
   let service = fold.service;
-  let turn = thread.messages.at(-1)?.turn ?? 0;
+  let turn = (thread.messages.at(-1) ?? before.at(-1))?.turn ?? 0;
   let previousSeq = thread.version;
   for (let position = from; position < events.length; position += 1) {
     const event = events[position]!;
@@ -183,7 +193,12 @@ function foldInto(
       }
       ids.add(message.id);
       if (isTurnStart(message)) turn += 1;
-      const folded: ThreadMessage = { ...message, seq: event.seq, index: thread.messages.length, turn };
+      const folded: ThreadMessage = {
+        ...message,
+        seq: event.seq,
+        index: before.length + thread.messages.length,
+        turn,
+      };
       thread.messages.push(folded);
     }
   }

@@ -56,6 +56,11 @@ export interface RenderCacheStats {
   recallIndexBuilds: number;
   /** Plan resolutions built from nothing, rather than extended from the remembered one. */
   resolutionBuilds: number;
+  /**
+   * Recall searches asked of a plan's index (ADR-0111): `run` searched it, `remembered` were answered
+   * from its memo. Under the append placement a call asks for its new turns only (ADR-0305).
+   */
+  recallSearches: { run: number; remembered: number };
 }
 
 /** The render cache's memory bound when none is given: 64 MiB. */
@@ -89,6 +94,8 @@ export class RenderCache {
   #evictions = 0;
   #recallIndexBuilds = 0;
   #resolutionBuilds = 0;
+  #recallSearchesRun = 0;
+  #recallSearchesRemembered = 0;
   readonly #normalizedPlans = new WeakMap<CompactionPlan, NormalizedPlan>();
   readonly #recordTexts = new WeakMap<CompactionRecord, string>();
   readonly #toolsByArray = new WeakMap<readonly ToolDefinition[], Map<string, ToolsPart>>();
@@ -114,6 +121,10 @@ export class RenderCache {
       built: (kind) => {
         if (kind === 'recall-index') this.#recallIndexBuilds += 1;
         else this.#resolutionBuilds += 1;
+      },
+      recallSearched: (ran) => {
+        if (ran) this.#recallSearchesRun += 1;
+        else this.#recallSearchesRemembered += 1;
       },
     };
   }
@@ -253,6 +264,7 @@ export class RenderCache {
       evictions: this.#evictions,
       recallIndexBuilds: this.#recallIndexBuilds,
       resolutionBuilds: this.#resolutionBuilds,
+      recallSearches: { run: this.#recallSearchesRun, remembered: this.#recallSearchesRemembered },
     };
   }
 

@@ -18,6 +18,8 @@ export interface MemoOwner {
   miss(): void;
   /** A structure (a plan's recall index, a plan resolution) was built from nothing. */
   built(kind: 'recall-index' | 'resolution'): void;
+  /** A recall search was asked of a plan's index: `ran` when it searched, else answered from memory. */
+  recallSearched(ran: boolean): void;
 }
 
 /**
@@ -261,6 +263,11 @@ export class ThreadRenderMemo {
     this.#recall.set(plan, entry);
     this.#growStructure(grown.bytes);
     return entry.index;
+  }
+
+  /** Counts a recall search asked of a plan's index (run, or answered from memory). */
+  recallSearched(ran: boolean): void {
+    this.#owner.recallSearched(ran);
   }
 
   /**

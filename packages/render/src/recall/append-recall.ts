@@ -1,4 +1,4 @@
-import { type CompactionPlan, isTurnStart, type RecallPolicy } from '@compactor/core';
+import { type CompactionPlan, isTurnStart, type RecallPolicy, type ThreadMessage } from '@compactor/core';
 import { messageRecallText } from '@compactor/recall';
 import type { Slot } from '../plan/slots.js';
 import { type RecallRoom, recallAnchor, recallRooms } from './recall-anchor.js';
@@ -27,7 +27,10 @@ interface TurnOpening {
   slot: number;
   /** Tokens of the live slots up to and including the opening (the conversation when the turn began). */
   tokensBefore: number;
-  query: string;
+  /** The opening message (its text is the query unless the caller gave one for the newest turn). */
+  message: ThreadMessage;
+  /** The caller's query, for the newest turn. */
+  callerQuery: string | undefined;
 }
 
 /** One turn's block, at its opening. */
@@ -50,6 +53,65 @@ export interface AppendedRecall {
 export type SearchRecall = (room: RecallRoom, query: string, exclude: ReadonlySet<string>) => FittedRecall;
 
 /**
+ * One turn's step of the blocks' fold (ADR-0305): the state after the turn's block, reached from the
+ * state before it by its key (the opening's slot, message, tokens before it and query). The turns of
+ * a plan version are folded once each; later calls walk the remembered steps, a map lookup per turn,
+ * instead of looking each turn's search up again with the growing set of hits shown before it.
+ */
+interface AppendStep {
+  /** The step before within the same epoch; undefined at an epoch's first turn. */
+  previous: AppendStep | undefined;
+  /** This turn's block (no piece when its search found nothing to add). */
+  block: AppendedBlock;
+  /** Tokens of the epoch's blocks up to and including this one. */
+  used: number;
+  /** The room the epoch began with. */
+  epochRoom: number;
+  /** What the turn's search was asked (to ask again when it was not attempted, below). */
+  asked: { room: RecallRoom; query: string };
+  /** The steps that followed this one, the most recently taken last. */
+  next: Map<string, AppendStep>;
+}
+
+/** Where the fold starts: one per scope (limit, reserve, policy and what the search depends on). */
+interface AppendRoot {
+  next: Map<string, AppendStep>;
+}
+
+/**
+ * The remembered steps of one plan's recall index (a render memo structure): valid while the index
+ * and the search it is given stay the same, which the caller's `scope` names.
+ */
+export interface AppendFolds {
+  roots: Map<string, AppendRoot>;
+}
+
+/** Scopes remembered per plan index (a budget and a policy are usually one). */
+const APPEND_ROOTS = 4;
+/**
+ * Branches remembered per step: the one every call of the plan version takes, and a few variants
+ * (a caller's query for the newest turn, a newest turn whose opening sits at another count).
+ */
+const APPEND_BRANCHES = 4;
+
+/** An empty fold memo, kept beside a plan's recall index. */
+export function createAppendFolds(): AppendFolds {
+  return { roots: new Map() };
+}
+
+function remembered<T>(map: Map<string, T>, key: string, bound: number, make: () => T): T {
+  let value = map.get(key);
+  if (value !== undefined) {
+    map.delete(key);
+  } else {
+    value = make();
+    if (map.size >= bound) map.delete(map.keys().next().value as string);
+  }
+  map.set(key, value);
+  return value;
+}
+
+/**
  * The append placement's blocks for this request.
  *
  * @param parts - The slots, the plan, the recall policy and reserve, the conversation's room (`limit`:
@@ -70,6 +132,11 @@ export function appendedRecall(parts: {
   /** The query of a block at the end (the caller's, else the thread's newest turn and pending call). */
   endQuery: string;
   search: SearchRecall;
+  /**
+   * Remembered steps, and the scope naming everything `search` depends on besides its arguments
+   * (ADR-0305); without them every turn is searched (or looked up in the search memo) again.
+   */
+  memo?: { folds: AppendFolds; scope: string };
 }): AppendedRecall {
   const { policy, limit } = parts;
   const newest = recallAnchor(parts.slots)?.slot;
@@ -84,37 +151,66 @@ export function appendedRecall(parts: {
     }).now;
 
   // Each turn's block as the turn began (rehydration, which changes per call, is left out: the blocks
-  // must come out the same on every call).
-  let blocks: AppendedBlock[] = [];
-  let used = 0;
-  let shown = new Set<string>();
-  let epochRoom: number | undefined;
-  let newestBlock: AppendedBlock | undefined;
-  for (const opening of openings) {
+  // must come out the same on every call), folded over the turns in order.
+  const step = (before: AppendStep | undefined, opening: TurnOpening): AppendStep => {
+    let previous = before;
+    let used = before?.used ?? 0;
     let free = limit - opening.tokensBefore - used;
-    const cap = epochRoom === undefined ? 0 : turnCap(epochRoom, policy);
-    if (epochRoom !== undefined && free < cap && used >= cap) {
-      blocks = [];
-      used = 0;
-      shown = new Set();
-      epochRoom = undefined;
-      free = limit - opening.tokensBefore;
+    if (before !== undefined) {
+      const cap = turnCap(before.epochRoom, policy);
+      if (free < cap && used >= cap) {
+        previous = undefined;
+        used = 0;
+        free = limit - opening.tokensBefore;
+      }
     }
-    epochRoom ??= Math.max(0, free);
+    const epochRoom = previous?.epochRoom ?? Math.max(0, free);
     const room = roomOf(free);
     const allowance = Math.min(room.allowance, Math.max(turnCap(epochRoom, policy), room.reserveAllowance));
-    const fitted = parts.search(
-      { ...room, allowance, reserveAllowance: Math.min(room.reserveAllowance, allowance) },
-      opening.query,
-      shown,
-    );
-    const block = { slot: opening.slot, fitted };
-    if (opening.slot === newest) newestBlock = block;
-    if (!fitted.piece) continue;
-    blocks.push(block);
-    used += fitted.report.tokens;
-    shown = new Set([...shown, ...fitted.report.recalled.map((hit) => hit.messageId)]);
+    const asked = {
+      room: { ...room, allowance, reserveAllowance: Math.min(room.reserveAllowance, allowance) },
+      query: queryOf(opening),
+    };
+    const fitted = parts.search(asked.room, asked.query, shownBy(previous));
+    return {
+      previous,
+      block: { slot: opening.slot, fitted },
+      used: used + (fitted.piece ? fitted.report.tokens : 0),
+      epochRoom,
+      asked,
+      next: new Map(),
+    };
+  };
+  const memo = parts.memo;
+  let at: { next: Map<string, AppendStep> } | undefined = memo
+    ? remembered(
+        memo.folds.roots,
+        `${limit}\u0000${parts.reserveTokens}\u0000${memo.scope}`,
+        APPEND_ROOTS,
+        () => ({
+          next: new Map(),
+        }),
+      )
+    : undefined;
+  let last: AppendStep | undefined;
+  let newestBlock: AppendedBlock | undefined;
+  for (const opening of openings) {
+    const before = last;
+    last = at
+      ? remembered(at.next, stepKey(opening), APPEND_BRANCHES, () => step(before, opening))
+      : step(before, opening);
+    at = at ? last : undefined;
+    if (opening.slot === newest) newestBlock = last.block;
   }
+  // A search not attempted (no room) reports the request's own query, which a remembered step does
+  // not know: the newest turn's is asked again (no index search; it adds no block either way).
+  if (memo && last && newestBlock === last.block && !last.block.fitted.report.attempted) {
+    newestBlock = {
+      slot: last.block.slot,
+      fitted: parts.search(last.asked.room, last.asked.query, shownBy(last.previous)),
+    };
+  }
+  const blocks = blocksOf(last);
 
   // What this call leaves: the blocks that fit, oldest first (the cached ones); the newest turn's
   // block, if it no longer fits, gives way to a block at the end sized to the room left.
@@ -144,8 +240,36 @@ export function appendedRecall(parts: {
   return { blocks: kept, end, report: combinedReport(kept, end, newestBlock, parts.query) };
 }
 
+/** A turn's query: the caller's for the newest turn, else its opening's text. */
+function queryOf(opening: TurnOpening): string {
+  return opening.callerQuery ?? messageRecallText(opening.message);
+}
+
+/** What names a turn's step: where and what its opening is, the conversation before it, its query. */
+function stepKey(opening: TurnOpening): string {
+  return `${opening.slot}\u0000${opening.message.id}\u0000${opening.tokensBefore}\u0000${opening.callerQuery ?? ''}`;
+}
+
+/** The messages the epoch's blocks up to `step` show (excluded from the next turn's search). */
+function shownBy(step: AppendStep | undefined): Set<string> {
+  const shown = new Set<string>();
+  for (let at = step; at; at = at.previous) {
+    if (!at.block.fitted.piece) continue;
+    for (const hit of at.block.fitted.report.recalled) shown.add(hit.messageId);
+  }
+  return shown;
+}
+
+/** The epoch's blocks with a piece, oldest first. */
+function blocksOf(step: AppendStep | undefined): AppendedBlock[] {
+  const blocks: AppendedBlock[] = [];
+  for (let at = step; at; at = at.previous) if (at.block.fitted.piece) blocks.push(at.block);
+  return blocks.reverse();
+}
+
 function openingQuery(openings: readonly TurnOpening[], block: AppendedBlock): string | undefined {
-  return openings.find((opening) => opening.slot === block.slot)?.query;
+  const opening = openings.find((candidate) => candidate.slot === block.slot);
+  return opening && queryOf(opening);
 }
 
 /** What one turn's block may take: its share of the room the epoch began with. */
@@ -174,7 +298,8 @@ function turnOpenings(
     openings.push({
       slot: index,
       tokensBefore: tokens,
-      query: index === newest && newestQuery !== undefined ? newestQuery : messageRecallText(slot.anchor),
+      message: slot.anchor,
+      callerQuery: index === newest ? newestQuery : undefined,
     });
   }
   return openings;

@@ -18,6 +18,7 @@ import type { Piece } from '../cache/render-cache.js';
 import type { ThreadRenderMemo } from '../cache/thread-render-memo.js';
 import type { PieceMaker } from '../plan/piece-maker.js';
 import { recallBlockText } from '../synthetic-text.js';
+import { type AppendFolds, createAppendFolds } from './append-recall.js';
 
 /** One compacted message brought back, for the render report. */
 export interface RecalledMessage {
@@ -73,6 +74,8 @@ interface PlanRecallIndex {
   searches: Map<string, FittedRecall>;
   /** Token counts of hit texts already counted (each document's text, at most once). */
   counted: Map<string, number>;
+  /** The append placement's turns, each folded once per plan version (ADR-0305). */
+  appendFolds: AppendFolds;
 }
 
 /** One entry of the map from a recalled message to the record kind that compacted it. */
@@ -114,6 +117,7 @@ function planRecallIndex(
         kinds: new Map(),
         counted: new Map(),
         searches: new Map(),
+        appendFolds: createAppendFolds(),
         get size() {
           return index.size;
         },
@@ -133,6 +137,35 @@ function planRecallIndex(
       };
     },
   );
+}
+
+/**
+ * The append placement's remembered turns for a plan (ADR-0305), kept beside its recall index, with
+ * their scope: what the turns' searches depend on besides their room, query and exclusions (the
+ * index's documents, the recall policy and the thread's kind).
+ *
+ * @param parts - The thread, its plan (normalized), the recall and rehydration policies, the thread's
+ *   memo, and whether this render searches at all.
+ * @returns The fold memo and its scope, or undefined when nothing is searched.
+ */
+export function appendFoldsOf(parts: {
+  thread: Thread;
+  plan: CompactionPlan | null;
+  normalized: NormalizedPlan | undefined;
+  policy: RecallPolicy;
+  rehydration: RehydrationPolicy;
+  memo: ThreadRenderMemo;
+  searching: boolean;
+  /** The thread's kind: what the search does may follow it with the policy (e.g. when it searches). */
+  kind: string;
+}): { folds: AppendFolds; scope: string } | undefined {
+  const { plan, normalized, policy } = parts;
+  if (!parts.searching || !plan || !normalized || !policy.enabled || policy.topK === 0) return undefined;
+  const planIndex = planRecallIndex(parts.thread, plan, normalized, parts.rehydration, parts.memo);
+  return {
+    folds: planIndex.appendFolds,
+    scope: `${planIndex.size}\u0000${parts.kind}\u0000${JSON.stringify(policy)}`,
+  };
 }
 
 /** One compacted message as a recall document. */
@@ -284,6 +317,7 @@ export function fitRecall(parts: {
   const key = `${index.size}\u0000${report.allowance}\u0000${report.reserveAllowance}\u0000${policy.topK}\u0000${policy.minScore}\u0000${excluded}\u0000${query}`;
   const searches = planIndex.searches;
   const remembered = searches.get(key);
+  parts.memo.recallSearched(remembered === undefined);
   if (remembered) {
     // Most recently used last.
     searches.delete(key);
