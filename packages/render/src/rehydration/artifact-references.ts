@@ -1,4 +1,10 @@
-import type { AbridgedMedia, CompactionPlan, ThreadMessage, ToolDefinition } from '@compactor/core';
+import {
+  type AbridgedMedia,
+  type CompactionPlan,
+  mediaStandInDescriptions,
+  type ThreadMessage,
+  type ToolDefinition,
+} from '@compactor/core';
 import type { ToolExchangeIndex } from '../plan/tool-exchanges.js';
 
 /** Characters an artifact id may continue with: a match must not touch one on either side. */
@@ -197,13 +203,11 @@ export function artifactFacts(plan: CompactionPlan | null): ArtifactFacts[] {
     if (record.artifactId && record.rehydrateHint) entry(record.artifactId).hints.add(record.rehydrateHint);
     // A stored image's caption or a document's name is its hint (ADR-0310): asked about, it comes back.
     for (const part of record.parts) {
-      const described = part.text
-        .split('\n')
-        .filter((line) => line.startsWith('Caption: ') || line.startsWith('Name: '))
-        .map((line) => line.slice(line.indexOf(' ') + 1));
-      if (described.length === 0) continue;
-      for (const medium of part.media ?? []) {
-        if (medium.artifactId) entry(medium.artifactId).hints.add(described.join(' '));
+      for (const { reference, described } of mediaStandInDescriptions(part.text)) {
+        if (described === '' || !reference.startsWith('artifact:')) continue;
+        const artifactId = reference.slice('artifact:'.length);
+        if (part.media?.some((medium) => medium.artifactId === artifactId))
+          entry(artifactId).hints.add(described);
       }
     }
   }
