@@ -500,3 +500,58 @@ describe('a data: URL image is inline data (ADR-0330)', () => {
     ]);
   });
 });
+
+describe("read_artifact's maxTokens holds for images (ADR-0331)", () => {
+  it('gives an image that would exceed the limit back as its caption and size, within the limit', async () => {
+    const thread = threadBuilder('limit', {
+      tenantId: TENANT,
+      policy: { keepRecentTurns: 1, keepRecentTokens: 0 },
+    })
+      .message({
+        id: 'photo',
+        role: 'user',
+        metadata: { caption: 'a wiring diagram with two workers behind a load balancer' },
+        content: [
+          { type: 'text', text: 'Here is how it is wired.' },
+          { type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: TINY_PNG } },
+        ],
+      })
+      .assistant('Noted.', { id: 'a1' })
+      .user('Which port do the workers listen on?', { id: 'u2' })
+      .build().thread;
+    const store = new MemoryArtifactStore();
+    const full = measureOf(thread)(emptyPlan(thread.id, 'now'));
+    const outcome = await planCompaction(plannerInput(thread, full - 1_000, store));
+    const artifactId = outcome.plan.abridgements[0]!.parts[0]!.media![0]!.artifactId!;
+    const read = (maxTokens: number, provider?: 'openai-chat') =>
+      handleReadArtifact(
+        { artifact_id: artifactId },
+        {
+          toolCallId: 'r1',
+          artifactStore: store,
+          securityContext: SECURITY_CONTEXT,
+          plan: outcome.plan,
+          maxTokens,
+          tokenizer,
+          ...(provider ? { provider } : {}),
+        },
+      );
+    const small = await read(200);
+    expect(small.result.media).toBeUndefined();
+    expect(small.result.outcome).toBe('partial');
+    expect(small.result.content).toContain(`[Image not shown: ${artifactId} (image/png) costs about`);
+    expect(small.result.content).toContain(
+      'What it shows: a wiring diagram with two workers behind a load balancer',
+    );
+    expect(small.result.content).not.toContain(TINY_PNG);
+    expect(tokenizer.count(String(small.result.content))).toBeLessThanOrEqual(200);
+    expect(small.event).toMatchObject({ name: 'compaction_rehydrated', truncated: true });
+    // A limit the image fits comes back as the image.
+    const large = await read(5_000);
+    expect(large.result.media?.[0]?.type).toBe('image');
+    expect(large.event).toMatchObject({ truncated: false });
+    // A limit too small for even the note: the note is cut to it.
+    const tiny = await read(10);
+    expect(tokenizer.count(String(tiny.result.content))).toBeLessThanOrEqual(10);
+  });
+});
