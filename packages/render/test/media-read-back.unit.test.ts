@@ -436,16 +436,41 @@ describe('a summary that absorbs an abridged image lists its artifact (ADR-0330)
       );
     const first = outcome.plan.summarizations.find((record) => record.span.messageIds.includes('shot1'))!;
     expect(first.span.messageIds).toContain('shot2');
-    const listed = first.summary.artifacts.map((artifact) => artifact.artifactId);
+    // Listed, or thinned out of the text for space (still the plan's).
+    const held = [...first.summary.artifacts, ...(first.summary.externalizedArtifacts ?? [])];
+    const listed = held.map((artifact) => artifact.artifactId);
     for (const artifactId of [...storedOf('shot1'), ...storedOf('shot2')])
       expect(listed).toContain(artifactId);
-    const shot = first.summary.artifacts.find((artifact) => artifact.artifactId === storedOf('shot1')[0])!;
+    const shot = held.find((artifact) => artifact.artifactId === storedOf('shot1')[0])!;
     expect(shot.description).toBe('image (image/png) of turn 1');
     const read = await handleReadArtifact(
       { artifact_id: shot.artifactId },
       { toolCallId: 'r1', artifactStore: store, securityContext: SECURITY_CONTEXT, plan: outcome.plan },
     );
     expect(read.result.media?.[0]?.type).toBe('image');
+  });
+
+  it('keeps every stored screenshot readable when tight summaries thin their artifact lists', async () => {
+    const thread = browsingThread(5);
+    const store = new MemoryArtifactStore();
+    const full = measureOf(thread)(emptyPlan(thread.id, 'now'));
+    const outcome = await planCompaction(plannerInput(thread, Math.floor(full / 12), store));
+    const stored = outcome.added.flatMap((record) =>
+      record.kind === 'abridge'
+        ? record.parts.flatMap((part) => (part.media ?? []).map((medium) => medium.artifactId!))
+        : [],
+    );
+    expect(stored).toHaveLength(5);
+    expect(
+      outcome.plan.summarizations.some((record) => (record.summary.externalizedArtifacts ?? []).length > 0),
+    ).toBe(true);
+    for (const artifactId of stored) {
+      const read = await handleReadArtifact(
+        { artifact_id: artifactId },
+        { toolCallId: 'r1', artifactStore: store, securityContext: SECURITY_CONTEXT, plan: outcome.plan },
+      );
+      expect(read.result.media?.[0]?.type).toBe('image');
+    }
   });
 
   it('leaves the caption of a confidential image out of the summary, keeping its id', async () => {

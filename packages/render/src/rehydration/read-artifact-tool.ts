@@ -287,7 +287,7 @@ function mediaDescription(plan: CompactionPlan | null, artifactId: string): stri
     }
   }
   const listed = [...(plan?.summarizations ?? []), ...(plan?.externalizations ?? [])]
-    .flatMap((record) => record.summary.artifacts)
+    .flatMap((record) => [...record.summary.artifacts, ...(record.summary.externalizedArtifacts ?? [])])
     .find((artifact) => `artifact:${artifact.artifactId}` === reference);
   return listed ? `${listed.description} (${listed.rehydrateHint})` : '';
 }
