@@ -136,9 +136,11 @@ const DATA_URL = /^data:([^;,]*)((?:;[^;,]*)*),(.*)$/s;
  *   a remote URL or an artifact.
  */
 export function inlineMediaData(source: MediaSource): { data: string; mediaType?: string } | undefined {
-  if (source.kind === 'base64') return { data: source.data };
-  if (source.kind !== 'url') return undefined;
-  const match = DATA_URL.exec(source.url);
+  if (source.kind === 'artifact') return undefined;
+  // A data URL given as "base64" data (an adapter that passed a string through) is read as the URL it is.
+  const text = source.kind === 'url' ? source.url : source.data;
+  const match = text.startsWith('data:') ? DATA_URL.exec(text) : null;
+  if (source.kind === 'base64' && !match) return { data: source.data };
   if (!match) return undefined;
   const mediaType = match[1] ? { mediaType: match[1] } : {};
   const payload = match[3] ?? '';
