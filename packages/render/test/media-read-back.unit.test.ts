@@ -580,3 +580,44 @@ describe("read_artifact's maxTokens holds for images (ADR-0331)", () => {
     expect(tokenizer.count(String(tiny.result.content))).toBeLessThanOrEqual(10);
   });
 });
+
+describe('a data: URL image in the newest turns is never written as text (ADR-0333)', () => {
+  it('is sent as an image where the provider takes it, and referenced without its data where it does not', () => {
+    const dataUrl = `data:image/png;base64,${TINY_PNG}`;
+    const thread = threadBuilder('dataurl-tail', { tenantId: TENANT })
+      .message({
+        id: 'photo',
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Here is the diagram.' },
+          { type: 'image', mediaType: 'image/png', source: { kind: 'url', url: dataUrl } },
+        ],
+      })
+      // An assistant's image is always referenced as text: the data must not be.
+      .message({
+        id: 'drawn',
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'I drew this.' },
+          { type: 'image', mediaType: 'image/png', source: { kind: 'url', url: dataUrl } },
+        ],
+      })
+      .user('Which port?', { id: 'u2' })
+      .build().thread;
+    for (const provider of PROVIDERS) {
+      const result = renderPromptSync(renderInput(provider, thread, null));
+      expect(validateProviderRequest(provider, result.request).errors).toEqual([]);
+      const text = requestText(result.request);
+      expect(text).toContain('[Image: inline data not sent (image/png)]');
+      // Once: the user's image, as image data; never the assistant's.
+      expect(text.split(TINY_PNG).length - 1).toBe(1);
+    }
+    const anthropic = renderPromptSync(renderInput('anthropic', thread, null)).request as {
+      messages: { content: { type: string; source?: unknown }[] }[];
+    };
+    const image = anthropic.messages
+      .flatMap((message) => message.content)
+      .find((block) => block.type === 'image');
+    expect(image?.source).toEqual({ type: 'base64', media_type: 'image/png', data: TINY_PNG });
+  });
+});
