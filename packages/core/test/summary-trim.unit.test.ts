@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { renderSummary, structuredSummarySchema, trimSummaryToBudget } from '../src/index.js';
+import { mergeSummaries, renderSummary, structuredSummarySchema, trimSummaryToBudget } from '../src/index.js';
 import { arbitraryStructuredSummary } from './support/testkit.js';
 
 const countText = (text: string) => Math.ceil(text.length / 4);
@@ -42,6 +42,39 @@ describe('trimSummaryToBudget', () => {
     expect(loose.length).toBeGreaterThan(1);
     expect(loose[0]).toBe('turn 1: planted row 1 with beans');
     expect(loose.at(-1)).toBe('turn 40: planted row 40 with beans');
+  });
+
+  it('never loses an artifact: each is listed or held outside the text, whatever the budget, and merges keep them (ADR-0330)', () => {
+    const artifact = fc.record({
+      artifactId: fc.stringMatching(/^art_[0-9a-f]{8}$/),
+      description: fc.constantFrom('image (image/png) of turn 3', 'read_file output', 'full user message'),
+      rehydrateHint: fc.string({ maxLength: 40 }),
+    });
+    fc.assert(
+      fc.property(
+        arbitraryStructuredSummary(),
+        fc.uniqueArray(artifact, { selector: (entry) => entry.artifactId, maxLength: 12 }),
+        fc.integer({ min: 1, max: 400 }),
+        (random, artifacts, budget) => {
+          const withArtifacts = { ...random, artifacts };
+          const trimmed = trimSummaryToBudget(withArtifacts, budget, countText);
+          const held = [...trimmed.artifacts, ...(trimmed.externalizedArtifacts ?? [])];
+          expect(held.map((entry) => entry.artifactId).sort()).toEqual(
+            artifacts.map((entry) => entry.artifactId).sort(),
+          );
+          // The rendered text is what it was: the trim decides by it, the held list costs nothing.
+          const listedOnly = { ...trimmed, externalizedArtifacts: undefined };
+          expect(renderSummary(trimmed)).toBe(renderSummary(listedOnly));
+          const merged = mergeSummaries(trimmed, structuredSummarySchema.parse({}));
+          expect(
+            [...merged.artifacts, ...(merged.externalizedArtifacts ?? [])]
+              .map((entry) => entry.artifactId)
+              .sort(),
+          ).toEqual(artifacts.map((entry) => entry.artifactId).sort());
+        },
+      ),
+      { numRuns: 100 },
+    );
   });
 
   it('never loses a pinned fact: each is rendered or held behind the pointer, whatever the budget', () => {

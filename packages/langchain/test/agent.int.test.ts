@@ -106,4 +106,44 @@ describe('LangChain createAgent with the compaction middleware', () => {
     const thread = foldThread(await stores.events.readAll('local', 'ops'));
     expect(thread.messages).toHaveLength(result.messages.length);
   }, 180_000);
+
+  it("a tool's screenshot reaches the model as an image block and the log as the result's media (ADR-0332)", async () => {
+    const PNG =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    const screenshot = tool(
+      async () => [
+        { type: 'text', text: 'Dashboard loaded.' },
+        { type: 'image', data: PNG, mimeType: 'image/png' },
+      ],
+      { name: 'screenshot', description: 'Screenshot the page.', schema: z.object({}) },
+    );
+    const model = fakeModel()
+      .respond(
+        new AIMessage({
+          content: 'Looking.',
+          tool_calls: [{ id: 'shot_1', name: 'screenshot', args: {}, type: 'tool_call' }],
+        }),
+      )
+      .respond(new AIMessage({ content: 'The dashboard is green.' }));
+    const compactor = createCompactor({ stores, summarizer: createExtractiveSummarizer() });
+    const agent = createAgent({
+      model,
+      tools: [screenshot],
+      middleware: [compactionMiddleware({ compactor, threadId: 'shots', contextWindow: 16_000 })],
+    });
+    await agent.invoke({ messages: [new HumanMessage('How does the dashboard look?')] });
+    const sent = model.calls.at(-1)!.messages.find((message) => message.type === 'tool')!;
+    expect(sent.content).toEqual([
+      { type: 'text', text: 'Dashboard loaded.' },
+      { type: 'image', data: PNG, mimeType: 'image/png' },
+    ]);
+    const thread = foldThread(await stores.events.readAll('local', 'shots'));
+    const result = thread.messages
+      .flatMap((message) => message.content)
+      .find((part) => part.type === 'tool_result');
+    expect(result).toMatchObject({
+      content: 'Dashboard loaded.',
+      media: [{ type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: PNG } }],
+    });
+  }, 60_000);
 });

@@ -1,14 +1,16 @@
-import type { ContentPart } from '@compactor/core';
+import { type ContentPart, inlineMediaData } from '@compactor/core';
 
-const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
-
-/** A URL or a base64 data URL as our media source (a data URL keeps its media type). */
+/** A URL or a data URL as our media source (a data URL is inline data and keeps its media type, ADR-0333). */
 export function mediaFromUrl(
   url: string,
   fallbackMediaType: string,
 ): { mediaType: string; source: { kind: 'url'; url: string } | { kind: 'base64'; data: string } } {
-  const match = DATA_URL.exec(url);
-  if (match) return { mediaType: match[1]!, source: { kind: 'base64', data: match[2]! } };
+  const inline = inlineMediaData({ kind: 'url', url });
+  if (inline)
+    return {
+      mediaType: inline.mediaType ?? fallbackMediaType,
+      source: { kind: 'base64', data: inline.data },
+    };
   // A URL image has no media type on the wire; the renderer sends only the URL back.
   return { mediaType: fallbackMediaType, source: { kind: 'url', url } };
 }

@@ -358,3 +358,266 @@ describe('an image read back as an image (ADR-0310)', () => {
     }
   });
 });
+
+describe('a summary that absorbs an abridged image lists its artifact (ADR-0330)', () => {
+  function captionedThread(): Thread {
+    // The person's words are not kept verbatim here, so the summary takes the photo's message.
+    const builder = threadBuilder('absorbed', {
+      tenantId: TENANT,
+      policy: { keepRecentTurns: 1, keepRecentTokens: 0, keepUserMessages: false },
+    })
+      .message({
+        id: 'photo',
+        role: 'user',
+        metadata: { caption: 'a wiring diagram with two workers behind a load balancer' },
+        content: [
+          { type: 'text', text: 'Here is how it is wired.' },
+          { type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: TINY_PNG } },
+        ],
+      })
+      .assistant('Noted: two workers behind a load balancer.', { id: 'a1' });
+    for (let turn = 2; turn <= 5; turn += 1) {
+      builder
+        .user(`Step ${turn}: ${'configure the next worker pool with its own health check. '.repeat(8)}`, {
+          id: `u${turn}`,
+        })
+        .assistant(`Done with step ${turn}. ${'The pool answers its health check. '.repeat(8)}`, {
+          id: `a${turn}`,
+        });
+    }
+    return builder.build().thread;
+  }
+
+  async function summarizedPlan(sensitivity?: 'confidential') {
+    const thread = captionedThread();
+    const store = new MemoryArtifactStore();
+    const full = measureOf(thread)(emptyPlan(thread.id, 'now'));
+    const defaults = sensitivity ? { artifactDefaults: { sensitivity } } : {};
+    // The ladder abridges the photo (storing it), then summarizes its turn, in one run.
+    const outcome = await planCompaction({ ...plannerInput(thread, full - 300, store), ...defaults });
+    const abridged = outcome.added.find((record) => record.kind === 'abridge');
+    const artifactId = abridged?.kind === 'abridge' ? abridged.parts[0]!.media![0]!.artifactId! : '';
+    expect(artifactId).not.toBe('');
+    return { thread, store, artifactId, plan: outcome.plan };
+  }
+
+  it('keeps the image artifact in summary.artifacts with its caption; read_artifact still shows the image', async () => {
+    const { thread, store, artifactId, plan } = await summarizedPlan();
+    expect(plan.abridgements.some((record) => record.span.messageIds.includes('photo'))).toBe(false);
+    const summary = plan.summarizations.find((record) => record.span.messageIds.includes('photo'))!.summary;
+    expect(summary.artifacts).toContainEqual({
+      artifactId,
+      description: 'image (image/png) of turn 1',
+      rehydrateHint:
+        'a wiring diagram with two workers behind a load balancer; read_artifact shows it again as an image',
+    });
+    const text = requestText(renderPromptSync(renderInput('anthropic', thread, plan)).request);
+    expect(text).toContain(`artifact:${artifactId} image (image/png) of turn 1 (a wiring diagram`);
+    const read = await handleReadArtifact(
+      { artifact_id: artifactId },
+      { toolCallId: 'r1', artifactStore: store, securityContext: SECURITY_CONTEXT, plan },
+    );
+    expect(read.result.media).toEqual([
+      { type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: TINY_PNG } },
+    ]);
+  });
+
+  it("lists a tool result's stored screenshots once an externalization and a summary take their results", async () => {
+    const thread = browsingThread(5);
+    const store = new MemoryArtifactStore();
+    const full = measureOf(thread)(emptyPlan(thread.id, 'now'));
+    // Abridged, then externalized (the result's text), then summarized, in one run.
+    const outcome = await planCompaction(plannerInput(thread, Math.floor(full / 6), store));
+    const storedOf = (id: string) =>
+      outcome.added.flatMap((record) =>
+        record.kind === 'abridge' && record.span.messageIds[0] === id
+          ? record.parts.flatMap((part) => (part.media ?? []).map((medium) => medium.artifactId!))
+          : [],
+      );
+    const first = outcome.plan.summarizations.find((record) => record.span.messageIds.includes('shot1'))!;
+    expect(first.span.messageIds).toContain('shot2');
+    // Listed, or thinned out of the text for space (still the plan's).
+    const held = [...first.summary.artifacts, ...(first.summary.externalizedArtifacts ?? [])];
+    const listed = held.map((artifact) => artifact.artifactId);
+    for (const artifactId of [...storedOf('shot1'), ...storedOf('shot2')])
+      expect(listed).toContain(artifactId);
+    const shot = held.find((artifact) => artifact.artifactId === storedOf('shot1')[0])!;
+    expect(shot.description).toBe('image (image/png) of turn 1');
+    const read = await handleReadArtifact(
+      { artifact_id: shot.artifactId },
+      { toolCallId: 'r1', artifactStore: store, securityContext: SECURITY_CONTEXT, plan: outcome.plan },
+    );
+    expect(read.result.media?.[0]?.type).toBe('image');
+  });
+
+  it('keeps every stored screenshot readable when tight summaries thin their artifact lists', async () => {
+    const thread = browsingThread(5);
+    const store = new MemoryArtifactStore();
+    const full = measureOf(thread)(emptyPlan(thread.id, 'now'));
+    const outcome = await planCompaction(plannerInput(thread, Math.floor(full / 12), store));
+    const stored = outcome.added.flatMap((record) =>
+      record.kind === 'abridge'
+        ? record.parts.flatMap((part) => (part.media ?? []).map((medium) => medium.artifactId!))
+        : [],
+    );
+    expect(stored).toHaveLength(5);
+    expect(
+      outcome.plan.summarizations.some((record) => (record.summary.externalizedArtifacts ?? []).length > 0),
+    ).toBe(true);
+    for (const artifactId of stored) {
+      const read = await handleReadArtifact(
+        { artifact_id: artifactId },
+        { toolCallId: 'r1', artifactStore: store, securityContext: SECURITY_CONTEXT, plan: outcome.plan },
+      );
+      expect(read.result.media?.[0]?.type).toBe('image');
+    }
+  });
+
+  it('leaves the caption of a confidential image out of the summary, keeping its id', async () => {
+    const { artifactId, plan } = await summarizedPlan('confidential');
+    const summary = plan.summarizations.find((record) => record.span.messageIds.includes('photo'))!.summary;
+    expect(summary.artifacts).toContainEqual({
+      artifactId,
+      description: 'image (image/png) of turn 1',
+      rehydrateHint: 'read_artifact shows it again as an image',
+    });
+  });
+});
+
+describe('a data: URL image is inline data (ADR-0330)', () => {
+  it('is stored as an artifact, never written as text, and read back as an image', async () => {
+    const thread = threadBuilder('dataurl', {
+      tenantId: TENANT,
+      policy: { keepRecentTurns: 1, keepRecentTokens: 0 },
+    })
+      .message({
+        id: 'photo',
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Here is the wiring diagram.' },
+          {
+            type: 'image',
+            mediaType: 'image/*',
+            source: { kind: 'url', url: `data:image/png;base64,${TINY_PNG}` },
+          },
+        ],
+      })
+      .assistant('Noted.', { id: 'a1' })
+      .user('Which port did the diagram show?', { id: 'u2' })
+      .build().thread;
+    const store = new MemoryArtifactStore();
+    const full = measureOf(thread)(emptyPlan(thread.id, 'now'));
+    const outcome = await planCompaction(plannerInput(thread, full - 1_000, store));
+    const record = outcome.plan.abridgements.find((candidate) => candidate.span.messageIds[0] === 'photo')!;
+    const medium = record.parts[0]!.media![0]!;
+    expect(medium).toMatchObject({ kind: 'image', mediaType: 'image/*' });
+    expect(record.parts[0]!.text).toContain(`Source: artifact:${medium.artifactId}`);
+    expect(record.parts[0]!.text).not.toContain(TINY_PNG);
+    const text = requestText(renderPromptSync(renderInput('anthropic', thread, outcome.plan)).request);
+    expect(text).not.toContain(TINY_PNG);
+    const read = await handleReadArtifact(
+      { artifact_id: medium.artifactId },
+      { toolCallId: 'r1', artifactStore: store, securityContext: SECURITY_CONTEXT, plan: outcome.plan },
+    );
+    // Stored under the type the data URL names, so the provider gets a concrete image type.
+    expect(read.result.media).toEqual([
+      { type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: TINY_PNG } },
+    ]);
+  });
+});
+
+describe("read_artifact's maxTokens holds for images (ADR-0331)", () => {
+  it('gives an image that would exceed the limit back as its caption and size, within the limit', async () => {
+    const thread = threadBuilder('limit', {
+      tenantId: TENANT,
+      policy: { keepRecentTurns: 1, keepRecentTokens: 0 },
+    })
+      .message({
+        id: 'photo',
+        role: 'user',
+        metadata: { caption: 'a wiring diagram with two workers behind a load balancer' },
+        content: [
+          { type: 'text', text: 'Here is how it is wired.' },
+          { type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: TINY_PNG } },
+        ],
+      })
+      .assistant('Noted.', { id: 'a1' })
+      .user('Which port do the workers listen on?', { id: 'u2' })
+      .build().thread;
+    const store = new MemoryArtifactStore();
+    const full = measureOf(thread)(emptyPlan(thread.id, 'now'));
+    const outcome = await planCompaction(plannerInput(thread, full - 1_000, store));
+    const artifactId = outcome.plan.abridgements[0]!.parts[0]!.media![0]!.artifactId!;
+    const read = (maxTokens: number, provider?: 'openai-chat') =>
+      handleReadArtifact(
+        { artifact_id: artifactId },
+        {
+          toolCallId: 'r1',
+          artifactStore: store,
+          securityContext: SECURITY_CONTEXT,
+          plan: outcome.plan,
+          maxTokens,
+          tokenizer,
+          ...(provider ? { provider } : {}),
+        },
+      );
+    const small = await read(200);
+    expect(small.result.media).toBeUndefined();
+    expect(small.result.outcome).toBe('partial');
+    expect(small.result.content).toContain(`[Image not shown: ${artifactId} (image/png) costs about`);
+    expect(small.result.content).toContain(
+      'What it shows: a wiring diagram with two workers behind a load balancer',
+    );
+    expect(small.result.content).not.toContain(TINY_PNG);
+    expect(tokenizer.count(String(small.result.content))).toBeLessThanOrEqual(200);
+    expect(small.event).toMatchObject({ name: 'compaction_rehydrated', truncated: true });
+    // A limit the image fits comes back as the image.
+    const large = await read(5_000);
+    expect(large.result.media?.[0]?.type).toBe('image');
+    expect(large.event).toMatchObject({ truncated: false });
+    // A limit too small for even the note: the note is cut to it.
+    const tiny = await read(10);
+    expect(tokenizer.count(String(tiny.result.content))).toBeLessThanOrEqual(10);
+  });
+});
+
+describe('a data: URL image in the newest turns is never written as text (ADR-0333)', () => {
+  it('is sent as an image where the provider takes it, and referenced without its data where it does not', () => {
+    const dataUrl = `data:image/png;base64,${TINY_PNG}`;
+    const thread = threadBuilder('dataurl-tail', { tenantId: TENANT })
+      .message({
+        id: 'photo',
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Here is the diagram.' },
+          { type: 'image', mediaType: 'image/png', source: { kind: 'url', url: dataUrl } },
+        ],
+      })
+      // An assistant's image is always referenced as text: the data must not be.
+      .message({
+        id: 'drawn',
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'I drew this.' },
+          { type: 'image', mediaType: 'image/png', source: { kind: 'url', url: dataUrl } },
+        ],
+      })
+      .user('Which port?', { id: 'u2' })
+      .build().thread;
+    for (const provider of PROVIDERS) {
+      const result = renderPromptSync(renderInput(provider, thread, null));
+      expect(validateProviderRequest(provider, result.request).errors).toEqual([]);
+      const text = requestText(result.request);
+      expect(text).toContain('[Image: inline data not sent (image/png)]');
+      // Once: the user's image, as image data; never the assistant's.
+      expect(text.split(TINY_PNG).length - 1).toBe(1);
+    }
+    const anthropic = renderPromptSync(renderInput('anthropic', thread, null)).request as {
+      messages: { content: { type: string; source?: unknown }[] }[];
+    };
+    const image = anthropic.messages
+      .flatMap((message) => message.content)
+      .find((block) => block.type === 'image');
+    expect(image?.source).toEqual({ type: 'base64', media_type: 'image/png', data: TINY_PNG });
+  });
+});

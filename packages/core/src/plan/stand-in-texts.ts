@@ -149,6 +149,31 @@ export function mediaStandInText(fields: MediaStandInFields): string {
 }
 
 /**
+ * What each media stand-in in a text says of its medium (the reader of {@link mediaStandInText}):
+ * per stand-in, its `Source:` reference and its caption and name joined (empty when it has none).
+ *
+ * @param text - An abridged part's text (one stand-in, or a result's text with several after it).
+ * @returns Each stand-in's reference and description, in order.
+ */
+export function mediaStandInDescriptions(text: string): { reference: string; described: string }[] {
+  const found: { reference: string; described: string }[] = [];
+  let described: string[] = [];
+  let inStandIn = false;
+  for (const line of text.split('\n')) {
+    if (/^\[(?:Image|Document) replaced /.test(line)) {
+      inStandIn = true;
+      described = [];
+    } else if (inStandIn && (line.startsWith('Caption: ') || line.startsWith('Name: '))) {
+      described.push(line.slice(line.indexOf(' ') + 1));
+    } else if (inStandIn && line.startsWith('Source: ')) {
+      found.push({ reference: line.slice('Source: '.length), described: described.join(' ') });
+      inStandIn = false;
+    }
+  }
+  return found;
+}
+
+/**
  * A user message's text with its pasted blocks clipped in place (ADR-0266), and where the full text
  * is: an artifact read_artifact returns, or the conversation log.
  *

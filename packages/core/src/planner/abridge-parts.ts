@@ -1,7 +1,14 @@
 import { abridgedMessage } from '../plan/as-rendered.js';
 import type { AbridgedMedia, AbridgedPart, AbridgeRecord } from '../plan/records.js';
-import { clippedPasteText, type MediaStandInFields, mediaStandInText } from '../plan/stand-in-texts.js';
-import type { DocumentPart, ImagePart } from '../schemas/content.js';
+import {
+  clippedPasteText,
+  type MediaStandInFields,
+  mediaStandInDescriptions,
+  mediaStandInText,
+} from '../plan/stand-in-texts.js';
+import { sensitivityNeedsPermission } from '../ports/artifact-rules.js';
+import { type DocumentPart, type ImagePart, inlineMediaData } from '../schemas/content.js';
+import type { SummaryArtifact } from '../summary/structured-summary.js';
 import { clipPastedInPlace } from '../thread/pasted.js';
 import type { ThreadMessage } from '../thread/thread.js';
 
@@ -115,21 +122,20 @@ function readBackOf(
   const artifact = stored.get(part);
   if (artifact) return { ...base, artifactId: artifact.artifactId, sensitivity: artifact.sensitivity };
   if (part.source.kind === 'artifact') return { ...base, artifactId: part.source.artifactId };
-  if (part.source.kind === 'url' && !part.source.url.startsWith('data:'))
-    return { ...base, url: part.source.url };
+  if (part.source.kind === 'url' && !inlineMediaData(part.source)) return { ...base, url: part.source.url };
   return undefined;
 }
 
 /**
- * The inline (base64) media of a draft, which the rung keeps as artifacts so read_artifact can give
- * them back as images (ADR-0310).
+ * The inline media of a draft (base64, or a `data:` URL), which the rung keeps as artifacts so
+ * read_artifact can give them back as images (ADR-0310, ADR-0330).
  *
  * @param draft - The draft.
  * @returns Each inline image or document, in order.
  */
 export function inlineMedia(draft: AbridgeDraft): (ImagePart | DocumentPart)[] {
   return draft.media.flatMap((part) =>
-    part.drafted.flatMap((medium) => (medium.part.source.kind === 'base64' ? [medium.part] : [])),
+    part.drafted.flatMap((medium) => (inlineMediaData(medium.part.source) ? [medium.part] : [])),
   );
 }
 
@@ -208,15 +214,48 @@ function mediaFields(part: ImagePart | DocumentPart, caption: string | undefined
 }
 
 function referenceOf(part: ImagePart | DocumentPart): string {
-  switch (part.source.kind) {
-    case 'url':
-      return part.source.url.startsWith('data:')
-        ? 'inline data, kept in the conversation log'
-        : part.source.url;
-    case 'artifact':
-      return `artifact:${part.source.artifactId}`;
-    case 'base64':
-      // Base64 is never shown as text (ADR-0265): the original stays in the log.
-      return `inline data (${Math.ceil((part.source.data.length * 3) / 4 / 1024)} KB), kept in the conversation log`;
+  if (part.source.kind === 'artifact') return `artifact:${part.source.artifactId}`;
+  // Base64, in a `data:` URL or not, is never shown as text (ADR-0265): the original stays in the log.
+  const inline = inlineMediaData(part.source);
+  if (inline)
+    return `inline data (${Math.ceil((inline.data.length * 3) / 4 / 1024)} KB), kept in the conversation log`;
+  return part.source.kind === 'url' ? part.source.url : '';
+}
+
+/**
+ * The artifacts an abridged message holds, as a summary that absorbs it lists them (ADR-0265,
+ * ADR-0330): the full text of its clipped pastes, and each stored image or document, described by
+ * its kind, type and turn, with its caption or name as the hint unless its sensitivity needs a
+ * permission (the plan is shown to every key of the tenant). The id is written once, by the line.
+ *
+ * @param record - The abridge record.
+ * @returns The artifacts, the text first, then the media in order.
+ */
+export function abridgedSummaryArtifacts(record: AbridgeRecord): SummaryArtifact[] {
+  const artifacts: SummaryArtifact[] = [];
+  if (record.artifactId)
+    artifacts.push({
+      artifactId: record.artifactId,
+      description: 'full user message',
+      rehydrateHint: record.rehydrateHint ?? '',
+    });
+  for (const part of record.parts) {
+    const described = new Map(
+      mediaStandInDescriptions(part.text).map((entry) => [entry.reference, entry.described]),
+    );
+    for (const medium of part.media ?? []) {
+      if (!medium.artifactId || artifacts.some((known) => known.artifactId === medium.artifactId)) continue;
+      const caption =
+        medium.sensitivity && sensitivityNeedsPermission(medium.sensitivity)
+          ? ''
+          : (described.get(`artifact:${medium.artifactId}`) ?? '');
+      const readBack = `read_artifact shows it again as ${medium.kind === 'image' ? 'an image' : 'a document'}`;
+      artifacts.push({
+        artifactId: medium.artifactId,
+        description: `${medium.kind} (${medium.mediaType}) of turn ${record.span.firstTurn}`,
+        rehydrateHint: caption ? `${caption}; ${readBack}` : readBack,
+      });
+    }
   }
+  return artifacts;
 }

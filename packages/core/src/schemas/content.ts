@@ -121,3 +121,37 @@ export function holdsOpaquePart(message: { content: readonly ContentPart[] }): b
   for (const part of message.content) if (part.type === 'opaque') return true;
   return false;
 }
+
+/** Where an image or document is: a URL, an artifact or inline base64. */
+export type MediaSource = z.infer<typeof mediaSourceSchema>;
+
+const DATA_URL = /^data:([^;,]*)((?:;[^;,]*)*),(.*)$/s;
+
+/**
+ * The inline data of a medium: base64 data, or the payload of a `data:` URL (base64 in a URL is
+ * inline data too, never a reference). A percent-encoded `data:` URL is given back as base64.
+ *
+ * @param source - The medium's source.
+ * @returns The base64 data and the media type a data URL names (when it names one); undefined for
+ *   a remote URL or an artifact.
+ */
+export function inlineMediaData(source: MediaSource): { data: string; mediaType?: string } | undefined {
+  if (source.kind === 'artifact') return undefined;
+  // A data URL given as "base64" data (an adapter that passed a string through) is read as the URL it is.
+  const text = source.kind === 'url' ? source.url : source.data;
+  const match = text.startsWith('data:') ? DATA_URL.exec(text) : null;
+  if (source.kind === 'base64' && !match) return { data: source.data };
+  if (!match) return undefined;
+  const mediaType = match[1] ? { mediaType: match[1] } : {};
+  const payload = match[3] ?? '';
+  if ((match[2] ?? '').split(';').includes('base64')) return { data: payload, ...mediaType };
+  let bytes: Uint8Array;
+  try {
+    bytes = new TextEncoder().encode(decodeURIComponent(payload));
+  } catch {
+    bytes = new TextEncoder().encode(payload);
+  }
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return { data: btoa(binary), ...mediaType };
+}

@@ -21,18 +21,31 @@ export function mergeSummaries(older: StructuredSummary, newer: StructuredSummar
   );
   const outside = new Set(externalized.map((fact) => fact.text));
   const facts = mergeFacts(older.facts, newer.facts).filter((fact) => !outside.has(fact.text));
+  // An artifact listed on either side stays listed; one only outside the text stays outside (ADR-0330).
+  const artifacts = unionBy(
+    [...older.artifacts, ...newer.artifacts],
+    (artifact) => artifact.artifactId,
+    'last',
+  );
+  const listed = new Set(artifacts.map((artifact) => artifact.artifactId));
+  const outsideArtifacts = unionBy(
+    [...(older.externalizedArtifacts ?? []), ...(newer.externalizedArtifacts ?? [])],
+    (artifact) => artifact.artifactId,
+    'last',
+  ).filter((artifact) => !listed.has(artifact.artifactId));
   return {
     schemaVersion: newer.schemaVersion,
     facts,
     decisions: unionBy([...older.decisions, ...newer.decisions], (decision) => decision.decision),
     openItems: unionBy([...older.openItems, ...newer.openItems], (item) => item.description, 'last'),
-    artifacts: unionBy([...older.artifacts, ...newer.artifacts], (artifact) => artifact.artifactId, 'last'),
+    artifacts,
     toolOutcomes: mergeToolOutcomes(older.toolOutcomes, newer.toolOutcomes),
     currentTask: newer.currentTask ?? older.currentTask,
     currentPlan: newer.currentPlan ?? older.currentPlan,
     filesRead: unionBy([...older.filesRead, ...newer.filesRead], (path) => path),
     filesModified: unionBy([...older.filesModified, ...newer.filesModified], (path) => path),
     ...(externalized.length > 0 ? { externalizedFacts: externalized } : {}),
+    ...(outsideArtifacts.length > 0 ? { externalizedArtifacts: outsideArtifacts } : {}),
   };
 }
 

@@ -59,6 +59,8 @@ export function renderSummary(summary: StructuredSummary): string {
       return `- ${outcome.toolName} (${outcome.outcome}${count})${keyFields}${error}`;
     }),
   );
+  // Artifacts thinned out of the text (ADR-0330) are not named here: a line counting them would take
+  // the room of what the trim kept, and they stay the plan's (read_artifact, rehydration by hint).
   section(
     'Artifacts',
     summary.artifacts.map(

@@ -70,6 +70,11 @@ export const structuredSummarySchema = z.object({
    * shows one pointer line for them, and their source messages stay in the recall index.
    */
   externalizedFacts: z.array(summaryFactSchema).optional(),
+  /**
+   * Artifacts left out of the rendered text when trimming thinned the list (ADR-0330), in order. Still
+   * the plan's: read_artifact and rehydration by hint accept them and merges carry them; not rendered.
+   */
+  externalizedArtifacts: z.array(summaryArtifactSchema).optional(),
 });
 
 /** A fact to keep; pinned facts survive every round verbatim. */

@@ -100,7 +100,7 @@ export function trimSummaryToBudget(
     ...bare,
     toolOutcomes: thin(anchored, Math.floor(anchored.length * share)),
     filesModified: thin(summary.filesModified, Math.floor(summary.filesModified.length * share)),
-    artifacts: thin(summary.artifacts, Math.floor(summary.artifacts.length * share)),
+    ...thinArtifacts(summary, Math.floor(summary.artifacts.length * share)),
     openItems: thin(bare.openItems, Math.floor(bare.openItems.length * share)),
     currentPlan: plan === null ? null : plan.slice(0, Math.floor(plan.length * share)),
     currentTask: summary.currentTask === null ? null : clipTo(summary.currentTask, share),
@@ -124,4 +124,16 @@ export function trimSummaryToBudget(
     else low = middle + 1;
   }
   return externalize(low);
+}
+
+/** The artifacts listed kept to `count`; the rest stay the summary's, outside its text (ADR-0330). */
+function thinArtifacts(
+  summary: StructuredSummary,
+  count: number,
+): Pick<StructuredSummary, 'artifacts' | 'externalizedArtifacts'> {
+  const artifacts = thin(summary.artifacts, count);
+  if (artifacts.length === summary.artifacts.length) return { artifacts };
+  const listed = new Set(artifacts.map((artifact) => artifact.artifactId));
+  const moved = summary.artifacts.filter((artifact) => !listed.has(artifact.artifactId));
+  return { artifacts, externalizedArtifacts: [...(summary.externalizedArtifacts ?? []), ...moved] };
 }

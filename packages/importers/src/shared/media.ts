@@ -1,4 +1,4 @@
-import type { ImagePart } from '@compactor/core';
+import { type ImagePart, inlineMediaData } from '@compactor/core';
 
 const extensionMediaTypes: Record<string, string> = {
   png: 'image/png',
@@ -19,15 +19,12 @@ export function imageMediaTypeFromUrl(url: string): string {
 
 /** An image part from a URL, decoding `data:` URLs into base64 sources. */
 export function imagePartFromUrl(url: string, mediaType?: string): ImagePart {
-  const dataUrl = /^data:([^;,]+)?(;base64)?,(.*)$/s.exec(url);
-  if (dataUrl) {
-    const data = dataUrl[2]
-      ? (dataUrl[3] ?? '')
-      : Buffer.from(decodeURIComponent(dataUrl[3] ?? '')).toString('base64');
+  const inline = inlineMediaData({ kind: 'url', url });
+  if (inline) {
     return {
       type: 'image',
-      mediaType: mediaType ?? dataUrl[1] ?? 'image/*',
-      source: { kind: 'base64', data },
+      mediaType: mediaType ?? inline.mediaType ?? 'image/*',
+      source: { kind: 'base64', data: inline.data },
     };
   }
   return { type: 'image', mediaType: mediaType ?? imageMediaTypeFromUrl(url), source: { kind: 'url', url } };

@@ -1,4 +1,10 @@
-import type { ContentPart, Message, ThreadMessage, ToolResultPart } from '@compactor/core';
+import {
+  type ContentPart,
+  inlineMediaData,
+  type Message,
+  type ThreadMessage,
+  type ToolResultPart,
+} from '@compactor/core';
 import { isPlainObject, type ProviderFormat } from '../providers/provider-format.js';
 import {
   EMPTY_RESULT_TEXT,
@@ -154,8 +160,13 @@ function mediaWhere(part: Extract<ContentPart, { type: 'image' | 'document' }>):
     case 'artifact':
       return `artifact:${part.source.artifactId}`;
     case 'url':
-      return part.source.url;
+      // A data: URL is inline data (ADR-0333): its base64 is never written as text.
+      return inlineMediaData(part.source) ? inlineNotSent(part) : part.source.url;
     case 'base64':
-      return part.type === 'document' && part.title ? part.title : 'inline data not sent';
+      return inlineNotSent(part);
   }
+}
+
+function inlineNotSent(part: Extract<ContentPart, { type: 'image' | 'document' }>): string {
+  return part.type === 'document' && part.title ? part.title : 'inline data not sent';
 }

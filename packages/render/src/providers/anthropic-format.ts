@@ -1,4 +1,10 @@
-import type { ContentPart, Message, ToolDefinition, ToolResultPart } from '@compactor/core';
+import {
+  type ContentPart,
+  inlineMediaData,
+  type Message,
+  type ToolDefinition,
+  type ToolResultPart,
+} from '@compactor/core';
 import {
   IMAGE_MEDIA_TYPES,
   type ProviderFormat,
@@ -141,28 +147,20 @@ function block(part: ContentPart): Block {
     case 'tool_call':
       return { type: 'tool_use', id: part.id, name: part.name, input: part.input };
     case 'image':
-      return {
-        type: 'image',
-        source:
-          part.source.kind === 'url'
-            ? { type: 'url', url: part.source.url }
-            : { type: 'base64', media_type: part.mediaType, data: sourceData(part) },
-      };
+      return { type: 'image', source: mediaSource(part) };
     case 'document':
-      return {
-        type: 'document',
-        source:
-          part.source.kind === 'url'
-            ? { type: 'url', url: part.source.url }
-            : { type: 'base64', media_type: part.mediaType, data: sourceData(part) },
-        ...(part.title ? { title: part.title } : {}),
-      };
+      return { type: 'document', source: mediaSource(part), ...(part.title ? { title: part.title } : {}) };
     case 'tool_result':
       // Results are formatted by formatResult; a prepared message never carries one.
       return { type: 'text', text: resultContentText(part.content) };
   }
 }
 
-function sourceData(part: Extract<Message['content'][number], { source: unknown }>): string {
-  return part.source.kind === 'base64' ? part.source.data : '';
+/** Anthropic's `url` source takes web URLs only: a `data:` URL goes as the base64 it holds (ADR-0333). */
+function mediaSource(part: Extract<Message['content'][number], { source: unknown }>): Block {
+  const inline = inlineMediaData(part.source);
+  if (inline) return { type: 'base64', media_type: part.mediaType, data: inline.data };
+  return part.source.kind === 'url'
+    ? { type: 'url', url: part.source.url }
+    : { type: 'base64', media_type: part.mediaType, data: '' };
 }

@@ -1,4 +1,10 @@
-import type { AbridgedMedia, CompactionPlan, ThreadMessage, ToolDefinition } from '@compactor/core';
+import {
+  type AbridgedMedia,
+  type CompactionPlan,
+  mediaStandInDescriptions,
+  type ThreadMessage,
+  type ToolDefinition,
+} from '@compactor/core';
 import type { ToolExchangeIndex } from '../plan/tool-exchanges.js';
 
 /** Characters an artifact id may continue with: a match must not touch one on either side. */
@@ -46,10 +52,10 @@ export function knownArtifactIds(plan: CompactionPlan | null): string[] {
   const ids = new Set<string>();
   for (const record of plan.externalizations) {
     ids.add(record.artifactId);
-    for (const artifact of record.summary.artifacts) ids.add(artifact.artifactId);
+    for (const artifact of summaryArtifacts(record.summary)) ids.add(artifact.artifactId);
   }
   for (const record of plan.summarizations) {
-    for (const artifact of record.summary.artifacts) ids.add(artifact.artifactId);
+    for (const artifact of summaryArtifacts(record.summary)) ids.add(artifact.artifactId);
   }
   // An abridged message's full text (ADR-0265) and its inline media (ADR-0310).
   for (const record of plan.abridgements) {
@@ -58,6 +64,11 @@ export function knownArtifactIds(plan: CompactionPlan | null): string[] {
       for (const medium of part.media ?? []) if (medium.artifactId) ids.add(medium.artifactId);
   }
   return [...ids].sort();
+}
+
+/** A summary's artifacts, listed in its text or thinned out of it (ADR-0330): all are the plan's. */
+function summaryArtifacts(summary: CompactionPlan['summarizations'][number]['summary']) {
+  return [...summary.artifacts, ...(summary.externalizedArtifacts ?? [])];
 }
 
 /**
@@ -190,20 +201,18 @@ export function artifactFacts(plan: CompactionPlan | null): ArtifactFacts[] {
     const found = entry(record.artifactId);
     found.hints.add(record.rehydrateHint);
     for (const outcome of record.summary.toolOutcomes) found.toolNames.add(outcome.toolName);
-    fromSummaryArtifacts(record.summary.artifacts);
+    fromSummaryArtifacts(summaryArtifacts(record.summary));
   }
-  for (const record of plan.summarizations) fromSummaryArtifacts(record.summary.artifacts);
+  for (const record of plan.summarizations) fromSummaryArtifacts(summaryArtifacts(record.summary));
   for (const record of plan.abridgements) {
     if (record.artifactId && record.rehydrateHint) entry(record.artifactId).hints.add(record.rehydrateHint);
     // A stored image's caption or a document's name is its hint (ADR-0310): asked about, it comes back.
     for (const part of record.parts) {
-      const described = part.text
-        .split('\n')
-        .filter((line) => line.startsWith('Caption: ') || line.startsWith('Name: '))
-        .map((line) => line.slice(line.indexOf(' ') + 1));
-      if (described.length === 0) continue;
-      for (const medium of part.media ?? []) {
-        if (medium.artifactId) entry(medium.artifactId).hints.add(described.join(' '));
+      for (const { reference, described } of mediaStandInDescriptions(part.text)) {
+        if (described === '' || !reference.startsWith('artifact:')) continue;
+        const artifactId = reference.slice('artifact:'.length);
+        if (part.media?.some((medium) => medium.artifactId === artifactId))
+          entry(artifactId).hints.add(described);
       }
     }
   }

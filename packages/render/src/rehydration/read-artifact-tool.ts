@@ -5,6 +5,9 @@ import {
   type CompactionPlan,
   type DocumentPart,
   type ImagePart,
+  mediaStandInDescriptions,
+  type ProviderName,
+  providerNameSchema,
   type SecurityContext,
   type Tokenizer,
   type ToolDefinition,
@@ -40,9 +43,17 @@ export interface ReadArtifactContext {
   securityContext: SecurityContext;
   /** When given, only artifacts this plan knows can be read (no probing of other ids). */
   plan?: CompactionPlan | null;
-  /** Truncate the content to this many tokens (needs `tokenizer`). */
+  /**
+   * Truncate the content to this many tokens (needs `tokenizer`). An image or document is never cut:
+   * one that would cost more comes back as a note of its size and what it shows (ADR-0331).
+   */
   maxTokens?: number;
   tokenizer?: Tokenizer;
+  /**
+   * The format the result will be sent in, to count an image or document against `maxTokens`; without
+   * it, the highest estimate of the four formats is used.
+   */
+  provider?: ProviderName;
   /**
    * For the event.
    * @defaultValue 0
@@ -103,9 +114,18 @@ export async function handleReadArtifact(
   const replaced = abridgedMediaReferences(context.plan ?? null).get(artifactId.replace(/^artifact:/, ''));
   if (replaced?.url !== undefined && replaced.artifactId === undefined) {
     const medium = mediumPart(replaced, { kind: 'url', url: replaced.url });
+    const result = mediaResult(context.toolCallId, artifactId, medium, {});
+    const over = overLimit(result, artifactId, context);
     return {
-      result: mediaResult(context.toolCallId, artifactId, medium, {}),
-      event: { name: 'compaction_rehydrated', artifactId, turn, trigger: 'explicit', truncated: false },
+      result: over?.result ?? result,
+      event: {
+        name: 'compaction_rehydrated',
+        artifactId,
+        turn,
+        trigger: 'explicit',
+        truncated: over !== undefined,
+        ...(over ? { tokens: over.tokens } : {}),
+      },
     };
   }
   if (context.plan !== undefined && !knownArtifactIds(context.plan ?? null).includes(artifactId)) {
@@ -129,15 +149,18 @@ export async function handleReadArtifact(
       { kind: mediaType.startsWith('image/') ? 'image' : 'document', mediaType },
       { kind: 'base64', data: read.content },
     );
+    const result = mediaResult(context.toolCallId, artifactId, medium, { contentHash: read.metadata.sha256 });
+    const over = overLimit(result, artifactId, context);
     return {
-      result: mediaResult(context.toolCallId, artifactId, medium, { contentHash: read.metadata.sha256 }),
+      result: over?.result ?? result,
       event: {
         name: 'compaction_rehydrated',
         artifactId,
         turn,
         trigger: 'explicit',
         sensitivity: read.metadata.sensitivity,
-        truncated: false,
+        truncated: over !== undefined,
+        ...(over ? { tokens: over.tokens } : {}),
       },
     };
   }
@@ -214,4 +237,57 @@ function mediaResult(
       : {}),
     media: [medium],
   };
+}
+
+/**
+ * A media result that would cost more than the caller's `maxTokens` (ADR-0331): instead, a text
+ * result saying what the medium is, what it shows (its caption or name, from the plan) and what it
+ * would cost, cut to the limit. The medium is never cut or sent as text; the rule is in the result,
+ * not in read_artifact's description, which stays byte-stable (issue #19).
+ *
+ * @returns The note and its tokens, or undefined when the medium fits (or nothing limits it).
+ */
+function overLimit(
+  result: ToolResultPart,
+  artifactId: string,
+  context: ReadArtifactContext,
+): { result: ToolResultPart; tokens: number } | undefined {
+  const { maxTokens, tokenizer } = context;
+  const medium = result.media?.[0];
+  if (maxTokens === undefined || !tokenizer || !medium) return undefined;
+  const providers = context.provider ? [context.provider] : providerNameSchema.options;
+  const cost = Math.max(
+    ...providers.map((provider) =>
+      tokenizer.countMessage({ id: 'read_artifact', role: 'tool', content: [result] }, provider),
+    ),
+  );
+  if (cost <= maxTokens) return undefined;
+  const label = medium.type === 'image' ? 'Image' : 'Document';
+  const described = mediaDescription(context.plan ?? null, artifactId);
+  const note = [
+    `[${label} not shown: ${artifactId} (${medium.mediaType}) costs about ${cost} tokens as sent, more than this read's limit of ${maxTokens} tokens.]`,
+    ...(described ? [`What it shows: ${described}`] : []),
+  ].join('\n');
+  const cut = truncateToTokens(note, maxTokens, tokenizer);
+  const { media: _media, ...text } = result;
+  return { result: { ...text, outcome: 'partial', content: cut.text }, tokens: cut.tokens };
+}
+
+/** What the plan says a read-back medium shows: its stand-in's caption or name, or its summary line. */
+function mediaDescription(plan: CompactionPlan | null, artifactId: string): string {
+  const id = artifactId.replace(/^artifact:/, '');
+  const reference = `artifact:${id}`;
+  for (const record of plan?.abridgements ?? []) {
+    for (const part of record.parts) {
+      // A stored medium's stand-in names `artifact:ID`; a URL medium's names its URL.
+      const found = mediaStandInDescriptions(part.text).find(
+        (entry) => entry.reference === reference || entry.reference === id,
+      );
+      if (found?.described) return found.described;
+    }
+  }
+  const listed = [...(plan?.summarizations ?? []), ...(plan?.externalizations ?? [])]
+    .flatMap((record) => [...record.summary.artifacts, ...(record.summary.externalizedArtifacts ?? [])])
+    .find((artifact) => `artifact:${artifact.artifactId}` === reference);
+  return listed ? `${listed.description} (${listed.rehydrateHint})` : '';
 }

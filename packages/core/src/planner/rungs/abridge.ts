@@ -1,6 +1,6 @@
 import { toolOutputSensitivity } from '../../durability/tool-sensitivity.js';
 import { stricterSensitivity } from '../../ports/artifact-rules.js';
-import { holdsOpaquePart } from '../../schemas/content.js';
+import { holdsOpaquePart, inlineMediaData } from '../../schemas/content.js';
 import {
   abridgedTokens,
   abridgeRecordOf,
@@ -86,11 +86,13 @@ export const abridgeRung: Rung = {
       .map((toolName) => toolOutputSensitivity(toolName, policy.toolDurability, floor))
       .reduce(stricterSensitivity, floor);
     for (const medium of inlineMedia(draft)) {
-      if (medium.source.kind !== 'base64' || storedMedia.has(medium)) continue;
-      const metadata = await store.put(medium.source.data, {
+      const inline = inlineMediaData(medium.source);
+      if (!inline || storedMedia.has(medium)) continue;
+      // A `data:` URL is inline data too (ADR-0330): stored as base64, read back as an image.
+      const metadata = await store.put(inline.data, {
         ...common,
         sensitivity: mediaSensitivity,
-        contentType: medium.mediaType,
+        contentType: storedMediaType(medium.mediaType, inline.mediaType),
         labels: { messageId: message.id, kind: medium.type },
       });
       storedMedia.set(medium, { artifactId: metadata.artifactId, sensitivity: metadata.sensitivity });
@@ -123,3 +125,8 @@ export const abridgeRung: Rung = {
     };
   },
 };
+
+/** The stored medium's type: the part's, unless it is a wildcard and its `data:` URL names one. */
+function storedMediaType(partType: string, dataUrlType: string | undefined): string {
+  return partType.endsWith('/*') && dataUrlType ? dataUrlType : partType;
+}

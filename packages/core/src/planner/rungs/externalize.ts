@@ -5,9 +5,10 @@ import { spanOf } from '../../plan/span.js';
 import { sensitivityNeedsPermission, stricterSensitivity } from '../../ports/artifact-rules.js';
 import type { ToolResultPart } from '../../schemas/content.js';
 import { stableStringify } from '../../stable-json.js';
-import { structuredSummarySchema } from '../../summary/structured-summary.js';
+import { type SummaryArtifact, structuredSummarySchema } from '../../summary/structured-summary.js';
+import { abridgedSummaryArtifacts } from '../abridge-parts.js';
 import { shrinkableToolMessages } from '../candidates.js';
-import type { Proposal, Rung } from '../planner-types.js';
+import type { Proposal, Rung, RungContext } from '../planner-types.js';
 
 /** Tokens a pointer message costs once rendered (prefix, summary line, read_artifact instruction). */
 const POINTER_OVERHEAD_TOKENS = 80;
@@ -103,6 +104,8 @@ export const externalizeRung: Rung = {
       })),
       artifacts: [
         { artifactId: metadata.artifactId, description: `${first.toolName} output`, rehydrateHint },
+        // Screenshots an abridgement of this result had stored stay listed (ADR-0330): the text above holds none.
+        ...abridgedMediaArtifacts(context, message.id),
       ],
     });
     const record: ExternalizationRecord = {
@@ -116,6 +119,11 @@ export const externalizeRung: Rung = {
     return { added: [record] };
   },
 };
+
+function abridgedMediaArtifacts(context: RungContext, messageId: string): SummaryArtifact[] {
+  const record = context.index.normalized(context.plan).actions.get(messageId)?.record;
+  return record?.kind === 'abridge' ? abridgedSummaryArtifacts(record) : [];
+}
 
 function shortestTtl(candidates: ReadonlyArray<number | undefined>): number | undefined {
   const defined = candidates.filter((ttl): ttl is number => ttl !== undefined);

@@ -9,6 +9,7 @@ import { mergeSummaries } from '../../summary/merge.js';
 import type { StructuredSummary } from '../../summary/structured-summary.js';
 import type { ThreadMessage } from '../../thread/thread.js';
 import type { ThreadKind } from '../../thread/thread-kind.js';
+import { abridgedSummaryArtifacts } from '../abridge-parts.js';
 import { structuralTurnCandidates } from '../candidates.js';
 import type { Rung, RungContext } from '../planner-types.js';
 import {
@@ -302,15 +303,8 @@ export const summarizeRung: Rung = {
     let summary = previousSummary ? mergeSummaries(previousSummary, result.summary) : result.summary;
     const artifacts = absorbed.flatMap((record) => {
       if (record.kind === 'externalize') return record.summary.artifacts;
-      // An abridged message's full text stays reachable once the message is summarized (ADR-0265).
-      if (record.kind === 'abridge' && record.artifactId)
-        return [
-          {
-            artifactId: record.artifactId,
-            description: 'full user message',
-            rehydrateHint: record.rehydrateHint ?? '',
-          },
-        ];
+      // An abridged message's full text and stored media stay reachable once it is summarized (ADR-0265, ADR-0330).
+      if (record.kind === 'abridge') return abridgedSummaryArtifacts(record);
       return [];
     });
     const known = new Set(summary.artifacts.map((artifact) => artifact.artifactId));
