@@ -55,6 +55,14 @@ export const recallPolicySchema = z.object({
    */
   appendTurnShare: z.number().min(0).max(1).default(0.125),
   /**
+   * With `placement: 'append'` (ADR-0335): the blocks of a plan version together take at most the room
+   * the request still has once the messages reach the high-water mark, where the next compaction fires.
+   * A block that stops fitting is dropped from the request and everything after it is written to the
+   * cache again, usually a few calls before the commit rewrites the same span. `false`: blocks take
+   * what the room holds now (ADR-0276).
+   */
+  appendWithinHighWater: z.boolean().default(true),
+  /**
    * When a recall block is written at all (ADR-0320): `always`, on every render with hits; `question`,
    * only when the newest turn asks something (a question, or a cue such as "remind me"), since a block
    * for small talk is read by no one and, in a dialogue where every call opens a turn, written uncached
@@ -262,6 +270,7 @@ export const compactionPolicyFieldsSchema = z.object({
     freeRoomTopK: 24,
     placement: 'auto',
     appendTurnShare: 0.125,
+    appendWithinHighWater: true,
     gate: 'auto',
   }),
   /**

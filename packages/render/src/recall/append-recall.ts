@@ -19,6 +19,8 @@ import type { FittedRecall, RecallReport } from './render-recall.js';
  * hold at least as much, a new epoch starts at that turn: the earlier blocks go (the cache breaks there
  * once, as on every turn before) and the room is shared again. A commit starts afresh too: only turns
  * opened after the plan's `basedOnSeq` (and the newest turn) get blocks, and a new plan breaks the prefix.
+ * Together they stay within the room the request has at the high-water mark (ADR-0335), so the
+ * messages can grow until the next commit without pushing a block out, which would rewrite all after it.
  */
 
 /** A turn whose opening message is live: where its block goes, and what it began with. */
@@ -70,6 +72,11 @@ export function appendedRecall(parts: {
   /** The query of a block at the end (the caller's, else the thread's newest turn and pending call). */
   endQuery: string;
   search: SearchRecall;
+  /**
+   * What the blocks of the plan version may hold together (ADR-0335): the room left beside the
+   * messages at the high-water mark. Absent: no bound beyond each turn's share.
+   */
+  headroom?: number;
 }): AppendedRecall {
   const { policy, limit } = parts;
   const newest = recallAnchor(parts.slots)?.slot;
@@ -93,7 +100,8 @@ export function appendedRecall(parts: {
   for (const opening of openings) {
     let free = limit - opening.tokensBefore - used;
     const cap = epochRoom === undefined ? 0 : turnCap(epochRoom, policy);
-    if (epochRoom !== undefined && free < cap && used >= cap) {
+    // Within the high-water room (ADR-0335) the blocks last until the commit: no epoch starts afresh.
+    if (parts.headroom === undefined && epochRoom !== undefined && free < cap && used >= cap) {
       blocks = [];
       used = 0;
       shown = new Set();
@@ -102,7 +110,11 @@ export function appendedRecall(parts: {
     }
     epochRoom ??= Math.max(0, free);
     const room = roomOf(free);
-    const allowance = Math.min(room.allowance, Math.max(turnCap(epochRoom, policy), room.reserveAllowance));
+    const allowance = Math.min(
+      room.allowance,
+      Math.max(turnCap(epochRoom, policy), room.reserveAllowance),
+      parts.headroom === undefined ? Number.POSITIVE_INFINITY : Math.max(0, parts.headroom - used),
+    );
     const fitted = parts.search(
       { ...room, allowance, reserveAllowance: Math.min(room.reserveAllowance, allowance) },
       opening.query,
