@@ -59,7 +59,7 @@ export const recallPolicySchema = z.object({
    * the request still has once the messages reach the high-water mark, where the next compaction fires,
    * and no new epoch starts within it. A block pushed out by the growing messages rewrites everything
    * after it, usually a few calls before the commit does; bounded, the coding runs' cached share rises
-   * (pi/session @32k 0.839 → 0.856) but later turns recall less (needle facts at 8k 93.0% → 91.8%, two
+   * (pi/session @32k 0.839 → 0.856) but later turns recall less (needle facts at 8k 94.3% → 91.8%, two
    * pi probes lost), so it is off by default: `false` sizes blocks by the room of the moment (ADR-0276).
    */
   appendWithinHighWater: z.boolean().default(false),
