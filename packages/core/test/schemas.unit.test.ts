@@ -289,6 +289,7 @@ describe('policy and trigger schemas', () => {
         freeRoomTopK: 24,
         placement: 'auto',
         appendTurnShare: 0.125,
+        appendWithinHighWater: false,
         gate: 'auto',
       },
       compactorTools: 'stable',

@@ -28,6 +28,7 @@ import {
   type TriggerDecision,
   type TriggerView,
   tokenBudget,
+  triggerThresholdPercent,
 } from '@compactor/core';
 import { compactorToolsTokens, createRenderCache } from '@compactor/render';
 import { createThreadTokenizers } from '@compactor/tokenizer';
@@ -214,12 +215,9 @@ export function highWaterFor(
   overhead: CompactionEngineOptions['overhead'],
   targetTokens: number,
 ): number {
-  const policy = thread.policy;
-  if (!policy.cacheCostModel || policy.highWaterPercent <= policy.softThresholdPercent) return targetTokens;
-  return Math.max(
-    targetTokens,
-    availableForMessages(threadBudget(thread, overhead, policy.highWaterPercent)),
-  );
+  const percent = triggerThresholdPercent(thread.policy);
+  if (percent === thread.policy.softThresholdPercent) return targetTokens;
+  return Math.max(targetTokens, availableForMessages(threadBudget(thread, overhead, percent)));
 }
 
 /**

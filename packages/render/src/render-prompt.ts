@@ -1,4 +1,10 @@
-import { availableForMessages, compactorToolNames, IntegrityError, type ProviderName } from '@compactor/core';
+import {
+  availableForMessages,
+  compactorToolNames,
+  IntegrityError,
+  type ProviderName,
+  triggerThresholdPercent,
+} from '@compactor/core';
 import { recallQuery } from '@compactor/recall';
 import { assembleMessages } from './assemble-messages.js';
 import { fitConversation } from './budget/fit-conversation.js';
@@ -118,13 +124,15 @@ function render<P extends ProviderName>(
 
   // The planner's target for what the conversation takes (the thread's soft threshold, with what this
   // request spends on system, tools and formatting): an emergency fit cuts back to about it.
-  const target = availableForMessages({
-    ...input.budget,
-    softThresholdPercent: thread.policy.softThresholdPercent,
-    systemPromptTokens: systemTokens,
-    toolSchemaTokens: toolPart.tokens,
-    formattingOverheadTokens: formatting,
-  });
+  const messagesAt = (softThresholdPercent: number) =>
+    availableForMessages({
+      ...input.budget,
+      softThresholdPercent,
+      systemPromptTokens: systemTokens,
+      toolSchemaTokens: toolPart.tokens,
+      formattingOverheadTokens: formatting,
+    });
+  const target = messagesAt(thread.policy.softThresholdPercent);
   const { messageTokens, emergency } = fitConversation({
     thread,
     slots,
@@ -213,6 +221,12 @@ function render<P extends ProviderName>(
             rehydrationTokens: fitted.tokens,
             query: input.query,
             endQuery: input.query ?? recallQuery(thread.messages),
+            // The messages grow up to the high-water mark before the next commit (ADR-0335).
+            ...(recallPolicy.appendWithinHighWater
+              ? {
+                  headroom: limit - Math.max(target, messagesAt(triggerThresholdPercent(thread.policy))),
+                }
+              : {}),
             search: (room, query, exclude) =>
               recallOn && room.allowance > 0
                 ? fitRecall({ ...recallParts(room), query, exclude })

@@ -40,7 +40,7 @@ interface Calls {
 
 type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
 
-function calls({ notes, turns, share }: Scenario): Calls {
+function calls({ notes, turns, share }: Scenario, withinHighWater = true): Calls {
   const builder = threadBuilder('append', { tenantId: 'tenant-1' });
   for (const [index, [first, second, code]] of notes.entries())
     builder
@@ -64,7 +64,12 @@ function calls({ notes, turns, share }: Scenario): Calls {
     ...built,
     policy: {
       ...built.policy,
-      recall: { ...built.policy.recall, placement: 'append', appendTurnShare: share },
+      recall: {
+        ...built.policy.recall,
+        placement: 'append',
+        appendTurnShare: share,
+        appendWithinHighWater: withinHighWater,
+      },
     },
   };
   const plan = planOf(thread, [summarize(thread, ids(1, compacted), { facts: [{ text: 'notes' }] })], {
@@ -241,6 +246,47 @@ describe('remembered turns (ADR-0305)', () => {
     // (the earlier turns' blocks are remembered steps, not searches looked up again).
     expect(prefixes).toHaveLength(8);
     expect(asked).toEqual(Array.from({ length: 8 }, () => 1));
+  });
+});
+
+describe('append blocks within the high-water mark (ADR-0335)', () => {
+  /**
+   * Every call of the live turns, in a window whose high-water mark holds the last call's messages:
+   * the compaction trigger never fires. Returns how many calls lost a block the call before had.
+   */
+  function blocksPushedOut(input: Scenario, withinHighWater: boolean, slack: number): number {
+    const { prefixes, plan } = calls(input, withinHighWater);
+    const last = render(prefixes.at(-1)!, plan, input.provider, 1_000_000, createRenderCache());
+    const overhead = last.tokens.system + last.tokens.tools + last.tokens.formatting + 200;
+    const highWater = prefixes[0]!.policy.highWaterPercent;
+    const window = Math.ceil(((last.tokens.messages + overhead) / highWater) * slack) + 1;
+    const cache = createRenderCache();
+    let previous: Map<string, string> | undefined;
+    let pushedOut = 0;
+    for (const thread of prefixes) {
+      const result = render(thread, plan, input.provider, window, cache);
+      expect(result.report.emergencyFit).toBeFalsy();
+      expect(result.tokens.total).toBeLessThanOrEqual(window);
+      const blocks = blocksByOpening(result.request);
+      if (previous && [...previous].some(([opening, block]) => blocks.get(opening) !== block)) pushedOut += 1;
+      previous = blocks;
+    }
+    return pushedOut;
+  }
+
+  it('keeps every block of the plan version, byte for byte, while the messages stay under the high-water mark', {
+    timeout: 60_000,
+  }, () => {
+    let unbounded = 0;
+    fc.assert(
+      fc.property(scenario, fc.double({ min: 1, max: 1.3, noNaN: true }), (input, slack) => {
+        expect(blocksPushedOut(input, true, slack)).toBe(0);
+        unbounded += blocksPushedOut(input, false, slack);
+      }),
+      { numRuns: 60 },
+    );
+    // Not vacuous: sized by the room of the moment (ADR-0276), blocks were pushed out in the same runs.
+    expect(unbounded).toBeGreaterThan(0);
   });
 });
 

@@ -1,3 +1,4 @@
+import type { CompactionPolicy } from '../schemas/policy.js';
 import type { ThreadMessage } from '../thread/thread.js';
 
 /*
@@ -131,4 +132,21 @@ export function growthPerCall(
   const calls = recent.filter((message) => message.role === 'assistant').length;
   const tokens = recent.reduce((total, message) => total + countMessage(message), 0);
   return Math.max(1, tokens / Math.max(1, calls));
+}
+
+/**
+ * The share of the window at which the default target trigger fires (ADR-0151): the high-water mark
+ * with the cost model on, else the soft threshold (never below it). Between two commits the messages
+ * grow from where a compaction left them up to this mark; the renderer sizes what must last a whole
+ * plan version (append-only recall blocks, ADR-0335) against it.
+ *
+ * @param policy - The thread's policy.
+ * @returns A fraction of the window, at least the soft threshold.
+ */
+export function triggerThresholdPercent(
+  policy: Pick<CompactionPolicy, 'cacheCostModel' | 'highWaterPercent' | 'softThresholdPercent'>,
+): number {
+  return policy.cacheCostModel
+    ? Math.max(policy.softThresholdPercent, policy.highWaterPercent)
+    : policy.softThresholdPercent;
 }

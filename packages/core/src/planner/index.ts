@@ -18,6 +18,7 @@ export {
   growthPerCall,
   type PricedDepth,
   stepPays,
+  triggerThresholdPercent,
 } from './cache-cost.js';
 export { buildDroppedSpanIndex } from './dropped-span-index.js';
 export { keptUserMessageIds } from './kept-user-words.js';

@@ -55,6 +55,15 @@ export const recallPolicySchema = z.object({
    */
   appendTurnShare: z.number().min(0).max(1).default(0.125),
   /**
+   * With `placement: 'append'` (ADR-0335): the blocks of a plan version together take at most the room
+   * the request still has once the messages reach the high-water mark, where the next compaction fires,
+   * and no new epoch starts within it. A block pushed out by the growing messages rewrites everything
+   * after it, usually a few calls before the commit does; bounded, the coding runs' cached share rises
+   * (pi/session @32k 0.839 → 0.856) but later turns recall less (needle facts at 8k 94.3% → 91.8%, two
+   * pi probes lost), so it is off by default: `false` sizes blocks by the room of the moment (ADR-0276).
+   */
+  appendWithinHighWater: z.boolean().default(false),
+  /**
    * When a recall block is written at all (ADR-0320): `always`, on every render with hits; `question`,
    * only when the newest turn asks something (a question, or a cue such as "remind me"), since a block
    * for small talk is read by no one and, in a dialogue where every call opens a turn, written uncached
@@ -262,6 +271,7 @@ export const compactionPolicyFieldsSchema = z.object({
     freeRoomTopK: 24,
     placement: 'auto',
     appendTurnShare: 0.125,
+    appendWithinHighWater: false,
     gate: 'auto',
   }),
   /**

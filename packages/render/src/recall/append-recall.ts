@@ -19,6 +19,8 @@ import type { FittedRecall, RecallReport } from './render-recall.js';
  * hold at least as much, a new epoch starts at that turn: the earlier blocks go (the cache breaks there
  * once, as on every turn before) and the room is shared again. A commit starts afresh too: only turns
  * opened after the plan's `basedOnSeq` (and the newest turn) get blocks, and a new plan breaks the prefix.
+ * Together they stay within the room the request has at the high-water mark (ADR-0335), so the
+ * messages can grow until the next commit without pushing a block out, which would rewrite all after it.
  */
 
 /** A turn whose opening message is live: where its block goes, and what it began with. */
@@ -137,6 +139,11 @@ export function appendedRecall(parts: {
    * (ADR-0305); without them every turn is searched (or looked up in the search memo) again.
    */
   memo?: { folds: AppendFolds; scope: string };
+  /**
+   * What the blocks of the plan version may hold together (ADR-0335): the room left beside the
+   * messages at the high-water mark. Absent: no bound beyond each turn's share.
+   */
+  headroom?: number;
 }): AppendedRecall {
   const { policy, limit } = parts;
   const newest = recallAnchor(parts.slots)?.slot;
@@ -158,7 +165,8 @@ export function appendedRecall(parts: {
     let free = limit - opening.tokensBefore - used;
     if (before !== undefined) {
       const cap = turnCap(before.epochRoom, policy);
-      if (free < cap && used >= cap) {
+      // Within the high-water room (ADR-0335) the blocks last until the commit: no epoch starts afresh.
+      if (parts.headroom === undefined && free < cap && used >= cap) {
         previous = undefined;
         used = 0;
         free = limit - opening.tokensBefore;
@@ -166,7 +174,11 @@ export function appendedRecall(parts: {
     }
     const epochRoom = previous?.epochRoom ?? Math.max(0, free);
     const room = roomOf(free);
-    const allowance = Math.min(room.allowance, Math.max(turnCap(epochRoom, policy), room.reserveAllowance));
+    const allowance = Math.min(
+      room.allowance,
+      Math.max(turnCap(epochRoom, policy), room.reserveAllowance),
+      parts.headroom === undefined ? Number.POSITIVE_INFINITY : Math.max(0, parts.headroom - used),
+    );
     const asked = {
       room: { ...room, allowance, reserveAllowance: Math.min(room.reserveAllowance, allowance) },
       query: queryOf(opening),
@@ -185,7 +197,8 @@ export function appendedRecall(parts: {
   let at: { next: Map<string, AppendStep> } | undefined = memo
     ? remembered(
         memo.folds.roots,
-        `${limit}\u0000${parts.reserveTokens}\u0000${memo.scope}`,
+        // Everything a step reads besides the turn itself: the limit, the reserve, the headroom and the scope.
+        `${limit}\u0000${parts.reserveTokens}\u0000${parts.headroom ?? ''}\u0000${memo.scope}`,
         APPEND_ROOTS,
         () => ({
           next: new Map(),
