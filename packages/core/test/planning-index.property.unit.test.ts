@@ -145,7 +145,7 @@ describe('the planning index equals planning from scratch (ADR-0280)', () => {
           }
         },
       ),
-      { numRuns: 150 },
+      { numRuns: 100 },
     );
   });
 
