@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { CompactingCheckBenchResult } from '../src/bench/compacting-check-benchmark.js';
 import type { ScalingBenchResult } from '../src/bench/scaling-benchmark.js';
 import { runCli } from './support.js';
 
@@ -54,5 +55,32 @@ describe('compactor bench --scaling (issue #18)', () => {
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
+  });
+
+  it('--compacting times planning from the committed plan over the target, at the sizes asked (ADR-0325)', async () => {
+    const { code, stdout, stderr } = await runCli([
+      'bench',
+      '--scaling',
+      '--compacting',
+      '--quick',
+      '--json',
+      '--messages',
+      '200,1000',
+    ]);
+    expect(code, stderr).toBe(0);
+    const result = JSON.parse(stdout) as CompactingCheckBenchResult;
+    expect(result.rows).toHaveLength(2);
+    for (const row of result.rows) {
+      // Appended over the target, so the check plans and compacts.
+      expect(row.tokensBefore).toBeGreaterThan(row.target);
+      expect(row.tokensAfter).toBeLessThanOrEqual(row.target);
+      expect(row.status).toBe('compacted');
+      expect(row.appended).toBeGreaterThan(0);
+      expect(row.runs).toBe(7);
+      expect(row.p99Ms).toBeGreaterThanOrEqual(row.p50Ms);
+      expect(row.cpuP50Ms).toBeGreaterThan(0);
+      expect(row.planHash).toMatch(/^[0-9a-f]{12}$/);
+    }
+    expect(result.p50RatioToFirst[0]).toBe(1);
   });
 });

@@ -6,7 +6,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type NormalizedPlan, normalizePlan } from '../src/plan/normalize.js';
+import type { CompactionPlan } from '../src/plan/plan.js';
+import type { CompactionRecord } from '../src/plan/records.js';
 import { keptUserMessageIds } from '../src/planner/kept-user-words.js';
+import { editPlan } from '../src/planner/plan-edit.js';
 import { createPlanningIndex } from '../src/planner/planning-index.js';
 import { computeProtectedRegions, protectedTail } from '../src/planner/protected-tail.js';
 import { holdsOpaquePart } from '../src/schemas/content.js';
@@ -94,6 +97,55 @@ describe('the planning index equals planning from scratch (ADR-0280)', () => {
         }
       }),
       { numRuns: 150 },
+    );
+  });
+
+  it('protected regions along a run of edits (records kept across steps, some removed) equal the direct ones (ADR-0325)', () => {
+    const recordsOf = (plan: CompactionPlan): CompactionRecord[] => [
+      ...plan.drops,
+      ...plan.externalizations,
+      ...plan.summarizations,
+      ...plan.clearings,
+      ...plan.abridgements,
+    ];
+    fc.assert(
+      fc.property(
+        runCase.chain((run) =>
+          fc.tuple(fc.constant(run), fc.array(fc.array(fc.boolean(), { maxLength: 12 }), { maxLength: 5 })),
+        ),
+        ([run, removals]) => {
+          const policy: CompactionPolicy = {
+            ...run.thread.policy,
+            keepRecentTurns: run.keepRecentTurns,
+            keepRecentTokens: run.keepRecentTokens,
+            keepUserTokens: run.keepUserTokens,
+          };
+          const index = createPlanningIndex(run.thread);
+          // The committed plan, then each further arbitrary plan's records added as a step would, some
+          // of the current records taken out (a merged summary block replaces its parts).
+          let plan = run.plans[0]!;
+          const chain = [plan];
+          run.plans.slice(1).forEach((step, position) => {
+            const remove = new Set(
+              index.normalized(plan).records.filter((_, at) => removals[position]?.[at] === true),
+            );
+            plan = editPlan(plan, recordsOf(step), (record) => remove.has(record), index.normalized(plan));
+            chain.push(plan);
+          });
+          for (const planned of [...chain, ...chain]) {
+            const normalized = index.normalized(planned);
+            const fresh = normalizePlan(planned);
+            expect(normalized).toEqual(fresh);
+            // The same owners by identity too (a record a conflict reduced is owned as its copy).
+            for (const [id, { record }] of fresh.actions)
+              expect(normalized.actions.get(id)?.record).toBe(record);
+            expect(
+              computeProtectedRegions(run.thread, policy, countMessage, normalized, run.targetTokens, index),
+            ).toEqual(regionsFromScratch(run.thread, policy, normalized, run.targetTokens));
+          }
+        },
+      ),
+      { numRuns: 100 },
     );
   });
 

@@ -265,7 +265,7 @@ async function benchSize(stores: Stores, messages: number, sizes: ScalingSizes):
  * a cleared span keeps every message but the tool output, so a quarter of a 100,000-message history
  * would stay in the prompt, which no compacted thread that fits its window does.
  */
-function compactedPlan(thread: Thread): CompactionPlan {
+export function compactedPlan(thread: Thread): CompactionPlan {
   const plan = benchPlan(thread);
   return {
     ...plan,

@@ -144,11 +144,19 @@ function scalingExchange(index: number): Message[] {
  * @returns The events, `thread.created` first.
  */
 export function scalingThreadEvents(messages: number, contextWindow: number): EventInput[] {
-  const exchanges = Math.ceil(messages / 4);
-  const inputs: EventInput[] = [
+  return [
     { eventId: 'created', type: 'thread.created', model: 'claude-sonnet-4-5', contextWindow },
+    ...scalingExchangeEvents(0, Math.ceil(messages / 4)),
   ];
-  for (let index = 0; index < exchanges; index += 1) {
+}
+
+/**
+ * The `message.appended` events of `count` scaling exchanges from exchange `from` on: what a thread from
+ * {@link scalingThreadEvents} of `4 * from` messages receives next.
+ */
+export function scalingExchangeEvents(from: number, count: number): EventInput[] {
+  const inputs: EventInput[] = [];
+  for (let index = from; index < from + count; index += 1) {
     for (const message of scalingExchange(index)) {
       inputs.push({ eventId: `e-${message.id}`, type: 'message.appended', message });
     }

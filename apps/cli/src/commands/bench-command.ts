@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { benchCompactingCheck, formatCompactingCheckReport } from '../bench/compacting-check-benchmark.js';
 import { formatBenchReport } from '../bench/format-bench-report.js';
 import { runBenchmarks } from '../bench/run-benchmarks.js';
 import { benchScaling, fullScalingSizes, quickScalingSizes } from '../bench/scaling-benchmark.js';
@@ -10,6 +11,8 @@ interface BenchOptions {
   quick?: boolean;
   scaling?: boolean;
   chart?: string;
+  compacting?: boolean;
+  messages?: string;
 }
 
 /**
@@ -27,7 +30,22 @@ export function registerBenchCommand(program: Command): void {
     .option('--quick', 'shrink every workload for a fast smoke run')
     .option('--scaling', 'measure how check and render cost grow with thread length (issue #18)')
     .option('--chart <file>', 'with --scaling: write the curve as an SVG chart to this file')
+    .option(
+      '--compacting',
+      'with --scaling: only the compacting check, planned from the committed plan (issue #18)',
+    )
+    .option('--messages <sizes>', 'with --scaling --compacting: comma-separated thread sizes')
     .action(async (options: BenchOptions) => {
+      if (options.scaling && options.compacting) {
+        process.stderr.write('bench: compacting check…\n');
+        const sizes = options.quick ? quickScalingSizes : fullScalingSizes;
+        const messages = options.messages ? options.messages.split(',').map(Number) : sizes.messages;
+        const result = await benchCompactingCheck(messages, sizes.runs > 10 ? 11 : sizes.runs);
+        process.stdout.write(
+          options.json ? `${JSON.stringify(result, null, 2)}\n` : formatCompactingCheckReport(result),
+        );
+        return;
+      }
       if (options.scaling) {
         process.stderr.write('bench: scaling…\n');
         const result = await benchScaling(options.quick ? quickScalingSizes : fullScalingSizes);

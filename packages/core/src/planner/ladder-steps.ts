@@ -95,7 +95,12 @@ export async function applyStep(
   const before = climb.tokensNow;
   const newRecords = succeeded.flatMap(({ execution }) => execution.added);
   const removers = succeeded.flatMap(({ execution }) => (execution.removes ? [execution.removes] : []));
-  climb.plan = editPlan(climb.plan, newRecords, (record) => removers.some((remove) => remove(record)));
+  climb.plan = editPlan(
+    climb.plan,
+    newRecords,
+    (record) => removers.some((remove) => remove(record)),
+    climb.index.normalized(climb.plan),
+  );
   for (const record of newRecords) {
     const index = climb.index.positionOf(record.span.messageIds[0]!);
     if (index !== undefined && index < climb.firstChangedIndex) climb.firstChangedIndex = index;

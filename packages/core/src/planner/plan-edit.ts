@@ -1,6 +1,26 @@
-import { normalizePlan, recordsToPlanLists } from '../plan/normalize.js';
+import {
+  type NormalizedPlan,
+  normalizePlan,
+  type PlannedAction,
+  recordsToPlanLists,
+} from '../plan/normalize.js';
 import type { CompactionPlan } from '../plan/plan.js';
 import type { CompactionRecord } from '../plan/records.js';
+
+/** The normalization of each plan `editPlan` returned: its records are disjoint, so it is known already. */
+const normalizationsOfEdits = new WeakMap<CompactionPlan, NormalizedPlan>();
+
+/**
+ * `normalizePlan(plan)`, without walking the plan again when `editPlan` made it (its records are the
+ * normalized records of the edit, so normalizing them again gives the same owners, the same records in
+ * the same order, and no conflicts).
+ *
+ * @param plan - A plan, edited or not.
+ * @returns Its normalization.
+ */
+export function normalizedPlanOf(plan: CompactionPlan): NormalizedPlan {
+  return normalizationsOfEdits.get(plan) ?? normalizePlan(plan);
+}
 
 /**
  * The plan with `added` records, without the records `remove` selects, re-normalized so every
@@ -9,16 +29,32 @@ import type { CompactionRecord } from '../plan/records.js';
  * @param plan - The plan to edit (unchanged).
  * @param added - Records to add.
  * @param remove - Selects records to take out.
+ * @param normalized - `normalizePlan(plan)`, when the caller has it.
  * @returns The edited plan.
  */
 export function editPlan(
   plan: CompactionPlan,
   added: readonly CompactionRecord[],
   remove: (record: CompactionRecord) => boolean = () => false,
+  normalized: NormalizedPlan = normalizedPlanOf(plan),
 ): CompactionPlan {
-  const kept = normalizePlan(plan).records.filter((record) => !remove(record));
-  const lists = recordsToPlanLists(
-    normalizePlan({ ...plan, ...recordsToPlanLists([...kept, ...added]) }).records,
-  );
-  return { ...plan, ...lists };
+  const kept = normalized.records.filter((record) => !remove(record));
+  const given = [...kept, ...added];
+  const merged = normalizePlan({ ...plan, ...recordsToPlanLists(given) });
+  const edited = { ...plan, ...recordsToPlanLists(merged.records) };
+  const named = merged.records.reduce((total, record) => total + record.span.messageIds.length, 0);
+  // Each id named once across the records (no record twice, no id twice in one): normalizing the
+  // edited plan again finds no conflict, keeps every record whole and in this order, so its owners are
+  // these, with a record a conflict reduced owning its ids as the reduced copy.
+  if (merged.actions.size === named) {
+    const givenRecords = new Set(given);
+    const actions = merged.actions as Map<string, PlannedAction>;
+    for (const record of merged.records) {
+      if (givenRecords.has(record)) continue;
+      for (const messageId of record.span.messageIds)
+        actions.set(messageId, { action: actions.get(messageId)!.action, record });
+    }
+    normalizationsOfEdits.set(edited, { plan: edited, actions, records: merged.records, warnings: [] });
+  }
+  return edited;
 }

@@ -1,4 +1,4 @@
-import { type NormalizedPlan, normalizePlan } from '../plan/normalize.js';
+import type { NormalizedPlan } from '../plan/normalize.js';
 import type { CompactionPlan } from '../plan/plan.js';
 import { holdsOpaquePart } from '../schemas/content.js';
 import { isTurnStart, type Thread, type ThreadMessage } from '../thread/thread.js';
@@ -6,6 +6,7 @@ import { hasNamedSpeakers, type ThreadKind, threadKindOf } from '../thread/threa
 import { buildToolPairIndex, closeOverToolPairs, type ToolPairIndex } from '../thread/tool-pairs.js';
 import { type TurnRange, turnRanges } from '../thread/turns.js';
 import { carriesInstruction } from './kept-user-words.js';
+import { normalizedPlanOf } from './plan-edit.js';
 
 /**
  * What one planning run reads of its thread again and again, derived once for the run and shared by
@@ -108,7 +109,7 @@ export function createPlanningIndex(thread: Thread): PlanningIndex {
     normalized(plan) {
       let normalized = normalizations.get(plan);
       if (!normalized) {
-        normalized = normalizePlan(plan);
+        normalized = normalizedPlanOf(plan);
         normalizations.set(plan, normalized);
       }
       return normalized;

@@ -1,4 +1,5 @@
 import type { NormalizedPlan } from '../plan/normalize.js';
+import type { CompactionRecord } from '../plan/records.js';
 import type { CompactionPolicy } from '../schemas/policy.js';
 import type { Thread, ThreadMessage } from '../thread/thread.js';
 import { keptUserMessageIds } from './kept-user-words.js';
@@ -142,7 +143,7 @@ export function computeProtectedRegions(
   const dependence = planDependence(index, normalized);
   const known = memo.get(dependence.key);
   if (known) return known;
-  const regions = regionsOf(index, policy, countMessage, normalized, targetTokens, dependence.dropped);
+  const regions = regionsOf(index, policy, countMessage, normalized, targetTokens, dependence.dropped());
   memo.set(dependence.key, regions);
   return regions;
 }
@@ -157,11 +158,12 @@ function regionsOf(
 ): ProtectedRegions {
   const { thread } = index;
   const messages = thread.messages;
-  // Every message as counted, once per run; a dropped message costs nothing.
-  let units = getOrSet(
+  // Every message as counted, once per run and only when read: the tail is found from the newest
+  // message back, so a long history before it is never counted. A dropped message costs nothing.
+  let units: TailUnit[] = getOrSet(
     getOrSet(baseUnits, index, () => new WeakMap()),
     countMessage,
-    () => messages.map((message) => ({ turn: message.turn, tokens: countMessage(message) })),
+    () => messages.map((message) => new CountedOnRead(message, countMessage)),
   );
   if (dropped.length > 0) {
     units = units.slice();
@@ -182,6 +184,22 @@ function regionsOf(
 }
 
 const baseUnits = new WeakMap<PlanningIndex, WeakMap<object, TailUnit[]>>();
+
+/** A message as a tail unit whose tokens are counted on first read (`countMessage` is pure). */
+class CountedOnRead implements TailUnit {
+  readonly turn: number;
+  #tokens = -1;
+  constructor(
+    private readonly message: ThreadMessage,
+    private readonly countMessage: (message: ThreadMessage) => number,
+  ) {
+    this.turn = message.turn;
+  }
+  get tokens(): number {
+    if (this.#tokens < 0) this.#tokens = this.countMessage(this.message);
+    return this.#tokens;
+  }
+}
 
 /** Regions already computed in a run, for one policy, counter and target, by `planDependence`. */
 type RegionsMemo = Map<string, ProtectedRegions>;
@@ -213,30 +231,56 @@ function getOrSet<K, V>(
   return value;
 }
 
+/** What one record of a normalized plan contributes to `planDependence`: the positions it drops. */
+interface RecordDependence {
+  /** A number naming the record (a record object is never edited). */
+  id: number;
+  dropped: number[];
+}
+
+const recordDependences = new WeakMap<PlanningIndex, WeakMap<CompactionRecord, RecordDependence | null>>();
+
 /**
- * What of the plan the regions depend on, as a key: the log positions of its dropped messages and of
- * the user turn starts it compacts (and the dropped positions, sorted). Two plans with the same key have the
- * same regions.
+ * The record's contribution, walked once per run and record: null when it neither drops a message nor
+ * takes or abridges a user turn start (which decides whether that turn start may be kept).
+ */
+function recordDependence(index: PlanningIndex, record: CompactionRecord): RecordDependence | null {
+  const known = getOrSet(recordDependences, index, () => new WeakMap());
+  const memo = known.get(record);
+  if (memo !== undefined) return memo;
+  const dropped: number[] = [];
+  let holdsTurnStart = false;
+  for (const id of record.span.messageIds) {
+    const position = index.positionOf(id);
+    if (position === undefined) continue;
+    if (record.kind === 'drop') dropped.push(position);
+    if (index.turnStartIds.has(id)) holdsTurnStart = true;
+  }
+  const result = dropped.length > 0 || holdsTurnStart ? { id: nextRecordId++, dropped } : null;
+  known.set(record, result);
+  return result;
+}
+
+let nextRecordId = 0;
+
+/**
+ * What of the plan the regions depend on, as a key: the records that drop messages or compact user turn
+ * starts, by identity (ADR-0325). Each record's positions are read once per run, so a step reads only
+ * the records it added, not every message the plan hides. Two plans with the same key have the same
+ * regions; two with the same positions but different records only miss the memo.
  */
 function planDependence(
   index: PlanningIndex,
   normalized: NormalizedPlan,
-): { key: string; dropped: number[] } {
-  const dropped: number[] = [];
-  const compactedTurnStarts: number[] = [];
-  // An abridged turn start still shows the person's words and may be kept (ADR-0266): its own list.
-  const abridgedTurnStarts: number[] = [];
-  for (const [id, { action }] of normalized.actions) {
-    const position = index.positionOf(id);
-    if (position === undefined) continue;
-    if (action === 'drop') dropped.push(position);
-    if (index.turnStartIds.has(id))
-      (action === 'abridge' ? abridgedTurnStarts : compactedTurnStarts).push(position);
+): { key: string; dropped: () => number[] } {
+  const contributing: RecordDependence[] = [];
+  for (const record of normalized.records) {
+    // A normalized record owns every id it names (a conflict leaves a reduced copy, a new object).
+    const dependence = recordDependence(index, record);
+    if (dependence) contributing.push(dependence);
   }
-  const ascending = (left: number, right: number) => left - right;
-  dropped.sort(ascending);
   return {
-    key: `${dropped.join(',')}|${compactedTurnStarts.sort(ascending).join(',')}|${abridgedTurnStarts.sort(ascending).join(',')}`,
-    dropped,
+    key: contributing.map((dependence) => dependence.id).join(','),
+    dropped: () => contributing.flatMap((dependence) => dependence.dropped),
   };
 }

@@ -4,7 +4,7 @@ import {
   type CompactionRecord,
   externalizesInPlaceAmong,
   type NormalizedPlan,
-  normalizePlan,
+  normalizedPlanOf,
   type Thread,
   type ThreadMessage,
   ValidationError,
@@ -177,7 +177,7 @@ export function normalizedPlanFor(
       { path: 'plan.threadId', message: `must be ${thread.id}` },
     ]);
   }
-  return cache.normalizedPlan(plan, normalizePlan);
+  return cache.normalizedPlan(plan, normalizedPlanOf);
 }
 
 /**
