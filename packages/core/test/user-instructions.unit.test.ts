@@ -145,6 +145,17 @@ describe('isUserInstruction over generated phrasings', () => {
     );
   });
 
+  it('ends a social formula where its word ends (fast-check found "Keep onaaa aaa." taken for "Keep on")', () => {
+    for (const sentence of [
+      'Keep onaaa aaa.',
+      'Keep onboarding notes short.',
+      'Stay truthful in every summary.',
+    ])
+      expect(isUserInstruction(sentence), sentence).toBe(true);
+    for (const sentence of ['Keep on rocking!', 'Stay true!', 'Remember, it was fun.'])
+      expect(isUserInstruction(sentence), sentence).toBe(false);
+  });
+
   it('never takes a plain question for an instruction', () => {
     fc.assert(
       fc.property(word, word, (a, b) => !isUserInstruction(`Why is the ${a} ${b} today?`)),

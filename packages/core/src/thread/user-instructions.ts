@@ -57,10 +57,11 @@ const MARKERS =
  * Social formulae of conversation (ADR-0160): encouragement, sign-offs and reassurance are shaped like
  * imperatives or rules ("Keep it up!", "Stay safe!", "Let me know!", "No worries", "Don't give up",
  * "Check out this pic") but bind nothing for the rest of a session. Matched at the sentence's start,
- * after lead-ins; a persistence phrase or a preference elsewhere in the sentence still wins.
+ * after lead-ins; a persistence phrase or a preference elsewhere in the sentence still wins. A formula ends where a
+ * word ends: "Keep on" is one, "Keep onboarding docs short" is not.
  */
 const SMALL_TALK =
-  /^(?:keep (?:it up|up|going|pushing|shining|believing|rockin'?g?|chasing|being|doing|staying|focusing|on|that|those|me (?:posted|updated|in the loop)|you posted|at it|the faith|smiling|trying|fighting|working hard)|stay (?:safe|motivated|positive|upbeat|focused|strong|cool|tuned|in touch|consistent|healthy|awesome|calm|warm|dry|true|happy|well)|talk (?:soon|later|to you)|take care|let me know|let's|let us|check (?:out|it out|this out|this pic|my|these|that out)|go (?:for it|get)|give it a (?:shot|try|go)|try it|tell me (?:about|all|more)|don'?t (?:worry|give up|forget|be afraid|hesitate|stop|know|feel|let|be so)|no (?:problem|prob|worries|worry|regrets|wonder|details|doubt|way|idea|pressure|rush)\b|never (?:heard|saw|seen|thought|knew|say never|been)|always (?:here|up|good|a |been|rooting|by|happy|glad|great|fun|nice|there)|remember,|congrats|congratulations|enjoy|have (?:fun|a (?:great|good|nice))|good luck|see you|catch you|count on me|love (?:how|that|it|the|your|this))/i;
+  /^(?:keep (?:it up|up|going|pushing|shining|believing|rockin'?g?|chasing|being|doing|staying|focusing|on|that|those|me (?:posted|updated|in the loop)|you posted|at it|the faith|smiling|trying|fighting|working hard)|stay (?:safe|motivated|positive|upbeat|focused|strong|cool|tuned|in touch|consistent|healthy|awesome|calm|warm|dry|true|happy|well)|talk (?:soon|later|to you)|take care|let me know|let's|let us|check (?:out|it out|this out|this pic|my|these|that out)|go (?:for it|get)|give it a (?:shot|try|go)|try it|tell me (?:about|all|more)|don'?t (?:worry|give up|forget|be afraid|hesitate|stop|know|feel|let|be so)|no (?:problem|prob|worries|worry|regrets|wonder|details|doubt|way|idea|pressure|rush)\b|never (?:heard|saw|seen|thought|knew|say never|been)|always (?:here|up|good|a |been|rooting|by|happy|glad|great|fun|nice|there)|remember,|congrats|congratulations|enjoy|have (?:fun|a (?:great|good|nice))|good luck|see you|catch you|count on me|love (?:how|that|it|the|your|this))(?:(?<=[^a-z])|(?![a-z]))/i;
 
 /** A name or identifier bound by the sentence: "call me X", "my X is Y", "… is called Y", "named Y". */
 const BINDING =
