@@ -200,7 +200,8 @@ function render<P extends ProviderName>(
     memo: context.memo,
     maker,
     countText: (text: string) => tokenizer.count(text),
-    onlyWhenAsked: recallOnlyWhenAsked(recallPolicy.gate, threadKind),
+    // A caller's own query is the asking (ADR-0320): the gate reads only what the thread's newest turn says.
+    onlyWhenAsked: input.query === undefined && recallOnlyWhenAsked(recallPolicy.gate, threadKind),
   });
   const recallWith = (room: RecallRoom) =>
     fitRecall({
