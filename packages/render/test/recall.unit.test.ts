@@ -12,12 +12,12 @@ import { independentCount, PROVIDERS } from './support/tokenizers.js';
 const MARKER = '[Recalled from earlier in this conversation';
 
 /** Early turns about a locker code and a puppy, compacted; the newest turn asks about the locker. */
-function thread(policy: Record<string, unknown> = {}) {
+function thread(policy: Record<string, unknown> = {}, newest = 'What was my locker code again?') {
   const builder = threadBuilder('recall', { tenantId: 'tenant-1', policy });
   builder.user('My locker code is 5433, gym on the second floor.').assistant('Noted.');
   builder.user('We adopted a puppy named Biscuit last week.').assistant('Lovely.');
   builder.user('The build failed on the lint step.').assistant('I will look.');
-  builder.user('What was my locker code again?');
+  builder.user(newest);
   return builder.build().thread;
 }
 
@@ -69,11 +69,9 @@ describe('render-time recall (ADR-0111)', () => {
   });
 
   it('writes no block on a dialogue turn that asks nothing, and says why (ADR-0320)', () => {
-    const base = thread();
+    const base = thread({}, 'My gym has a locker code too.');
     const plan = compacted(base);
-    const said = renderPromptSync(
-      renderInput('anthropic', base, plan, { query: 'My gym has a locker code too.' }),
-    );
+    const said = renderPromptSync(renderInput('anthropic', base, plan));
     expect(requestText(said.request)).not.toContain(MARKER);
     expect(said.report.recall).toMatchObject({
       attempted: false,
@@ -90,20 +88,23 @@ describe('render-time recall (ADR-0111)', () => {
       ...base,
       policy: { ...base.policy, recall: { ...base.policy.recall, gate: 'always' as const } },
     };
-    const open = renderPromptSync(
-      renderInput('anthropic', always, plan, { query: 'My gym has a locker code too.' }),
-    );
+    const open = renderPromptSync(renderInput('anthropic', always, plan));
     expect(open.report.recall.recalled.map((hit) => hit.messageId)).toEqual(['m1']);
+    // A caller's own query is the asking: the gate reads only the thread's newest turn.
+    const called = renderPromptSync(
+      renderInput('anthropic', base, plan, { query: 'My gym has a locker code too.' }),
+    );
+    expect(called.report.recall.recalled.map((hit) => hit.messageId)).toEqual(['m1']);
   });
 
   it('says the gate held the search back under the append placement too', () => {
-    const base = thread({ recall: { placement: 'append', gate: 'question' } });
+    const policy = { recall: { placement: 'append', gate: 'question' } };
+    const base = thread(policy, 'My gym has a locker code too.');
     const plan = compacted(base);
-    const said = renderPromptSync(
-      renderInput('anthropic', base, plan, { query: 'My gym has a locker code too.' }),
-    );
+    const said = renderPromptSync(renderInput('anthropic', base, plan));
     expect(said.report.recall).toMatchObject({ skipped: 'not-asked', tokens: 0, recalled: [] });
-    const asked = renderPromptSync(renderInput('anthropic', base, plan));
+    const questioned = thread(policy);
+    const asked = renderPromptSync(renderInput('anthropic', questioned, compacted(questioned)));
     expect(asked.report.recall.recalled.map((hit) => hit.messageId)).toEqual(['m1']);
     expect(asked.report.recall.skipped).toBeUndefined();
   });
