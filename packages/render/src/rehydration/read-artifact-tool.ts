@@ -1,5 +1,6 @@
 import {
   type AbridgedMedia,
+  type ArtifactSensitivity,
   type ArtifactStore,
   artifactAccessDecision,
   type CompactionPlan,
@@ -110,23 +111,31 @@ export async function handleReadArtifact(
     },
   });
   if (artifactId === '') return fail('invalid_input', 'read_artifact needs {"artifact_id": string}.');
-  // A replaced image or document named by its URL comes back by that URL, no store needed (ADR-0310).
-  const replaced = abridgedMediaReferences(context.plan ?? null).get(artifactId.replace(/^artifact:/, ''));
-  if (replaced?.url !== undefined && replaced.artifactId === undefined) {
-    const medium = mediumPart(replaced, { kind: 'url', url: replaced.url });
-    const result = mediaResult(context.toolCallId, artifactId, medium, {});
+  // An image or document read back as itself, cut to a note when over the caller's maxTokens (ADR-0310, ADR-0331).
+  const mediaReadBack = (
+    medium: Parameters<typeof mediaResult>[2],
+    determinism: Parameters<typeof mediaResult>[3],
+    sensitivity?: ArtifactSensitivity,
+  ) => {
+    const result = mediaResult(context.toolCallId, artifactId, medium, determinism);
     const over = overLimit(result, artifactId, context);
     return {
       result: over?.result ?? result,
       event: {
-        name: 'compaction_rehydrated',
+        name: 'compaction_rehydrated' as const,
         artifactId,
         turn,
-        trigger: 'explicit',
+        trigger: 'explicit' as const,
+        ...(sensitivity !== undefined ? { sensitivity } : {}),
         truncated: over !== undefined,
         ...(over ? { tokens: over.tokens } : {}),
       },
     };
+  };
+  // A replaced image or document named by its URL comes back by that URL, no store needed (ADR-0310).
+  const replaced = abridgedMediaReferences(context.plan ?? null).get(artifactId.replace(/^artifact:/, ''));
+  if (replaced?.url !== undefined && replaced.artifactId === undefined) {
+    return mediaReadBack(mediumPart(replaced, { kind: 'url', url: replaced.url }), {});
   }
   if (context.plan !== undefined && !knownArtifactIds(context.plan ?? null).includes(artifactId)) {
     return fail('unknown_artifact', `No externalized artifact with id ${artifactId} in this conversation.`);
@@ -149,20 +158,7 @@ export async function handleReadArtifact(
       { kind: mediaType.startsWith('image/') ? 'image' : 'document', mediaType },
       { kind: 'base64', data: read.content },
     );
-    const result = mediaResult(context.toolCallId, artifactId, medium, { contentHash: read.metadata.sha256 });
-    const over = overLimit(result, artifactId, context);
-    return {
-      result: over?.result ?? result,
-      event: {
-        name: 'compaction_rehydrated',
-        artifactId,
-        turn,
-        trigger: 'explicit',
-        sensitivity: read.metadata.sensitivity,
-        truncated: over !== undefined,
-        ...(over ? { tokens: over.tokens } : {}),
-      },
-    };
+    return mediaReadBack(medium, { contentHash: read.metadata.sha256 }, read.metadata.sensitivity);
   }
   let content = read.content;
   let truncated = false;
