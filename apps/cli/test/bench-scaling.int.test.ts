@@ -83,4 +83,12 @@ describe('compactor bench --scaling (issue #18)', () => {
     }
     expect(result.p50RatioToFirst[0]).toBe(1);
   });
+
+  it('--messages refuses sizes that are not whole numbers, before building anything', async () => {
+    for (const sizes of ['1000,abc', '1000,,2000', '0']) {
+      const { code, stderr } = await runCli(['bench', '--scaling', '--compacting', '--messages', sizes]);
+      expect(code, sizes).not.toBe(0);
+      expect(stderr).toContain('expected whole numbers of at least 1');
+    }
+  });
 });

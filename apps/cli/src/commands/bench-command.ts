@@ -5,6 +5,7 @@ import { formatBenchReport } from '../bench/format-bench-report.js';
 import { runBenchmarks } from '../bench/run-benchmarks.js';
 import { benchScaling, fullScalingSizes, quickScalingSizes } from '../bench/scaling-benchmark.js';
 import { formatScalingReport, scalingChart } from '../bench/scaling-report.js';
+import { parsePositiveIntegerList } from './option-parsers.js';
 
 interface BenchOptions {
   json?: boolean;
@@ -12,7 +13,7 @@ interface BenchOptions {
   scaling?: boolean;
   chart?: string;
   compacting?: boolean;
-  messages?: string;
+  messages?: number[];
 }
 
 /**
@@ -34,12 +35,16 @@ export function registerBenchCommand(program: Command): void {
       '--compacting',
       'with --scaling: only the compacting check, planned from the committed plan (issue #18)',
     )
-    .option('--messages <sizes>', 'with --scaling --compacting: comma-separated thread sizes')
+    .option(
+      '--messages <sizes>',
+      'with --scaling --compacting: comma-separated thread sizes',
+      parsePositiveIntegerList,
+    )
     .action(async (options: BenchOptions) => {
       if (options.scaling && options.compacting) {
         process.stderr.write('bench: compacting check…\n');
         const sizes = options.quick ? quickScalingSizes : fullScalingSizes;
-        const messages = options.messages ? options.messages.split(',').map(Number) : sizes.messages;
+        const messages = options.messages ?? sizes.messages;
         const result = await benchCompactingCheck(messages, sizes.runs > 10 ? 11 : sizes.runs);
         process.stdout.write(
           options.json ? `${JSON.stringify(result, null, 2)}\n` : formatCompactingCheckReport(result),

@@ -7,6 +7,17 @@ export function parsePositiveInteger(value: string): number {
   return parsed;
 }
 
+/** A comma-separated list of whole numbers of at least 1 (`1000,10000,100000`). */
+export function parsePositiveIntegerList(value: string): number[] {
+  const parts = value.split(',').map((part) => part.trim());
+  const parsed = parts.map(Number);
+  if (parts.some((part) => part === '') || parsed.some((n) => !Number.isInteger(n) || n < 1))
+    throw new InvalidArgumentError(
+      'expected whole numbers of at least 1, separated by commas (e.g. 1000,10000)',
+    );
+  return parsed;
+}
+
 /** A token count: `16000`, `16k` or `16K` (thousands), the same syntax as `eval --windows`. */
 export function parseTokenCount(value: string): number {
   const match = /^\s*(\d+)\s*(k?)\s*$/i.exec(value);
