@@ -2,6 +2,7 @@ import {
   abridgedMessage,
   type CompactionPlan,
   emptyPlan,
+  type Message,
   type PlannerInput,
   planCompaction,
   type Thread,
@@ -46,6 +47,19 @@ function plannerInput(thread: Thread, targetTokens: number, store: MemoryArtifac
     summarizer: capturingSummarizer(),
     artifactStore: store,
     now: '2025-01-02T00:00:00.000Z',
+  };
+}
+
+/** A person's captioned wiring diagram (an inline PNG), the message the media tests abridge and read back. */
+function wiringPhoto(): Message {
+  return {
+    id: 'photo',
+    role: 'user',
+    metadata: { caption: 'a wiring diagram with two workers behind a load balancer' },
+    content: [
+      { type: 'text', text: 'Here is how it is wired.' },
+      { type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: TINY_PNG } },
+    ],
   };
 }
 
@@ -283,15 +297,7 @@ describe('an image read back as an image (ADR-0310)', () => {
         tenantId: TENANT,
         policy: { keepRecentTurns: 1, keepRecentTokens: 0 },
       })
-        .message({
-          id: 'photo',
-          role: 'user',
-          metadata: { caption: 'a wiring diagram with two workers behind a load balancer' },
-          content: [
-            { type: 'text', text: 'Here is how it is wired.' },
-            { type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: TINY_PNG } },
-          ],
-        })
+        .message(wiringPhoto())
         .assistant('Noted.', { id: 'a1' })
         .user('Which port do the workers listen on?', { id: 'u2' });
       if (question) builder.assistant(question, { id: 'a2' });
@@ -366,15 +372,7 @@ describe('a summary that absorbs an abridged image lists its artifact (ADR-0330)
       tenantId: TENANT,
       policy: { keepRecentTurns: 1, keepRecentTokens: 0, keepUserMessages: false },
     })
-      .message({
-        id: 'photo',
-        role: 'user',
-        metadata: { caption: 'a wiring diagram with two workers behind a load balancer' },
-        content: [
-          { type: 'text', text: 'Here is how it is wired.' },
-          { type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: TINY_PNG } },
-        ],
-      })
+      .message(wiringPhoto())
       .assistant('Noted: two workers behind a load balancer.', { id: 'a1' });
     for (let turn = 2; turn <= 5; turn += 1) {
       builder
@@ -532,15 +530,7 @@ describe("read_artifact's maxTokens holds for images (ADR-0331)", () => {
       tenantId: TENANT,
       policy: { keepRecentTurns: 1, keepRecentTokens: 0 },
     })
-      .message({
-        id: 'photo',
-        role: 'user',
-        metadata: { caption: 'a wiring diagram with two workers behind a load balancer' },
-        content: [
-          { type: 'text', text: 'Here is how it is wired.' },
-          { type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: TINY_PNG } },
-        ],
-      })
+      .message(wiringPhoto())
       .assistant('Noted.', { id: 'a1' })
       .user('Which port do the workers listen on?', { id: 'u2' })
       .build().thread;
