@@ -23,6 +23,17 @@ export function normalizedPlanOf(plan: CompactionPlan): NormalizedPlan {
 }
 
 /**
+ * Whether `editPlan` made this plan object (with its normalization known): a planner's candidate, made in
+ * this process, never a copy a store handed out.
+ *
+ * @param plan - A plan.
+ * @returns True for a plan `editPlan` returned with its normalization recorded.
+ */
+export function isEditedPlan(plan: CompactionPlan): boolean {
+  return normalizationsOfEdits.has(plan);
+}
+
+/**
  * The plan with `added` records, without the records `remove` selects, re-normalized so every
  * message id is in at most one record.
  *
