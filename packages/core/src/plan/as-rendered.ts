@@ -58,6 +58,7 @@ export function externalizesInPlaceAmong(
  * @param messages - Messages of the thread, in order.
  * @param normalized - The plan to apply.
  * @param policy - Which key fields a cleared result's placeholder keeps.
+ * @param lookup - The thread's message by id, when the caller has it (else built from the thread once).
  * @returns The messages with every stand-in applied (a span's later messages left out).
  */
 export function messagesAsRendered(
@@ -65,13 +66,26 @@ export function messagesAsRendered(
   messages: readonly ThreadMessage[],
   normalized: NormalizedPlan,
   policy: ToolDurabilityPolicy,
+  lookup?: (id: string) => ThreadMessage | undefined,
 ): ThreadMessage[] {
   const shown: ThreadMessage[] = [];
   const spansShown = new Set<CompactionRecord>();
   let byId: Map<string, ThreadMessage> | undefined;
-  const messageById = (id: string) => {
-    byId ??= new Map(thread.messages.map((message) => [message.id, message]));
-    return byId.get(id);
+  const messageById =
+    lookup ??
+    ((id: string) => {
+      byId ??= new Map(thread.messages.map((message) => [message.id, message]));
+      return byId.get(id);
+    });
+  // Once per record, not once per message it holds (a record of k results was walked k times).
+  const inPlace = new Map<CompactionRecord, boolean>();
+  const externalizedInPlace = (record: CompactionRecord) => {
+    let known = inPlace.get(record);
+    if (known === undefined) {
+      known = externalizesInPlaceAmong(record, messageById);
+      inPlace.set(record, known);
+    }
+    return known;
   };
   for (const message of messages) {
     const record = normalized.actions.get(message.id)?.record;
@@ -83,10 +97,7 @@ export function messagesAsRendered(
       shown.push(abridgedMessage(message, record));
       continue;
     }
-    if (
-      record.kind === 'clear' ||
-      (record.kind === 'externalize' && externalizesInPlaceAmong(record, messageById))
-    ) {
+    if (record.kind === 'clear' || (record.kind === 'externalize' && externalizedInPlace(record))) {
       shown.push({
         ...message,
         content: message.content.map((part) => standInPart(part, message, record, policy)),

@@ -102,9 +102,7 @@ export function mergeSummaryBlocks(
   maxTokens: number,
   countText: (text: string) => number,
 ): SummarizationRecord {
-  const messageIds = [...new Set([...older.span.messageIds, ...newer.span.messageIds])].sort(
-    (left, right) => indexOf(left) - indexOf(right),
-  );
+  const messageIds = unionInLogOrder(older.span.messageIds, newer.span.messageIds, indexOf);
   const turns = {
     firstTurn: Math.min(older.span.firstTurn, newer.span.firstTurn),
     lastTurn: Math.max(older.span.lastTurn, newer.span.lastTurn),
@@ -132,6 +130,46 @@ export function mergeSummaryBlocks(
       ? { originalTokenCount, compressionRatio: compressionRatioOf(originalTokenCount, summaryTokenCount) }
       : {}),
   };
+}
+
+/**
+ * The ids of two spans once each, in log order: `[...new Set([...a, ...b])]` sorted by `indexOf`. Spans
+ * are written in log order, so the two lists are merged in one pass, reading each id's position once
+ * (sorting read two positions per comparison, n log n of them, over every id a long history's block
+ * holds). Lists not in strictly increasing log order, or naming an id not in the log, are sorted as before.
+ */
+function unionInLogOrder(
+  first: readonly string[],
+  second: readonly string[],
+  indexOf: (messageId: string) => number,
+): string[] {
+  const positions = (ids: readonly string[]) => {
+    const found = new Float64Array(ids.length);
+    for (let at = 0; at < ids.length; at += 1) {
+      const position = indexOf(ids[at]!);
+      if (!Number.isFinite(position) || (at > 0 && position <= found[at - 1]!)) return undefined;
+      found[at] = position;
+    }
+    return found;
+  };
+  const left = positions(first);
+  const right = left && positions(second);
+  if (!left || !right) {
+    return [...new Set([...first, ...second])].sort((one, other) => indexOf(one) - indexOf(other));
+  }
+  // Distinct positions name distinct ids (one message per position), so equal positions are one id.
+  const merged: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < first.length || j < second.length) {
+    if (j >= second.length || (i < first.length && left[i]! < right[j]!)) merged.push(first[i++]!);
+    else if (i >= first.length || right[j]! < left[i]!) merged.push(second[j++]!);
+    else {
+      merged.push(first[i++]!);
+      j += 1;
+    }
+  }
+  return merged;
 }
 
 /**

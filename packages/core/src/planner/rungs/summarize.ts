@@ -218,14 +218,7 @@ export const summarizeRung: Rung = {
   name: 'summarize',
   analyze(context) {
     if (roundsSoFar(context) >= context.policy.maxSummarizationRounds) return [];
-    const candidates = structuralTurnCandidates(
-      context,
-      (_message, action) =>
-        action === 'include' || action === 'clear' || action === 'abridge' || action === 'externalize',
-      undefined,
-      { splitTurn: context.policy.splitTurnSummaries },
-    );
-    if (candidates.length === 0) return [];
+    const candidates = structuralTurnCandidates(context, { splitTurn: context.policy.splitTurnSummaries });
     const taken: ThreadMessage[] = [];
     let replaced = 0;
     let estimated = 0;
@@ -238,6 +231,7 @@ export const summarizeRung: Rung = {
       estimated = replaced - expectedSummaryTokens(replaced, summaryBudget(context));
       if (estimated >= context.tokensToFree) break;
     }
+    if (taken.length === 0) return [];
     const first = taken[0]!;
     const last = taken.at(-1)!;
     return [
@@ -252,7 +246,7 @@ export const summarizeRung: Rung = {
   async execute(context, proposal) {
     const normalized = context.index.normalized(context.plan);
     const ids = new Set(proposal.span.messageIds);
-    const messages = context.input.thread.messages.filter((message) => ids.has(message.id));
+    const messages = spanMessages(context, ids);
     const first = messages[0];
     if (!first) return null;
     const append = context.policy.summaryComposition === 'append';
@@ -278,6 +272,7 @@ export const summarizeRung: Rung = {
         messages.map((message) => tenantVisible(message, context)),
         normalized,
         context.policy.toolDurability,
+        (id) => context.index.byId.get(id),
       ),
       ...(previousSummary ? { previousSummary } : {}),
       ...(context.input.manual?.instructions ? { instructions: context.input.manual.instructions } : {}),
@@ -355,6 +350,16 @@ export const summarizeRung: Rung = {
     };
   },
 };
+
+/** The thread's messages among `ids`, in log order, looked up rather than filtered from the whole log. */
+function spanMessages(context: RungContext, ids: ReadonlySet<string>): ThreadMessage[] {
+  const messages: ThreadMessage[] = [];
+  for (const id of ids) {
+    const message = context.index.byId.get(id);
+    if (message) messages.push(message);
+  }
+  return messages.sort((left, right) => left.index - right.index);
+}
 
 /** Original tokens of a new record: its own messages, plus (rolling) those of the records it replaces. */
 function originalTokensOf(
