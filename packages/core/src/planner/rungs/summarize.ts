@@ -33,12 +33,13 @@ function expectedSummaryTokens(replacedTokens: number, budget: number): number {
 
 function summaryRecordsBefore(context: RungContext, firstIndex: number): SummarizationRecord[] {
   const { index } = context;
+  // Positions read once per record and run (a kept block is not read again at every step).
   return index
     .normalized(context.plan)
     .records.filter(
       (record): record is SummarizationRecord =>
         record.kind === 'summarize' &&
-        record.span.messageIds.every((id) => (index.positionOf(id) ?? Number.POSITIVE_INFINITY) < firstIndex),
+        index.recordPositions(record).every((position) => position >= 0 && position < firstIndex),
     );
 }
 
