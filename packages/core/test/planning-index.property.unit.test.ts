@@ -10,7 +10,7 @@ import type { CompactionPlan } from '../src/plan/plan.js';
 import type { CompactionRecord } from '../src/plan/records.js';
 import { structuralTurnCandidates, type TurnCandidate } from '../src/planner/candidates.js';
 import { keptUserMessageIds } from '../src/planner/kept-user-words.js';
-import { editPlan } from '../src/planner/plan-edit.js';
+import { editPlan, normalizedPlanOf } from '../src/planner/plan-edit.js';
 import type { RungContext } from '../src/planner/planner-types.js';
 import { createPlanningIndex } from '../src/planner/planning-index.js';
 import { computeProtectedRegions, protectedTail } from '../src/planner/protected-tail.js';
@@ -220,6 +220,53 @@ describe('the planning index equals planning from scratch (ADR-0280)', () => {
             candidatesWalkingEveryTurn(context, run.splitTurn),
           );
         }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('an edit adding records disjoint from what it keeps is normalized as from scratch, step after step (ADR-0325)', () => {
+    const recordsOf = (plan: CompactionPlan): CompactionRecord[] => [
+      ...plan.drops,
+      ...plan.externalizations,
+      ...plan.summarizations,
+      ...plan.clearings,
+      ...plan.abridgements,
+    ];
+    const editCase = arbitraryThread({ maxTurns: 7 }).chain(({ thread }) =>
+      fc.record({
+        thread: fc.constant(thread),
+        plans: fc.array(arbitraryCompactionPlan(thread, { maxRecords: 5, maxSpanLength: 8 }), {
+          minLength: 2,
+          maxLength: 6,
+        }),
+        removals: fc.array(fc.array(fc.boolean(), { maxLength: 12 }), { maxLength: 6 }),
+      }),
+    );
+    fc.assert(
+      fc.property(editCase, (run) => {
+        let plan = run.plans[0]!;
+        run.plans.slice(1).forEach((step, position) => {
+          const normalized = normalizedPlanOf(plan);
+          const remove = new Set(normalized.records.filter((_, at) => run.removals[position]?.[at] === true));
+          // Only the step's records that name no id a kept record or an earlier added record names.
+          const taken = new Set(
+            normalized.records
+              .filter((record) => !remove.has(record))
+              .flatMap((record) => record.span.messageIds),
+          );
+          const added = recordsOf(step).filter((record) => {
+            const ids = record.span.messageIds;
+            if (new Set(ids).size !== ids.length || ids.some((id) => taken.has(id))) return false;
+            for (const id of ids) taken.add(id);
+            return true;
+          });
+          plan = editPlan(plan, added, (record) => remove.has(record), normalized);
+          const known = normalizedPlanOf(plan);
+          const fresh = normalizePlan(plan);
+          expect(known).toEqual(fresh);
+          for (const [id, { record }] of fresh.actions) expect(known.actions.get(id)?.record).toBe(record);
+        });
       }),
       { numRuns: 200 },
     );
