@@ -244,10 +244,21 @@ describe('consolidateSummaryBlocks', () => {
       fc.property(fc.oneof(inOrder, ids), fc.oneof(inOrder, ids), (first, second) => {
         const older = { ...block(0, []), span: { messageIds: first, firstTurn: 0, lastTurn: 0 } };
         const newer = { ...block(1, []), span: { messageIds: second, firstTurn: 1, lastTurn: 1 } };
-        const merged = mergeSummaryBlocks(older, newer, indexOf, 1000, countText);
-        expect(merged.span.messageIds).toEqual(
-          [...new Set([...first, ...second])].sort((left, right) => indexOf(left) - indexOf(right)),
+        const expected = [...new Set([...first, ...second])].sort(
+          (left, right) => indexOf(left) - indexOf(right),
         );
+        expect(mergeSummaryBlocks(older, newer, indexOf, 1000, countText).span.messageIds).toEqual(expected);
+        // With the spans' positions known (a planning run's), the same ids, and the merged block's positions told.
+        const told = new Map<SummarizationRecord, Int32Array>();
+        const positionsOf = (block: SummarizationRecord) =>
+          block.span.messageIds.map((id) => (id.startsWith('m') ? Number(id.slice(1)) : -1));
+        const merged = mergeSummaryBlocks(older, newer, indexOf, 1000, countText, {
+          of: positionsOf,
+          remember: (block, positions) => told.set(block, positions),
+        });
+        expect(merged.span.messageIds).toEqual(expected);
+        const remembered = told.get(merged);
+        if (remembered) expect([...remembered]).toEqual(positionsOf(merged));
       }),
       { numRuns: 300 },
     );

@@ -43,6 +43,8 @@ export interface PlanningIndex {
   carriesInstruction(message: ThreadMessage): boolean;
   /** The log positions of a record's ids, in its order (-1 for an id not in the thread), once per record. */
   recordPositions(record: CompactionRecord): Int32Array;
+  /** Tells the index a record's positions (a merged summary block's, known from merging two spans). */
+  rememberPositions(record: CompactionRecord, positions: Int32Array): void;
   /**
    * Per turn range (`turnRanges`, same order), how many of its messages the plan summarizes or drops: a
    * turn whose every message is counted offers nothing to a summary or a drop. Once per plan object; a
@@ -189,6 +191,9 @@ export function createPlanningIndex(thread: Thread): PlanningIndex {
     },
     normalized,
     recordPositions,
+    rememberPositions(record, positions) {
+      if (!positionsOfRecords.has(record)) positionsOfRecords.set(record, positions);
+    },
     hiddenPerTurn,
     partnersEdge(start) {
       let edge = edges.get(start);

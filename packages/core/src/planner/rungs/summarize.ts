@@ -15,6 +15,7 @@ import type { Rung, RungContext } from '../planner-types.js';
 import {
   compressionRatioOf,
   consolidateSummaryBlocks,
+  type SpanPositions,
   summaryBlockTokens,
   trimBlockToBudget,
 } from '../summary-blocks.js';
@@ -157,6 +158,8 @@ export function appendSummaryBlock(
     countText: (text: string) => number;
     messages: readonly ThreadMessage[];
     positionOf?: (id: string) => number | undefined;
+    /** A planning run's positions of the blocks' spans (ADR-0350). */
+    spanPositions?: SpanPositions;
   },
 ): { added: SummarizationRecord[]; removed: Set<SummarizationRecord>; merged: number } {
   let positionOf = parts.positionOf;
@@ -176,6 +179,7 @@ export function appendSummaryBlock(
       budgetTokens: parts.budget,
       countText: parts.countText,
       countCapMerges: policy.summaryBlockMerge,
+      ...(parts.spanPositions ? { spanPositions: parts.spanPositions } : {}),
     },
     indexOf,
   );
@@ -331,6 +335,10 @@ export const summarizeRung: Rung = {
         countText: context.input.countText,
         messages: context.input.thread.messages,
         positionOf: context.index.positionOf,
+        spanPositions: {
+          of: (block) => context.index.recordPositions(block),
+          remember: (block, positions) => context.index.rememberPositions(block, positions),
+        },
       });
       const removedFirstIds = new Set([...removed].map((candidate) => candidate.span.messageIds[0]));
       return {
