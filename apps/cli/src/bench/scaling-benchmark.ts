@@ -349,7 +349,7 @@ function garbageCollector(): () => void {
 /**
  * The many-threads phase alone, on its own embedded stores in a temporary directory, in this process
  * under the heap compaction mode given (applied as the servers apply it). Run it in a fresh process
- * per mode (`compactor bench --many-threads <mode>`), so neither run starts from the other's pages.
+ * per mode (`manyThreadsInFreshProcess`), so neither run starts from the other's pages.
  *
  * @param heapCompaction - The mode, applied to this process first.
  * @param sizes - The many-threads workload.
@@ -373,8 +373,8 @@ export async function benchManyThreads(
 /**
  * `process.memoryUsage()` once a collection's freed pages are back with the system: V8 unmaps them on
  * a background thread after `gc()` returns, so a reading taken at once still counts some of them (at
- * 10,000 threads with compaction, RSS read at once was 205 MiB above the heap's growth and 2 MiB a
- * moment later; ADR-0355). Waits 500 ms, then until RSS moves by less than 1 MiB in 250 ms, at most
+ * 10,000 threads with compaction, RSS growth read at once was 205 MiB, in the same process a moment
+ * later 2 MiB; ADR-0355). Waits 500 ms, then until RSS moves by less than 1 MiB in 250 ms, at most
  * 5 s (V8's memory reducer, which would collect on its own, waits longer).
  */
 async function settledMemoryUsage(): Promise<NodeJS.MemoryUsage> {
