@@ -64,6 +64,21 @@ export const recallPolicySchema = z.object({
    */
   appendWithinHighWater: z.boolean().default(false),
   /**
+   * With `placement: 'append'` (ADR-0360): the turn that was running when the plan was made keeps its
+   * block for the whole plan version, as the turns opened after it do. `false` gives it a block only
+   * while it is the newest turn (ADR-0276): when the next turn opens, its block goes and everything
+   * after it is written to the cache again, a few calls after the commit that wrote it.
+   */
+  appendKeepsBasisTurn: z.boolean().default(true),
+  /**
+   * With `placement: 'append'` (ADR-0361): the engine's check commits a compaction when the next
+   * request would leave out a block of the plan version (the messages grew past the room it was sized
+   * for), instead of sending the request without it (which rewrites everything after the block's place
+   * and is followed by the commit a few calls later). Only above the low-water mark, where a commit
+   * would go down to. `false`: only the target trigger commits (ADR-0151).
+   */
+  appendCommitWhenLeftOut: z.boolean().default(true),
+  /**
    * When a recall block is written at all (ADR-0320): `always`, on every render with hits; `question`,
    * only when the newest turn asks something (a question, or a cue such as "remind me"), since a block
    * for small talk is read by no one and, in a dialogue where every call opens a turn, written uncached
@@ -272,6 +287,8 @@ export const compactionPolicyFieldsSchema = z.object({
     placement: 'auto',
     appendTurnShare: 0.125,
     appendWithinHighWater: false,
+    appendKeepsBasisTurn: true,
+    appendCommitWhenLeftOut: true,
     gate: 'auto',
   }),
   /**
