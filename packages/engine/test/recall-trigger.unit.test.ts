@@ -38,7 +38,10 @@ function scenario(recall: Partial<Thread['policy']['recall']> = {}): {
   const built = builder.build().thread;
   const thread: Thread = {
     ...built,
-    policy: { ...built.policy, recall: { ...built.policy.recall, placement: 'append', ...recall } },
+    policy: {
+      ...built.policy,
+      recall: { ...built.policy.recall, placement: 'append', appendCommitWhenLeftOut: true, ...recall },
+    },
   };
   const notes = thread.messages.slice(0, 24);
   const plan = compactionPlanSchema.parse({

@@ -65,19 +65,20 @@ export const recallPolicySchema = z.object({
   appendWithinHighWater: z.boolean().default(false),
   /**
    * With `placement: 'append'` (ADR-0360): the turn that was running when the plan was made keeps its
-   * block for the whole plan version, as the turns opened after it do. `false` gives it a block only
-   * while it is the newest turn (ADR-0276): when the next turn opens, its block goes and everything
-   * after it is written to the cache again, a few calls after the commit that wrote it.
+   * block for the whole plan version, as the turns opened after it do; otherwise (ADR-0276) it has a
+   * block only while it is the newest turn, and when the next turn opens the block goes and everything
+   * after it is written to the cache again. Off by default: the kept block takes room from the later
+   * turns' blocks (a coding probe lost in `--quick` and one on pi; pi/session @32k costlier).
    */
-  appendKeepsBasisTurn: z.boolean().default(true),
+  appendKeepsBasisTurn: z.boolean().default(false),
   /**
-   * With `placement: 'append'` (ADR-0361): the engine's check commits a compaction when the next
-   * request would leave out a block of the plan version (the messages grew past the room it was sized
-   * for), instead of sending the request without it (which rewrites everything after the block's place
-   * and is followed by the commit a few calls later). Only above the low-water mark, where a commit
-   * would go down to. `false`: only the target trigger commits (ADR-0151).
+   * With `placement: 'append'` (ADR-0361): the engine's check commits a compaction when the request
+   * it would render leaves out a block of the plan version (the messages grew past the room it was
+   * sized for) or starts a new epoch of blocks, instead of sending it (which rewrites everything after
+   * the block's place and is followed by the commit a few calls later); only above the low-water mark,
+   * where a commit goes down to. Off by default: more commits, so claude-code @24k's share falls.
    */
-  appendCommitWhenLeftOut: z.boolean().default(true),
+  appendCommitWhenLeftOut: z.boolean().default(false),
   /**
    * When a recall block is written at all (ADR-0320): `always`, on every render with hits; `question`,
    * only when the newest turn asks something (a question, or a cue such as "remind me"), since a block
@@ -287,8 +288,8 @@ export const compactionPolicyFieldsSchema = z.object({
     placement: 'auto',
     appendTurnShare: 0.125,
     appendWithinHighWater: false,
-    appendKeepsBasisTurn: true,
-    appendCommitWhenLeftOut: true,
+    appendKeepsBasisTurn: false,
+    appendCommitWhenLeftOut: false,
     gate: 'auto',
   }),
   /**
