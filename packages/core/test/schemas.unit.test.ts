@@ -290,6 +290,8 @@ describe('policy and trigger schemas', () => {
         placement: 'auto',
         appendTurnShare: 0.125,
         appendWithinHighWater: false,
+        appendKeepsBasisTurn: false,
+        appendCommitWhenLeftOut: false,
         gate: 'auto',
       },
       compactorTools: 'stable',

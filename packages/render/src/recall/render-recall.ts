@@ -54,6 +54,14 @@ export interface RecallReport {
    * turn asks nothing. Absent when recall searched, or had no plan, query or room.
    */
   skipped?: 'not-asked';
+  /**
+   * Append placement (ADR-0361): tokens of the plan version's blocks this request leaves out because
+   * they no longer fit beside the messages. A block sent on an earlier call and left out now rewrites
+   * everything after its place; the engine's check commits instead (ADR-0361). Absent when none.
+   */
+  leftOutTokens?: number;
+  /** Append placement: the newest turn started a new epoch, so the plan version's earlier blocks went (ADR-0276). */
+  epochRestarted?: true;
 }
 
 export interface FittedRecall {
