@@ -291,6 +291,7 @@ describe('policy and trigger schemas', () => {
         appendTurnShare: 0.125,
         appendWithinHighWater: false,
         gate: 'auto',
+        quotedHits: 'skip',
       },
       compactorTools: 'stable',
     });
