@@ -293,6 +293,7 @@ describe('policy and trigger schemas', () => {
         appendKeepsBasisTurn: false,
         appendCommitWhenLeftOut: false,
         gate: 'auto',
+        quotedHits: 'skip',
       },
       compactorTools: 'stable',
     });

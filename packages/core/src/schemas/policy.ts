@@ -87,6 +87,14 @@ export const recallPolicySchema = z.object({
    * turn is an instruction, and its block is written once and read on the turn's many calls).
    */
   gate: z.enum(['auto', 'always', 'question']).default('auto'),
+  /**
+   * A compacted message whose whole text a summary block of the plan quotes verbatim (an extractive
+   * dialogue summary quotes many, ADR-0160) is in the request already (ADR-0366): `skip` (the default)
+   * leaves it out of the block after the search (a smaller block: fewer tokens written uncached on every
+   * asking turn, the same words in the request); `replace` leaves it out of the search, so another hit
+   * takes its place; `show` brings it again like any hit.
+   */
+  quotedHits: z.enum(['show', 'skip', 'replace']).default('skip'),
 });
 export type RecallPolicy = z.infer<typeof recallPolicySchema>;
 
@@ -291,6 +299,7 @@ export const compactionPolicyFieldsSchema = z.object({
     appendKeepsBasisTurn: false,
     appendCommitWhenLeftOut: false,
     gate: 'auto',
+    quotedHits: 'skip',
   }),
   /**
    * When Compactor's own tools (`read_artifact`, `search_history`) are in the request (ADR-0141):
