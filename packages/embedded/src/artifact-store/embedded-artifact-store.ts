@@ -70,7 +70,8 @@ export class EmbeddedArtifactStore implements ArtifactStore {
       logger: context.logger,
       shared: context.shared,
     });
-    this.known = context.shared ? undefined : new KnownArtifacts(context.cacheBytes);
+    // A quarter of the store's memory budget: about 6,000 artifacts (1.4 KB each, estimated) at the default 32 MiB.
+    this.known = context.shared ? undefined : new KnownArtifacts(context.cacheBytes / 4);
   }
 
   async put(content: string, metadataInput: ArtifactMetadataInput): Promise<ArtifactMetadata> {
