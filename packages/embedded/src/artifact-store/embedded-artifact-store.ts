@@ -83,7 +83,7 @@ export class EmbeddedArtifactStore implements ArtifactStore {
     }
     const input = parseOrThrow(artifactMetadataInputSchema, metadataInput, 'artifact metadata');
     const sha256 = contentSha256(content);
-    const artifactId = artifactIdFor(input.tenantId, sha256);
+    const artifactId = artifactIdFor(input.tenantId, sha256, contentSha256);
     const tenantSegment = this.layout.tenantSegment(input.tenantId);
     const remembered = this.known?.get(artifactId);
     if (remembered) {
