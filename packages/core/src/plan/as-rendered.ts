@@ -58,6 +58,8 @@ export function externalizesInPlaceAmong(
  * @param messages - Messages of the thread, in order.
  * @param normalized - The plan to apply.
  * @param policy - Which key fields a cleared result's placeholder keeps.
+ * @param threadMessageById - The thread's message by id, when the caller has that map already (the planner's
+ *   index: a summarize step would otherwise build it again for every span holding an externalization).
  * @returns The messages with every stand-in applied (a span's later messages left out).
  */
 export function messagesAsRendered(
@@ -65,10 +67,11 @@ export function messagesAsRendered(
   messages: readonly ThreadMessage[],
   normalized: NormalizedPlan,
   policy: ToolDurabilityPolicy,
+  threadMessageById?: ReadonlyMap<string, ThreadMessage>,
 ): ThreadMessage[] {
   const shown: ThreadMessage[] = [];
   const spansShown = new Set<CompactionRecord>();
-  let byId: Map<string, ThreadMessage> | undefined;
+  let byId = threadMessageById;
   const messageById = (id: string) => {
     byId ??= new Map(thread.messages.map((message) => [message.id, message]));
     return byId.get(id);

@@ -278,6 +278,7 @@ export const summarizeRung: Rung = {
         messages.map((message) => tenantVisible(message, context)),
         normalized,
         context.policy.toolDurability,
+        context.index.byId,
       ),
       ...(previousSummary ? { previousSummary } : {}),
       ...(context.input.manual?.instructions ? { instructions: context.input.manual.instructions } : {}),
