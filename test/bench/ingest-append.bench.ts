@@ -9,6 +9,8 @@
  *   libuv pool size the bin sets (ADR-0131) — what a user runs;
  * - `ingest`: `apps/ingest/src/main.ts` through tsx, as `pnpm --filter @compactor/ingest start`;
  * - a `:poolN` suffix (`serve:pool4`) sets UV_THREADPOOL_SIZE=N for that server;
+ * - a `:every-full-gc` or `:v8-default` suffix (`ingest:v8-default`) sets COMPACTOR_HEAP_COMPACTION
+ *   for that server (ADR-0355; suffixes combine: `serve:pool4:v8-default`);
  * - an `@<checkout>` suffix (`serve@/tmp/base`) runs another checkout's server (e.g. a
  *   `git archive` of main with this checkout's node_modules linked in) under the same load.
  *
@@ -75,16 +77,25 @@ interface ServerVariant {
   label: string;
   kind: 'serve' | 'ingest';
   poolSize: string | undefined;
+  heapCompaction: string | undefined;
   root: string;
 }
 
+const HEAP_COMPACTION_SUFFIXES = ['every-full-gc', 'v8-default'];
+
 const servers: ServerVariant[] = (values.servers === 'none' ? [] : values.servers.split(',')).map((label) => {
   const [spec, root] = label.trim().split('@');
-  const [kind, pool] = spec!.split(':');
+  const [kind, ...suffixes] = spec!.split(':');
   if (kind !== 'serve' && kind !== 'ingest') throw new Error(`unknown server ${label}: serve or ingest`);
-  const poolSize = pool === undefined ? undefined : /^pool(\d+)$/.exec(pool)?.[1];
-  if (pool !== undefined && poolSize === undefined) throw new Error(`unknown server option ${pool}: poolN`);
-  return { label: label.trim(), kind, poolSize, root: root ? resolve(root) : ingestRoot };
+  let poolSize: string | undefined;
+  let heapCompaction: string | undefined;
+  for (const suffix of suffixes) {
+    const pool = /^pool(\d+)$/.exec(suffix)?.[1];
+    if (pool !== undefined) poolSize = pool;
+    else if (HEAP_COMPACTION_SUFFIXES.includes(suffix)) heapCompaction = suffix;
+    else throw new Error(`unknown server option ${suffix}: poolN, ${HEAP_COMPACTION_SUFFIXES.join(' or ')}`);
+  }
+  return { label: label.trim(), kind, poolSize, heapCompaction, root: root ? resolve(root) : ingestRoot };
 });
 
 interface LoadResult {
@@ -225,6 +236,7 @@ function startServer(
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
       ...(poolSize ? { UV_THREADPOOL_SIZE: poolSize } : {}),
+      ...(server.heapCompaction ? { COMPACTOR_HEAP_COMPACTION: server.heapCompaction } : {}),
       ...env,
       COMPACTOR_API_KEYS: `${API_KEY}=${TENANT}`,
       HOST: '127.0.0.1',

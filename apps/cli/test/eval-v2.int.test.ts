@@ -69,7 +69,17 @@ describe('eval v2 on a hand-made LoCoMo conversation', () => {
     const userKept = result.needles.find((run) => run.system === 'user-messages+summary')!;
     expect(userKept.rounds.at(-1)!.instructionsPresent).toBeGreaterThan(0);
 
+    // Retention beside the cache (ADR-0365): every budget-run row of the conversation was asked its questions.
+    for (const run of result.runs) {
+      expect(run.cache).toBeDefined();
+      expect(run.questions?.overall.questions).toBe(5);
+    }
+    const windowRun = result.runs.find((run) => run.system === 'sliding-window')!;
+    const oursRun = result.runs.find((run) => run.system === OURS)!;
+    expect(oursRun.questions!.overall.evidence).toBeGreaterThanOrEqual(windowRun.questions!.overall.evidence);
+
     const report = formatEvaluationReport(result);
+    expect(report).toContain('Retention beside the cache');
     expect(report).toContain('## LoCoMo, question-conditioned');
     expect(report).toContain('chance floor');
     expect(report).toContain('## Planted needles');

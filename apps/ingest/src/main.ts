@@ -4,13 +4,17 @@
  * read once, here. With the in-process queue this process also runs the compaction worker.
  */
 import { createRuntime, loadRuntimeConfig } from '@compactor/runtime';
+import { applyHeapCompaction } from '@compactor/worker';
 import { pino } from 'pino';
 import { loadIngestConfig } from './config/ingest-config.js';
 import { startIngestServer } from './runtime/start-ingest-server.js';
 
 const runtimeConfig = loadRuntimeConfig();
 const ingestConfig = loadIngestConfig();
+// Before the runtime allocates anything: RSS follows the heap only if full collections compact (ADR-0355).
+const v8Flags = applyHeapCompaction(ingestConfig.heapCompaction);
 const logger = pino({ level: runtimeConfig.logLevel, name: 'compactor-ingest' });
+logger.info({ heapCompaction: ingestConfig.heapCompaction, v8Flags }, 'starting ingest');
 const runtime = await createRuntime(runtimeConfig, { logger });
 const server = await startIngestServer({ runtime, ingest: ingestConfig, logger });
 await server.app.listen({ port: ingestConfig.port, host: ingestConfig.host });

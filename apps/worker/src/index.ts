@@ -1,6 +1,13 @@
 export { createCompactionHandler } from './compaction/compaction-handler.js';
 export { jobResultOf } from './compaction/job-result.js';
 export {
+  applyHeapCompaction,
+  COMPACT_ON_EVERY_FULL_GC_FLAG,
+  HEAP_COMPACTION_MODES,
+  type HeapCompaction,
+  heapCompactionEnvironment,
+} from './heap/heap-compaction.js';
+export {
   startWorkerHttpServer,
   type WorkerHttpServer,
   type WorkerHttpServerOptions,

@@ -9,6 +9,7 @@ import { ShutdownDeadline } from '@compactor/queue';
 import { createRuntime, describeRuntimeConfig, loadRuntimeConfig } from '@compactor/runtime';
 import { pino } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import { applyHeapCompaction } from './heap/heap-compaction.js';
 import { startWorkerHttpServer, type WorkerHttpServer } from './http/worker-http-server.js';
 import { startWorker } from './start-worker.js';
 import { loadWorkerConfig } from './worker-config.js';
@@ -23,8 +24,13 @@ try {
   process.exit(1);
 }
 
+// Before the runtime allocates anything: RSS follows the heap only if full collections compact (ADR-0355).
+const v8Flags = applyHeapCompaction(workerConfig.heapCompaction);
 const logger = pino({ level: config.logLevel, name: 'compactor-worker' });
-logger.info({ config: describeRuntimeConfig(config) }, 'starting compaction worker');
+logger.info(
+  { config: describeRuntimeConfig(config), heapCompaction: workerConfig.heapCompaction, v8Flags },
+  'starting compaction worker',
+);
 
 /**
  * Of the grace period, what is kept for closing the HTTP server and the runtime (the producer's

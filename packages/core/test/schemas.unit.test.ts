@@ -290,7 +290,10 @@ describe('policy and trigger schemas', () => {
         placement: 'auto',
         appendTurnShare: 0.125,
         appendWithinHighWater: false,
+        appendKeepsBasisTurn: false,
+        appendCommitWhenLeftOut: false,
         gate: 'auto',
+        quotedHits: 'skip',
       },
       compactorTools: 'stable',
     });

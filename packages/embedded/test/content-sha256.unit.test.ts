@@ -1,4 +1,4 @@
-import { artifactContentSha256 } from '@compactor/core';
+import { artifactContentSha256, artifactIdFor } from '@compactor/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { contentSha256 } from '../src/artifact-store/content-sha256.js';
@@ -21,6 +21,16 @@ describe('the embedded store hashes content as core defines it (ADR-0281)', () =
       fc.property(fc.uint8Array({ maxLength: 4096 }), (bytes) => {
         expect(contentSha256(bytes)).toBe(artifactContentSha256(bytes));
       }),
+    );
+  });
+
+  it('derives the artifact id core derives, for any tenant and content (ADR-0348)', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }), fc.string({ unit: 'binary' }), (tenantId, content) => {
+        const digest = contentSha256(content);
+        expect(artifactIdFor(tenantId, digest, contentSha256)).toBe(artifactIdFor(tenantId, digest));
+      }),
+      { numRuns: 300 },
     );
   });
 

@@ -23,6 +23,8 @@ export interface PlanningLatencyOptions {
    * without the renderer's memo would.
    */
   withoutRenderCache?: boolean;
+  /** Runs before each plan, untimed (the bench opens a new artifact store there). */
+  beforeEachPlan?: () => Promise<void>;
 }
 
 export interface PlanningLatency {
@@ -48,6 +50,7 @@ export async function measurePlanningLatency(options: PlanningLatencyOptions): P
       ? (plan: Parameters<typeof measurer.measure>[0]) =>
           createRenderMeasurer(thread, tokenizer, 'anthropic', createRenderCache()).measure(plan)
       : measurer.measure;
+    await options.beforeEachPlan?.();
     const started = performance.now();
     last = await planCompaction({
       thread,

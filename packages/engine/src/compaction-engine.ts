@@ -34,6 +34,7 @@ import { compactorToolsTokens, createRenderCache } from '@compactor/render';
 import { createThreadTokenizers } from '@compactor/tokenizer';
 import { captureCurrentDeterminism } from './determinism.js';
 import { createRenderMeasurer } from './measure.js';
+import { recallBlocksTrigger } from './recall-trigger.js';
 import { ThreadFoldCache } from './thread-fold-cache.js';
 
 /** The stores, summarizer and defaults a compaction engine works with. */
@@ -286,10 +287,25 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
             // The target trigger fires at the high-water mark; the planner compacts to the target or deeper (ADR-0151).
             targetTokens: highWaterTokens,
           });
+    // Under the append placement a recall block left out by the growing messages breaks the prefix
+    // anyway: commit then, once, rather than a few calls later again (ADR-0361).
+    const recallFired =
+      automatic.fire || options.autoCompact === false || manual
+        ? undefined
+        : recallBlocksTrigger({
+            thread,
+            plan: current.plan,
+            tokenizer,
+            provider,
+            cache: renderCache,
+            overheadTokens: (baseOverhead?.systemPromptTokens ?? 0) + (baseOverhead?.toolSchemaTokens ?? 0),
+            messageTokens,
+            floorTokens: Math.floor(targetTokens * thread.policy.lowWaterPercent),
+          });
     // A request always runs; the thread's own trigger still says whether to act within the target.
     const trigger = manual
       ? { fire: true, trigger: 'manual', reason: 'compaction was requested', children: [automatic] }
-      : automatic;
+      : (recallFired ?? automatic);
     const base = {
       tenantId,
       threadId,
@@ -333,7 +349,7 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       ...(options.artifacts ? { artifactStore: options.artifacts } : {}),
       ...(options.lifecycle ? { lifecycle: options.lifecycle } : {}),
       ...(manual ? { manual } : {}),
-      ...(automatic.fire ? { triggerFired: true } : {}),
+      ...(automatic.fire || recallFired ? { triggerFired: true } : {}),
       triggerReason: trigger.reason,
       ...(rehydrationHappened ? { rehydrationHappened: true } : {}),
       ...(checkOptions.signal ? { signal: checkOptions.signal } : {}),

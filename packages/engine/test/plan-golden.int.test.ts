@@ -176,14 +176,21 @@ describe('plans stay the same bytes (ADR-0280)', () => {
   // for ADR-0330: the 12 artifacts its tightest summary thinned out of its text stay the plan's (externalizedArtifacts;
   // the rendered text and every token count are unchanged).
   it.skipIf(!corpusAvailable('pi'))(
-    'the 2,000-message pi bench thread plans to the same bytes, with and without the store',
+    'the 2,000-message pi bench thread plans to the same bytes: with a new store, with one that holds its outputs, without',
     { timeout: 120_000 },
     async () => {
       const thread = await piThread(2000);
       const withStore = planned(await plan(thread, { stores }));
+      // Planned again with the same store, which now holds every output (a put answered from memory, ADR-0345).
+      const withWarmStore = planned(await plan(thread, { stores }));
       const withoutStore = planned(await plan(thread));
-      expect({ withStore: sha256(withStore), withoutStore: sha256(withoutStore) }).toEqual({
+      expect({
+        withStore: sha256(withStore),
+        withWarmStore: sha256(withWarmStore),
+        withoutStore: sha256(withoutStore),
+      }).toEqual({
         withStore: '8a0da6f7b72b3c189a40eb0a688effffd2b89c046248b6f6b47cc28ff1ccc8ea',
+        withWarmStore: '8a0da6f7b72b3c189a40eb0a688effffd2b89c046248b6f6b47cc28ff1ccc8ea',
         withoutStore: '6063e5d4d0ea9aee68c2ca41f20d59c74e598e44474ba20c2db7a673132852eb',
       });
     },

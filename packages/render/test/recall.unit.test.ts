@@ -325,3 +325,119 @@ describe('recall documents of a dialogue between named people', () => {
     expect(requestText(result.request)).toContain('Melanie: It taught me self-acceptance');
   });
 });
+
+describe('hits a summary block quotes whole (ADR-0366)', () => {
+  const QUOTED = 'My locker code is 5433, gym on the second floor by the pool.';
+  /** Two compacted turns about the locker; the summary quotes the first whole, the second not. */
+  function lockerThread(quotedHits: 'show' | 'skip' | 'replace', extra: Record<string, unknown> = {}) {
+    const builder = threadBuilder('quoted', {
+      tenantId: 'tenant-1',
+      // Every matching turn is a hit in an index of a few documents (BM25 scores are small there).
+      policy: { recall: { quotedHits, minScore: 0, ...extra } } as Record<string, unknown>,
+    });
+    builder.user(QUOTED).assistant('Noted.');
+    builder.user('The locker room at the gym was being painted last week.').assistant('Ugh.');
+    builder.user('What was my locker code again?');
+    const base = builder.build().thread;
+    const plan = planOf(base, [
+      summarize(base, ids(1, 4), {
+        facts: [{ text: `user: ${QUOTED}` }, { text: 'the locker room was painted' }],
+      }),
+    ]);
+    return { base, plan };
+  }
+  const recalled = (quotedHits: 'show' | 'skip' | 'replace', extra: Record<string, unknown> = {}) => {
+    const { base, plan } = lockerThread(quotedHits, extra);
+    const result = renderPromptSync(renderInput('anthropic', base, plan));
+    return { ids: result.report.recall.recalled.map((hit) => hit.messageId), result };
+  };
+
+  it('brings a quoted message again under `show`, and leaves it out under `skip`, its words still in the request', () => {
+    const shown = recalled('show');
+    expect(shown.ids).toEqual(['m1', 'm3']);
+    const skipped = recalled('skip');
+    expect(skipped.ids).toEqual(['m3']);
+    expect(skipped.result.report.recall.tokens).toBeLessThan(shown.result.report.recall.tokens);
+    // Strict evidence of the quoted turn holds either way: its whole text is in the summary.
+    expect(requestText(skipped.result.request)).toContain(QUOTED);
+  });
+
+  it('lets another hit take the quoted one’s place under `replace`, and not under `skip`', () => {
+    const one = { topK: 1, fillFreeRoom: false };
+    expect(recalled('show', one).ids).toEqual(['m1']);
+    expect(recalled('skip', one).ids).toEqual([]);
+    expect(recalled('replace', one).ids).toEqual(['m3']);
+  });
+
+  it('never takes a short reply as quoted: it may occur inside any summary line', () => {
+    const builder = threadBuilder('short', {
+      tenantId: 'tenant-1',
+      policy: { recall: { quotedHits: 'skip', minScore: 0 } } as Record<string, unknown>,
+    });
+    builder.user('Locker 12 it is.').assistant('Noted.');
+    builder.user('What locker was it?');
+    const base = builder.build().thread;
+    const plan = planOf(base, [summarize(base, ids(1, 2), { facts: [{ text: 'user: Locker 12 it is.' }] })]);
+    const result = renderPromptSync(renderInput('anthropic', base, plan));
+    expect(result.report.recall.recalled.map((hit) => hit.messageId)).toEqual(['m1']);
+  });
+});
+
+describe('quoted hits, property (ADR-0366)', () => {
+  const WORDS = ['locker', 'puppy', 'garden', 'concert', 'painting', 'hiking', 'recipe', 'museum'];
+  it('under `skip` the block shows what `show` shows less the quoted messages, and their words stay in the request', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom(...WORDS), fc.constantFrom(...WORDS), fc.boolean()), {
+          minLength: 2,
+          maxLength: 8,
+        }),
+        fc.constantFrom(...WORDS),
+        (turns, asked) => {
+          const build = (quotedHits: 'show' | 'skip') => {
+            const builder = threadBuilder('quoted-property', {
+              tenantId: 'tenant-1',
+              policy: { recall: { quotedHits, minScore: 0 } } as Record<string, unknown>,
+            });
+            for (const [index, [first, second]] of turns.entries()) {
+              builder
+                .user(`Turn ${index}: we talked about the ${first} and then the ${second} for a long while.`)
+                .assistant('Noted.');
+            }
+            builder.user(`What about the ${asked}?`);
+            const base = builder.build().thread;
+            const compactedIds = ids(1, turns.length * 2);
+            const quoted = base.messages.filter(
+              (message, index) => index < turns.length * 2 && message.role === 'user' && turns[index / 2]![2],
+            );
+            const plan = planOf(base, [
+              summarize(base, compactedIds, {
+                facts: [
+                  { text: 'what was said' },
+                  ...quoted.map((message) => ({
+                    text: `user: ${message.content[0]!.type === 'text' ? message.content[0]!.text : ''}`,
+                  })),
+                ],
+              }),
+            ]);
+            const result = renderPromptSync(renderInput('anthropic', base, plan));
+            return { result, quoted: new Set(quoted.map((message) => message.id)), base };
+          };
+          const shown = build('show');
+          const skipped = build('skip');
+          const shownIds = shown.result.report.recall.recalled.map((hit) => hit.messageId);
+          expect(skipped.result.report.recall.recalled.map((hit) => hit.messageId)).toEqual(
+            shownIds.filter((id) => !skipped.quoted.has(id)),
+          );
+          const text = requestText(skipped.result.request);
+          for (const message of skipped.base.messages) {
+            if (!skipped.quoted.has(message.id)) continue;
+            const said = message.content[0]!.type === 'text' ? message.content[0]!.text : '';
+            expect(text).toContain(said);
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});

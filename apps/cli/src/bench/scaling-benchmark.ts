@@ -1,11 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { type CompactionPlan, type EventStore, systemClock, type Thread } from '@compactor/core';
 import { createEmbeddedStores } from '@compactor/embedded';
 import { createCompactionEngine, createThreadFoldCache, type ThreadFoldCache } from '@compactor/engine';
+import { applyHeapCompaction, type HeapCompaction } from '@compactor/ingest';
 import { createRenderCache, type RenderCache, renderPromptSync } from '@compactor/render';
 import { benchBudget, benchPlan, benchSystem, benchTools, percentile } from '@compactor/render/bench';
 import { createExtractiveSummarizer } from '@compactor/summarizer';
@@ -78,6 +80,12 @@ export interface ScalingRow {
 }
 
 export interface ManyThreadsResult {
+  /**
+   * The heap compaction the phase ran under, set as the servers set it (ADR-0355), each mode in a
+   * fresh process: `every-full-gc` is what `apps/ingest`, `apps/worker` and `compactor serve` run
+   * by default, `v8-default` what a library user's process runs unless they set the flag.
+   */
+  heapCompaction: HeapCompaction;
   threads: number;
   messagesPerThread: number;
   /** Resident set size before touching any thread and after touching them all, MiB. */
@@ -92,6 +100,13 @@ export interface ManyThreadsResult {
    */
   heapCommittedBeforeMiB: number;
   heapCommittedAfterMiB: number;
+  /**
+   * The resident set split as Linux counts it (`/proc/self/status`), before and after, MiB:
+   * anonymous memory (the heap's pages, malloc) and file-backed pages (the binary's code and data
+   * touched, mapped files); undefined elsewhere.
+   */
+  rssAnonymousMiB?: { before: number; after: number };
+  rssFileMiB?: { before: number; after: number };
   foldCache: { bytes: number; maxBytes: number; threads: number; evictions: number };
   renderCache: { bytes: number; maxBytes: number; threads: number; evictions: number };
   /** The embedded event store's own resident bound (ADR-0050), which also holds per-thread state. */
@@ -113,8 +128,18 @@ export interface ScalingBenchResult {
   renderP50Ratio: number;
   /** Render p50 at the size nearest 10,000 messages (target ≤ 1 ms). */
   renderP50At10k: { messages: number; p50Ms: number };
-  manyThreads: ManyThreadsResult;
+  /** The many-threads phase once per heap compaction mode, the servers' default first. */
+  manyThreads: ManyThreadsResult[];
 }
+
+/** Runs the many-threads phase under one heap compaction mode, in a process of its own. */
+export type ManyThreadsRunner = (
+  heapCompaction: HeapCompaction,
+  sizes: ScalingSizes['manyThreads'],
+) => Promise<ManyThreadsResult>;
+
+/** The modes the bench compares: what the servers run, then V8's default. */
+export const MANY_THREADS_HEAP_MODES: readonly HeapCompaction[] = ['every-full-gc', 'v8-default'];
 
 const TENANT = 'bench';
 const CONTEXT_WINDOW = 200_000;
@@ -148,15 +173,21 @@ async function appendInBatches(
  * threads against the caches' byte bounds. Everything on the embedded stores in a temporary directory.
  *
  * @param sizes - Thread sizes, samples and the many-threads workload.
+ * @param runManyThreads - Runs the many-threads phase under a heap compaction mode in a fresh process
+ *   (V8's flags are process-wide and a process keeps the pages an earlier run left).
  * @returns One row per size, the ratios the issue sets targets for, and the many-threads figures.
  */
-export async function benchScaling(sizes: ScalingSizes): Promise<ScalingBenchResult> {
+export async function benchScaling(
+  sizes: ScalingSizes,
+  runManyThreads: ManyThreadsRunner,
+): Promise<ScalingBenchResult> {
+  // The many-threads phase first, each mode from a fresh process's collected heap: after a
+  // 100,000-message thread a baseline held that thread's garbage and RSS fell during the phase.
+  const manyThreads: ManyThreadsResult[] = [];
+  for (const mode of MANY_THREADS_HEAP_MODES) manyThreads.push(await runManyThreads(mode, sizes.manyThreads));
   const dataDir = await mkdtemp(join(tmpdir(), 'compactor-scaling-'));
   const stores = await createEmbeddedStores({ dataDir });
   try {
-    // The many-threads phase first, from a collected heap: after a 100,000-message thread its baseline
-    // held that thread's garbage and RSS fell during the phase (a growth of 0 that showed nothing).
-    const manyThreads = await touchManyThreads(stores, sizes.manyThreads);
     const rows: ScalingRow[] = [];
     for (const messages of sizes.messages) rows.push(await benchSize(stores, messages, sizes));
     const first = rows[0]!;
@@ -315,10 +346,67 @@ function garbageCollector(): () => void {
   return runInNewContext('gc') as () => void;
 }
 
+/**
+ * The many-threads phase alone, on its own embedded stores in a temporary directory, in this process
+ * under the heap compaction mode given (applied as the servers apply it). Run it in a fresh process
+ * per mode (`manyThreadsInFreshProcess`), so neither run starts from the other's pages.
+ *
+ * @param heapCompaction - The mode, applied to this process first.
+ * @param sizes - The many-threads workload.
+ * @returns RSS, heap and cache figures before and after touching every thread.
+ */
+export async function benchManyThreads(
+  heapCompaction: HeapCompaction,
+  sizes: ScalingSizes['manyThreads'],
+): Promise<ManyThreadsResult> {
+  applyHeapCompaction(heapCompaction);
+  const dataDir = await mkdtemp(join(tmpdir(), 'compactor-many-threads-'));
+  const stores = await createEmbeddedStores({ dataDir });
+  try {
+    return { heapCompaction, ...(await touchManyThreads(stores, sizes)) };
+  } finally {
+    await stores.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `process.memoryUsage()` once a collection's freed pages are back with the system: V8 unmaps them on
+ * a background thread after `gc()` returns, so a reading taken at once still counts some of them (at
+ * 10,000 threads with compaction, RSS growth read at once was 205 MiB, in the same process a moment
+ * later 2 MiB; ADR-0355). Waits 500 ms, then until RSS moves by less than 1 MiB in 250 ms, at most
+ * 5 s (V8's memory reducer, which would collect on its own, waits longer).
+ */
+async function settledMemoryUsage(): Promise<NodeJS.MemoryUsage> {
+  await sleep(500);
+  let previous = process.memoryUsage();
+  for (let waited = 500; waited < 5_000; waited += 250) {
+    await sleep(250);
+    const current = process.memoryUsage();
+    if (Math.abs(current.rss - previous.rss) < MiB) return current;
+    previous = current;
+  }
+  return previous;
+}
+
+/** Anonymous and file-backed resident memory from `/proc/self/status` (Linux), MiB; undefined elsewhere. */
+async function residentSplit(): Promise<{ anonymousMiB: number; fileMiB: number } | undefined> {
+  try {
+    const status = await readFile('/proc/self/status', 'utf8');
+    const kib = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
+    const anonymous = kib('RssAnon');
+    const file = kib('RssFile');
+    if (!Number.isFinite(anonymous) || !Number.isFinite(file)) return undefined;
+    return { anonymousMiB: anonymous / 1024, fileMiB: file / 1024 };
+  } catch {
+    return undefined;
+  }
+}
+
 async function touchManyThreads(
   stores: Stores,
   sizes: ScalingSizes['manyThreads'],
-): Promise<ManyThreadsResult> {
+): Promise<Omit<ManyThreadsResult, 'heapCompaction'>> {
   const folds = createThreadFoldCache({ maxBytes: sizes.foldCacheBytes });
   const cache = createRenderCache({ maxBytes: sizes.renderCacheBytes });
   const collect = garbageCollector();
@@ -333,11 +421,13 @@ async function touchManyThreads(
     createRenderCache(),
   );
   collect();
-  const before = process.memoryUsage();
+  const before = await settledMemoryUsage();
+  const residentBefore = await residentSplit();
   const rssBefore = before.rss;
   await touchThreads(stores, 'many', sizes.threads, sizes.messagesPerThread, folds, cache);
   collect();
-  const memory = process.memoryUsage();
+  const memory = await settledMemoryUsage();
+  const residentAfter = await residentSplit();
   const bounds = sizes.foldCacheBytes + sizes.renderCacheBytes + STORE_CACHE_BYTES;
   const fold = folds.stats;
   const render = cache.stats;
@@ -350,6 +440,12 @@ async function touchManyThreads(
     heapUsedAfterMiB: memory.heapUsed / MiB,
     heapCommittedBeforeMiB: before.heapTotal / MiB,
     heapCommittedAfterMiB: memory.heapTotal / MiB,
+    ...(residentBefore && residentAfter
+      ? {
+          rssAnonymousMiB: { before: residentBefore.anonymousMiB, after: residentAfter.anonymousMiB },
+          rssFileMiB: { before: residentBefore.fileMiB, after: residentAfter.fileMiB },
+        }
+      : {}),
     foldCache: {
       bytes: fold.bytes,
       maxBytes: fold.maxBytes,

@@ -28,13 +28,37 @@ export function formatScalingReport(result: ScalingBenchResult): string {
     `render p50, largest ÷ smallest: ${result.renderP50Ratio.toFixed(2)}× (target ≤ 2×: ${verdict(result.renderP50Ratio <= 2)})`,
     `render p50 at ${count(result.renderP50At10k.messages)} messages: ${ms(result.renderP50At10k.p50Ms)} (target ≤ 1 ms: ${verdict(result.renderP50At10k.p50Ms <= 1)})`,
     '',
-    `### ${count(manyThreads.threads)} threads of ${manyThreads.messagesPerThread} messages touched (loaded and rendered once each)`,
-    '',
-    '| RSS before | RSS after | heap used before | heap used after | heap committed before / after | fold cache (bytes / bound, threads kept) | render cache (bytes / bound, threads kept) | RSS growth ÷ (fold + render + store bounds) | heap growth ÷ bounds | heap committed growth ÷ bounds |',
-    '|---:|---:|---:|---:|---:|---|---|---:|---:|---:|',
-    `| ${manyThreads.rssBeforeMiB.toFixed(1)} MiB | ${manyThreads.rssAfterMiB.toFixed(1)} MiB | ${manyThreads.heapUsedBeforeMiB.toFixed(1)} MiB | ${manyThreads.heapUsedAfterMiB.toFixed(1)} MiB | ${manyThreads.heapCommittedBeforeMiB.toFixed(1)} / ${manyThreads.heapCommittedAfterMiB.toFixed(1)} MiB | ${mib(manyThreads.foldCache.bytes)} / ${mib(manyThreads.foldCache.maxBytes)}, ${count(manyThreads.foldCache.threads)} | ${mib(manyThreads.renderCache.bytes)} / ${mib(manyThreads.renderCache.maxBytes)}, ${count(manyThreads.renderCache.threads)} | ${manyThreads.growthOverBounds.toFixed(2)} | ${manyThreads.heapGrowthOverBounds.toFixed(2)} | ${manyThreads.heapCommittedGrowthOverBounds.toFixed(2)} |`,
+    ...manyThreadsLines(manyThreads),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The many-threads phase, one row per heap compaction mode (each run in a fresh process), and
+ * whether RSS growth stays within the caches' bounds under the servers' default (issue #18).
+ */
+function manyThreadsLines(runs: ScalingBenchResult['manyThreads']): string[] {
+  const first = runs[0];
+  if (!first) return [];
+  const split = (range: { before: number; after: number } | undefined) =>
+    range ? `+${(range.after - range.before).toFixed(1)} MiB` : '—';
+  const servers = runs.find((run) => run.heapCompaction === 'every-full-gc');
+  return [
+    `### ${count(first.threads)} threads of ${first.messagesPerThread} messages touched (loaded and rendered once each), per heap compaction mode`,
+    '',
+    '| heap compaction | RSS before | RSS after | RSS growth: anonymous / file-backed | heap used before | heap used after | heap committed before / after | fold cache (bytes / bound, threads kept) | render cache (bytes / bound, threads kept) | RSS growth ÷ (fold + render + store bounds) | heap growth ÷ bounds | heap committed growth ÷ bounds |',
+    '|---|---:|---:|---|---:|---:|---:|---|---|---:|---:|---:|',
+    ...runs.map(
+      (run) =>
+        `| ${run.heapCompaction}${run.heapCompaction === 'every-full-gc' ? ' (servers)' : ''} | ${run.rssBeforeMiB.toFixed(1)} MiB | ${run.rssAfterMiB.toFixed(1)} MiB | ${split(run.rssAnonymousMiB)} / ${split(run.rssFileMiB)} | ${run.heapUsedBeforeMiB.toFixed(1)} MiB | ${run.heapUsedAfterMiB.toFixed(1)} MiB | ${run.heapCommittedBeforeMiB.toFixed(1)} / ${run.heapCommittedAfterMiB.toFixed(1)} MiB | ${mib(run.foldCache.bytes)} / ${mib(run.foldCache.maxBytes)}, ${count(run.foldCache.threads)} | ${mib(run.renderCache.bytes)} / ${mib(run.renderCache.maxBytes)}, ${count(run.renderCache.threads)} | ${run.growthOverBounds.toFixed(2)} | ${run.heapGrowthOverBounds.toFixed(2)} | ${run.heapCommittedGrowthOverBounds.toFixed(2)} |`,
+    ),
+    '',
+    ...(servers
+      ? [
+          `RSS growth ÷ bounds with the servers' heap compaction (every-full-gc, ADR-0355): ${servers.growthOverBounds.toFixed(2)} (target ≤ 1: ${verdict(servers.growthOverBounds <= 1)})`,
+        ]
+      : []),
+  ];
 }
 
 function mib(bytes: number): string {

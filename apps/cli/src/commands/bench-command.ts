@@ -1,9 +1,15 @@
 import { writeFile } from 'node:fs/promises';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { benchCompactingCheck, formatCompactingCheckReport } from '../bench/compacting-check-benchmark.js';
 import { formatBenchReport } from '../bench/format-bench-report.js';
+import { type ManyThreadsRequest, manyThreadsInFreshProcess } from '../bench/many-threads-process.js';
 import { runBenchmarks } from '../bench/run-benchmarks.js';
-import { benchScaling, fullScalingSizes, quickScalingSizes } from '../bench/scaling-benchmark.js';
+import {
+  benchManyThreads,
+  benchScaling,
+  fullScalingSizes,
+  quickScalingSizes,
+} from '../bench/scaling-benchmark.js';
 import { formatScalingReport, scalingChart } from '../bench/scaling-report.js';
 import { parsePositiveIntegerList } from './option-parsers.js';
 
@@ -14,6 +20,7 @@ interface BenchOptions {
   chart?: string;
   compacting?: boolean;
   messages?: number[];
+  manyThreads?: string;
 }
 
 /**
@@ -40,7 +47,15 @@ export function registerBenchCommand(program: Command): void {
       'with --scaling --compacting: comma-separated thread sizes',
       parsePositiveIntegerList,
     )
+    // Internal: `--scaling` runs its many-threads phase in a fresh process per heap mode through this.
+    .addOption(new Option('--many-threads <request>').hideHelp())
     .action(async (options: BenchOptions) => {
+      if (options.manyThreads) {
+        const request = JSON.parse(options.manyThreads) as ManyThreadsRequest;
+        const result = await benchManyThreads(request.heapCompaction, request.sizes);
+        process.stdout.write(JSON.stringify(result));
+        return;
+      }
       if (options.scaling && options.compacting) {
         process.stderr.write('bench: compacting check…\n');
         const sizes = options.quick ? quickScalingSizes : fullScalingSizes;
@@ -53,7 +68,10 @@ export function registerBenchCommand(program: Command): void {
       }
       if (options.scaling) {
         process.stderr.write('bench: scaling…\n');
-        const result = await benchScaling(options.quick ? quickScalingSizes : fullScalingSizes);
+        const result = await benchScaling(
+          options.quick ? quickScalingSizes : fullScalingSizes,
+          manyThreadsInFreshProcess(process.argv[1]!),
+        );
         if (options.chart) await writeFile(options.chart, scalingChart(result));
         process.stdout.write(
           options.json ? `${JSON.stringify(result, null, 2)}\n` : formatScalingReport(result),

@@ -79,7 +79,23 @@ export interface RunMetrics {
   cacheAtOurTokens?: EqualTokenFigures & { system: string };
   /** Ours: the best cached share any system could reach on this replay, and the cost floor (ADR-0315). */
   cacheCeiling?: CacheCeiling;
+  /**
+   * A run on a conversation with QA items (LoCoMo) that measured the cache: every question asked of
+   * this system at this run's ceiling (compacted once, then each question appended, as the
+   * question-conditioned part does), so the cache figures have their retention beside them (ADR-0365).
+   */
+  questions?: WindowQuestions;
   error?: string;
+}
+
+/** The QA items of a run's conversation asked at the run's ceiling: strict evidence and answers. */
+export interface WindowQuestions {
+  overall: QaTally;
+  /** Every evidence turn in the first half of the conversation's messages / the rest. */
+  early: QaTally;
+  late: QaTally;
+  /** Mean request tokens of the questions' requests. */
+  meanTokens: number;
 }
 
 /** Pinned facts of round 1's summary still present after each chained compaction. */

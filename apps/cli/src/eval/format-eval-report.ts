@@ -93,6 +93,51 @@ export function ceilingTable(result: EvaluationResult): string[] {
   ];
 }
 
+/**
+ * Retention beside the cache (ADR-0365), per run whose conversation has QA items: each system's cached
+ * share and cost beside the strict evidence of those questions asked at the run's ceiling, and the
+ * cheapest baseline (presets and ours left out) keeping at least our strict evidence — issue #19's cost
+ * target compares with that one, not with the cheapest at all.
+ */
+export function cacheRetentionTable(result: EvaluationResult): string[] {
+  const asked = result.runs.filter((run) => run.cache && run.questions);
+  const ours = asked.filter((run) => run.system === result.systems[0]?.name);
+  if (ours.length === 0) return [];
+  const evidence = (run: RunMetrics) =>
+    run.questions!.overall.evidence / Math.max(1, run.questions!.overall.questions);
+  const lines = [
+    '',
+    "Retention beside the cache (ADR-0365): the conversation's questions asked of each system at the run's ceiling (each system compacts the conversation once, then each question is appended as the newest turn, as in the question-conditioned part), strict evidence all / early / late, beside the cache figures of the same run; then the cheapest baseline (presets left out) that keeps at least our strict evidence:",
+    '',
+    '| run | system | cached share | cost, Sonnet | strict evidence | early | late | mean request (questions) |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  const notes: string[] = [];
+  for (const run of ours) {
+    const same = asked.filter((other) => other.transcript === run.transcript && other.window === run.window);
+    const label = `${run.transcript} @ ${Math.round(run.window / 1000)}k`;
+    for (const row of same) {
+      const { overall, early, late, meanTokens } = row.questions!;
+      lines.push(
+        `| ${label} | ${row.system} | ${row.cache!.cachedShare.toFixed(3)} | ${dollars(row.cache!.costUsd)} | ${tallyCell(overall, 'evidence')} (${overall.evidence}/${overall.questions}) | ${tallyCell(early, 'evidence')} | ${tallyCell(late, 'evidence')} | ${meanTokens} |`,
+      );
+    }
+    const keeping = same.filter(
+      (other) => other !== run && !other.system.startsWith('preset:') && evidence(other) >= evidence(run),
+    );
+    const cheapest = keeping.reduce<RunMetrics | null>(
+      (low, other) => (low === null || other.cache!.costUsd < low.cache!.costUsd ? other : low),
+      null,
+    );
+    notes.push(
+      cheapest
+        ? `- ${label}: the cheapest baseline keeping at least our strict evidence (${tallyCell(run.questions!.overall, 'evidence')}) is ${cheapest.system}, ${dollars(cheapest.cache!.costUsd)} (${tallyCell(cheapest.questions!.overall, 'evidence')}); ours ${dollars(run.cache!.costUsd)}.`
+        : `- ${label}: no baseline keeps our strict evidence (${tallyCell(run.questions!.overall, 'evidence')}); ours ${dollars(run.cache!.costUsd)}.`,
+    );
+  }
+  return [...lines, '', ...notes];
+}
+
 function dollars(value: number): string {
   return `$${value.toFixed(2)}`;
 }
@@ -119,7 +164,7 @@ export function cacheTable(result: EvaluationResult): string[] {
     });
     lines.push(`| ${transcript} @ ${Math.round(Number(budget) / 1000)}k | ${cells.join(' | ')} |`);
   }
-  lines.push(...equalTokenTable(result), ...ceilingTable(result));
+  lines.push(...equalTokenTable(result), ...ceilingTable(result), ...cacheRetentionTable(result));
   const ours = measured.filter((run) => run.system === result.systems[0]?.name);
   if (ours.length > 0) {
     lines.push(

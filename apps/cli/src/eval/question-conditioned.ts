@@ -1,4 +1,11 @@
-import type { CompactionPolicy, EventInput, Message, ProviderName } from '@compactor/core';
+import type {
+  CompactionPolicy,
+  EventInput,
+  Message,
+  ProviderName,
+  Thread,
+  ThreadMessage,
+} from '@compactor/core';
 import { importTranscriptFile, type QaProbe } from '@compactor/importers';
 import { validateProviderRequest } from '@compactor/render/validate';
 import { createTokenizer, type ProviderTokenizer, resolveModelInfo } from '@compactor/tokenizer';
@@ -88,12 +95,12 @@ export async function runQuestionConditioned(options: QaOptions): Promise<QaRun[
       });
       const { thread, tokenizer } = replay;
       const ceiling = replay.report.ceiling > 0 ? replay.report.ceiling : ceilingTarget;
-      const questions = probes.map((probe, index) =>
-        questionMessage(thread, `eval-question-${index}`, probe.question),
+      const { questions, questionReserve, scorer } = conversationQuestions(
+        thread,
+        probes,
+        tokenizer,
+        provider,
       );
-      const questionReserve =
-        Math.max(0, ...questions.map((question) => tokenizer.countMessage(question, provider))) + 16;
-      const scorer = new QaScorer(thread.messages, probes, tokenizer, provider);
       const base = { transcript: transcript.label, ratio, textTokens, contextWindow };
       const context = { thread, provider, tokenizer, questionReserve };
       const ours = await scoreSystem(oursConditioned(replay), { ...context, ceiling }, questions, scorer);
@@ -112,9 +119,50 @@ export async function runQuestionConditioned(options: QaOptions): Promise<QaRun[
   return runs;
 }
 
+/** A conversation's QA items as new user turns of `thread`, the room the longest needs, and their scorer. */
+export interface ConversationQuestions {
+  questions: ThreadMessage[];
+  /** Tokens a system leaves free for the newest turn: the longest question, plus a margin. */
+  questionReserve: number;
+  scorer: QaScorer;
+}
+
+/**
+ * Every QA item of a conversation as the newest user turn of `thread` (one denominator for every
+ * system), with the reserve a system sets aside for it and the scorer of its evidence and answer.
+ *
+ * @param thread - The conversation (folded, without the questions).
+ * @param probes - Its QA items.
+ * @param tokenizer - Counts the questions.
+ * @param provider - The wire format they are counted in.
+ * @returns The questions, the reserve and the scorer.
+ */
+export function conversationQuestions(
+  thread: Thread,
+  probes: readonly QaProbe[],
+  tokenizer: ProviderTokenizer,
+  provider: ProviderName,
+): ConversationQuestions {
+  const questions = probes.map((probe, index) =>
+    questionMessage(thread, `eval-question-${index}`, probe.question),
+  );
+  const questionReserve =
+    Math.max(0, ...questions.map((question) => tokenizer.countMessage(question, provider))) + 16;
+  return { questions, questionReserve, scorer: new QaScorer(thread.messages, probes, tokenizer, provider) };
+}
+
 type Scored = Omit<QaRun, 'transcript' | 'ratio' | 'textTokens' | 'contextWindow'>;
 
-async function scoreSystem(
+/**
+ * One system prepared once on the context, then every question asked of it and scored.
+ *
+ * @param system - The system.
+ * @param context - The history, ceiling, provider, tokenizer and question reserve.
+ * @param questions - The questions (`conversationQuestions`).
+ * @param scorer - Their scorer.
+ * @returns The tallies (overall, early, late, by category) and what the requests used.
+ */
+export async function scoreSystem(
   system: ConditionedSystem,
   context: Parameters<ConditionedSystem['prepare']>[0],
   questions: ReturnType<typeof questionMessage>[],

@@ -1,5 +1,13 @@
 import { performance } from 'node:perf_hooks';
-import { type CompactionPolicy, POLICY_PRESET_NAMES, type PolicyPresetName } from '@compactor/core';
+import {
+  type CompactionPolicy,
+  POLICY_PRESET_NAMES,
+  type PolicyPresetName,
+  type ProviderName,
+  type Thread,
+} from '@compactor/core';
+import type { QaProbe } from '@compactor/importers';
+import type { ProviderTokenizer } from '@compactor/tokenizer';
 import { readPolicyOption } from '../commands/policy-option.js';
 import { replayTranscript } from '../replay/replay-transcript.js';
 import type { Baseline } from './baselines/baseline.js';
@@ -30,13 +38,14 @@ import type {
   EvaluationResult,
   ProbeRetention,
   RunMetrics,
+  WindowQuestions,
 } from './eval-types.js';
 import { runNeedles } from './needle-rounds.js';
-import { emergencyFigures, OURS, summaryAgainstBudget } from './ours-conditioned.js';
+import { emergencyFigures, OURS, oursConditioned, summaryAgainstBudget } from './ours-conditioned.js';
 import { codingRetention } from './probe-retention.js';
 import { finalStateProbes, piSummaryProbes } from './probes.js';
 import { meanRequestTokens } from './prompt-cache.js';
-import { runQuestionConditioned } from './question-conditioned.js';
+import { conversationQuestions, runQuestionConditioned, scoreSystem } from './question-conditioned.js';
 import { checkRequest, compressionRatio } from './request-checks.js';
 import { requestText } from './request-text.js';
 import { summarize, summarizeNeedles, summarizeQa } from './summarize-runs.js';
@@ -118,7 +127,11 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
   };
   const runs: RunMetrics[] = [];
   const measureCache = options.cache !== false;
-  const extraSystems = [cacheWindowWithRecall(), cacheCodexRule()];
+  // Each with its question-conditioned form, asked at the run's ceiling on conversations with QA items.
+  const extraSystems: ExtraSystem[] = [
+    { cache: cacheWindowWithRecall(), asked: slidingWindowWithRecall() },
+    { cache: cacheCodexRule(), asked: userMessagesVerbatim() },
+  ];
   for (const { transcript, windows } of scope.budgetRuns) {
     for (const window of windows) {
       runs.push(
@@ -170,7 +183,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
       source: `@compactor/engine (replayTranscript), policy preset ${preset}`,
     })),
     ...baselines.map((baseline) => ({ name: baseline.name, source: baseline.source })),
-    ...extraSystems.map((system) => ({ name: system.name, source: system.source })),
+    ...extraSystems.map(({ cache }) => ({ name: cache.name, source: cache.source })),
   ];
   return {
     startedAt,
@@ -202,7 +215,7 @@ async function evaluateInWindow(
   baselines: readonly Baseline[],
   policy: Partial<CompactionPolicy> | undefined,
   presets: readonly PolicyPresetName[],
-  options: { cache: boolean; extraSystems: readonly CacheSystem[] },
+  options: { cache: boolean; extraSystems: readonly ExtraSystem[] },
 ): Promise<RunMetrics[]> {
   const replay = await replayTranscript({
     file: transcript.file,
@@ -225,7 +238,14 @@ async function evaluateInWindow(
     ceiling,
     transcriptTokens: report.tokensBefore,
   };
-  const results: RunMetrics[] = [replayRun(OURS, replay, common, retentionOf, options.cache)];
+  const cacheInput = { thread, ceiling, provider, tokenizer };
+  const questionsOf = windowQuestions(imported.probes, options.cache, cacheInput);
+  const results: RunMetrics[] = [
+    {
+      ...replayRun(OURS, replay, common, retentionOf, options.cache),
+      ...(await questionsOf(oursConditioned(replay))),
+    },
+  ];
   // Each preset replays the transcript under its own policy, measured like ours (ADR-0181).
   for (const preset of presets) {
     const presetReplay = await replayTranscript({
@@ -234,9 +254,11 @@ async function evaluateInWindow(
       window,
       policy: { preset },
     });
-    results.push(replayRun(presetSystemName(preset), presetReplay, common, retentionOf, options.cache));
+    results.push({
+      ...replayRun(presetSystemName(preset), presetReplay, common, retentionOf, options.cache),
+      ...(await questionsOf(oursConditioned(presetReplay))),
+    });
   }
-  const cacheInput = { thread, ceiling, provider, tokenizer };
   // The same denominator at equal token use (ADR-0275): the sliding window given as many tokens as we send.
   const oursCache = results[0]!.cache;
   if (oursCache && oursCache.calls > 0) {
@@ -262,6 +284,7 @@ async function evaluateInWindow(
         retention: retentionOf(output.request),
         elapsedMs,
         ...(options.cache ? { cache: await baselineCacheFigures(cacheBaseline(baseline), cacheInput) } : {}),
+        ...(await questionsOf(conditionedBaseline(baseline))),
       });
     } catch (error) {
       results.push({
@@ -278,7 +301,7 @@ async function evaluateInWindow(
       });
     }
   }
-  for (const system of options.extraSystems) {
+  for (const { cache: system, asked } of options.extraSystems) {
     const started = performance.now();
     const output = await compactedRequest(system, cacheInput);
     const checks = checkRequest(output.request, provider, tokenizer, ceiling);
@@ -290,9 +313,47 @@ async function evaluateInWindow(
       retention: retentionOf(output.request),
       elapsedMs: Math.round(performance.now() - started),
       ...(options.cache ? { cache: await baselineCacheFigures(system, cacheInput) } : {}),
+      ...(await questionsOf(asked)),
     });
   }
   return results;
+}
+
+/** A system of the cache replay beside the baselines, and the same system asked questions. */
+interface ExtraSystem {
+  cache: CacheSystem;
+  asked: ConditionedSystem;
+}
+
+/**
+ * Retention beside the cache (ADR-0365): on a conversation with QA items whose run measures the cache,
+ * each system is compacted once at the run's ceiling and asked every question (as the
+ * question-conditioned part does at its compression ratios); the result goes on the system's row.
+ * Elsewhere (coding runs have their probes; a run without the cache replay) nothing is asked.
+ */
+function windowQuestions(
+  probes: readonly QaProbe[] | undefined,
+  measureCache: boolean,
+  input: { thread: Thread; ceiling: number; provider: ProviderName; tokenizer: ProviderTokenizer },
+): (system: ConditionedSystem) => Promise<{ questions?: WindowQuestions }> {
+  if (!measureCache || !probes || probes.length === 0) return async () => ({});
+  const asking = conversationQuestions(input.thread, probes, input.tokenizer, input.provider);
+  return async (system) => {
+    const scored = await scoreSystem(
+      system,
+      { ...input, questionReserve: asking.questionReserve },
+      asking.questions,
+      asking.scorer,
+    );
+    return {
+      questions: {
+        overall: scored.overall,
+        early: scored.early,
+        late: scored.late,
+        meanTokens: scored.usage.meanTokens,
+      },
+    };
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { fieldIssuesFrom, ValidationError } from '@compactor/core';
+import { type HeapCompaction, heapCompactionEnvironment } from '@compactor/worker';
 import { z } from 'zod';
 import { type ApiKeyGrant, parseApiKeys } from '../auth/api-keys.js';
 import { defaultIngestTimeouts, type IngestTimeouts } from '../dependencies.js';
@@ -19,6 +20,7 @@ const environmentSchema = z
     COMPACTOR_IDLE_TIMEOUT_MS: milliseconds(defaultIngestTimeouts.idleMs),
     COMPACTOR_KEEP_ALIVE_TIMEOUT_MS: milliseconds(defaultIngestTimeouts.keepAliveMs),
     COMPACTOR_SLOW_REQUEST_MS: milliseconds(defaultIngestTimeouts.slowRequestMs),
+    ...heapCompactionEnvironment,
   })
   .refine((values) => values.COMPACTOR_HEADERS_TIMEOUT_MS <= values.COMPACTOR_REQUEST_TIMEOUT_MS, {
     path: ['COMPACTOR_HEADERS_TIMEOUT_MS'],
@@ -36,6 +38,8 @@ export interface IngestConfig {
   apiKeys: Map<string, ApiKeyGrant>;
   limits: { maxBodyBytes: number; maxEventsPerBatch: number };
   timeouts: IngestTimeouts;
+  /** How the process's V8 heap is compacted (ADR-0355); applied by the entry before anything else. */
+  heapCompaction: HeapCompaction;
 }
 
 /**
@@ -75,5 +79,6 @@ export function loadIngestConfig(environment: NodeJS.ProcessEnv = process.env): 
       keepAliveMs: values.COMPACTOR_KEEP_ALIVE_TIMEOUT_MS,
       slowRequestMs: values.COMPACTOR_SLOW_REQUEST_MS,
     },
+    heapCompaction: values.COMPACTOR_HEAP_COMPACTION,
   };
 }

@@ -58,7 +58,8 @@ export function externalizesInPlaceAmong(
  * @param messages - Messages of the thread, in order.
  * @param normalized - The plan to apply.
  * @param policy - Which key fields a cleared result's placeholder keeps.
- * @param lookup - The thread's message by id, when the caller has it (else built from the thread once).
+ * @param threadMessageById - The thread's message by id, when the caller has that map already (the planner's
+ *   index: a summarize step would otherwise build it again for every span holding an externalization).
  * @returns The messages with every stand-in applied (a span's later messages left out).
  */
 export function messagesAsRendered(
@@ -66,17 +67,15 @@ export function messagesAsRendered(
   messages: readonly ThreadMessage[],
   normalized: NormalizedPlan,
   policy: ToolDurabilityPolicy,
-  lookup?: (id: string) => ThreadMessage | undefined,
+  threadMessageById?: ReadonlyMap<string, ThreadMessage>,
 ): ThreadMessage[] {
   const shown: ThreadMessage[] = [];
   const spansShown = new Set<CompactionRecord>();
-  let byId: Map<string, ThreadMessage> | undefined;
-  const messageById =
-    lookup ??
-    ((id: string) => {
-      byId ??= new Map(thread.messages.map((message) => [message.id, message]));
-      return byId.get(id);
-    });
+  let byId = threadMessageById;
+  const messageById = (id: string) => {
+    byId ??= new Map(thread.messages.map((message) => [message.id, message]));
+    return byId.get(id);
+  };
   // Once per record, not once per message it holds (a record of k results was walked k times).
   const inPlace = new Map<CompactionRecord, boolean>();
   const externalizedInPlace = (record: CompactionRecord) => {

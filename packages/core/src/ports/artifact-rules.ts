@@ -26,10 +26,15 @@ export function artifactContentSha256(content: string | Uint8Array): string {
  *
  * @param tenantId - The owning tenant.
  * @param contentSha256 - The content's hex SHA-256.
+ * @param sha256Hex - The same digest as `artifactContentSha256`, computed natively by an adapter that can (ADR-0348).
  * @returns The artifact id.
  */
-export function artifactIdFor(tenantId: string, contentSha256: string): string {
-  return `art_${artifactContentSha256(`${tenantId}\u0000${contentSha256}`)}`;
+export function artifactIdFor(
+  tenantId: string,
+  contentSha256: string,
+  sha256Hex: (text: string) => string = artifactContentSha256,
+): string {
+  return `art_${sha256Hex(`${tenantId}\u0000${contentSha256}`)}`;
 }
 
 /**

@@ -64,6 +64,22 @@ export const recallPolicySchema = z.object({
    */
   appendWithinHighWater: z.boolean().default(false),
   /**
+   * With `placement: 'append'` (ADR-0360): the turn that was running when the plan was made keeps its
+   * block for the whole plan version, as the turns opened after it do; otherwise (ADR-0276) it has a
+   * block only while it is the newest turn, and when the next turn opens the block goes and everything
+   * after it is written to the cache again. Off by default: the kept block takes room from the later
+   * turns' blocks (a coding probe lost in `--quick` and one on pi; pi/session @32k costlier).
+   */
+  appendKeepsBasisTurn: z.boolean().default(false),
+  /**
+   * With `placement: 'append'` (ADR-0361): the engine's check commits a compaction when the request
+   * it would render leaves out a block of the plan version (the messages grew past the room it was
+   * sized for) or starts a new epoch of blocks, instead of sending it (which rewrites everything after
+   * the block's place and is followed by the commit a few calls later); only above the low-water mark,
+   * where a commit goes down to. Off by default: more commits, so claude-code @24k's share falls.
+   */
+  appendCommitWhenLeftOut: z.boolean().default(false),
+  /**
    * When a recall block is written at all (ADR-0320): `always`, on every render with hits; `question`,
    * only when the newest turn asks something (a question, or a cue such as "remind me"), since a block
    * for small talk is read by no one and, in a dialogue where every call opens a turn, written uncached
@@ -71,6 +87,14 @@ export const recallPolicySchema = z.object({
    * turn is an instruction, and its block is written once and read on the turn's many calls).
    */
   gate: z.enum(['auto', 'always', 'question']).default('auto'),
+  /**
+   * A compacted message whose whole text a summary block of the plan quotes verbatim (an extractive
+   * dialogue summary quotes many, ADR-0160) is in the request already (ADR-0366): `skip` (the default)
+   * leaves it out of the block after the search (a smaller block: fewer tokens written uncached on every
+   * asking turn, the same words in the request); `replace` leaves it out of the search, so another hit
+   * takes its place; `show` brings it again like any hit.
+   */
+  quotedHits: z.enum(['show', 'skip', 'replace']).default('skip'),
 });
 export type RecallPolicy = z.infer<typeof recallPolicySchema>;
 
@@ -272,7 +296,10 @@ export const compactionPolicyFieldsSchema = z.object({
     placement: 'auto',
     appendTurnShare: 0.125,
     appendWithinHighWater: false,
+    appendKeepsBasisTurn: false,
+    appendCommitWhenLeftOut: false,
     gate: 'auto',
+    quotedHits: 'skip',
   }),
   /**
    * When Compactor's own tools (`read_artifact`, `search_history`) are in the request (ADR-0141):

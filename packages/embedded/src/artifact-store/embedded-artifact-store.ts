@@ -28,6 +28,7 @@ import { createStoreContext } from '../store-context.js';
 import { type EmbeddedStoreOptions, storeClosedError } from '../store-options.js';
 import { parseOrThrow } from '../validation.js';
 import { contentSha256 } from './content-sha256.js';
+import { KnownArtifacts } from './known-artifacts.js';
 
 /**
  * Artifacts in a local directory, under their tenant: the content in `<id>.content` and its
@@ -35,7 +36,8 @@ import { contentSha256 } from './content-sha256.js';
  * points at nothing). Lookups use the asking tenant's directory, so another tenant's artifact
  * reads exactly as an absent one. Reads recompute the SHA-256; every read goes to the tenant's
  * audit log (fsynced before the content is handed out), and refusals too, within the denied-read
- * limits. Shared mode: puts and audit appends take cross-process locks.
+ * limits. Shared mode: puts and audit appends take cross-process locks. Exclusive mode: a put of
+ * content this store already put, asking for nothing stronger, is answered from memory (ADR-0345).
  */
 export class EmbeddedArtifactStore implements ArtifactStore {
   private readonly layout: DataLayout;
@@ -45,6 +47,8 @@ export class EmbeddedArtifactStore implements ArtifactStore {
   private readonly shared: boolean;
   private readonly auditLogs: OpenLogs;
   private readonly deniedAudit: DeniedAuditLimiter;
+  /** Exclusive mode only: in shared mode another process may strengthen an artifact behind our back. */
+  private readonly known: KnownArtifacts | undefined;
   private closed = false;
 
   /**
@@ -66,6 +70,8 @@ export class EmbeddedArtifactStore implements ArtifactStore {
       logger: context.logger,
       shared: context.shared,
     });
+    // A quarter of the store's memory budget: about 6,000 artifacts (1.4 KB each, estimated) at the default 32 MiB.
+    this.known = context.shared ? undefined : new KnownArtifacts(context.cacheBytes / 4);
   }
 
   async put(content: string, metadataInput: ArtifactMetadataInput): Promise<ArtifactMetadata> {
@@ -77,8 +83,19 @@ export class EmbeddedArtifactStore implements ArtifactStore {
     }
     const input = parseOrThrow(artifactMetadataInputSchema, metadataInput, 'artifact metadata');
     const sha256 = contentSha256(content);
-    const artifactId = artifactIdFor(input.tenantId, sha256);
+    const artifactId = artifactIdFor(input.tenantId, sha256, contentSha256);
     const tenantSegment = this.layout.tenantSegment(input.tenantId);
+    const remembered = this.known?.get(artifactId);
+    if (remembered) {
+      const now = this.clock.now();
+      // What the slow path would find on disk, and leave as it is: no lock, no read, no write.
+      if (
+        !isArtifactExpired(remembered.expiresAt, now) &&
+        strengthenArtifact(remembered, input.sensitivity, artifactExpiry(now, input.ttlSeconds)) ===
+          remembered
+      )
+        return KnownArtifacts.copyOf(remembered);
+    }
     return this.locks.run(`artifacts/${artifactId}`, async () => {
       const now = this.clock.now();
       const requestedExpiry = artifactExpiry(now, input.ttlSeconds);
@@ -86,6 +103,7 @@ export class EmbeddedArtifactStore implements ArtifactStore {
       if (existing && !isArtifactExpired(existing.expiresAt, now)) {
         const merged = strengthenArtifact(existing, input.sensitivity, requestedExpiry);
         if (merged !== existing) await this.writeMetadata(merged);
+        this.known?.remember(merged);
         return merged;
       }
       await writeFileAtomically(this.layout.artifactContent(tenantSegment, artifactId), content);
@@ -98,6 +116,7 @@ export class EmbeddedArtifactStore implements ArtifactStore {
         expiresAt: requestedExpiry,
       };
       await this.writeMetadata(metadata);
+      this.known?.remember(metadata);
       return metadata;
     });
   }

@@ -73,6 +73,8 @@ interface AppendStep {
   asked: { room: RecallRoom; query: string };
   /** The steps that followed this one, the most recently taken last. */
   next: Map<string, AppendStep>;
+  /** This turn started a new epoch: the earlier turns' blocks of the plan version went. */
+  restarted: boolean;
 }
 
 /** Where the fold starts: one per scope (limit, reserve, policy and what the search depends on). */
@@ -147,7 +149,7 @@ export function appendedRecall(parts: {
 }): AppendedRecall {
   const { policy, limit } = parts;
   const newest = recallAnchor(parts.slots)?.slot;
-  const openings = turnOpenings(parts.slots, parts.plan, newest, parts.query);
+  const openings = turnOpenings(parts.slots, parts.plan, newest, parts.query, policy.appendKeepsBasisTurn);
   const roomOf = (freeRoom: number) =>
     recallRooms({
       policy,
@@ -163,6 +165,7 @@ export function appendedRecall(parts: {
     let previous = before;
     let used = before?.used ?? 0;
     let free = limit - opening.tokensBefore - used;
+    let restarted = false;
     if (before !== undefined) {
       const cap = turnCap(before.epochRoom, policy);
       // Within the high-water room (ADR-0335) the blocks last until the commit: no epoch starts afresh.
@@ -170,6 +173,7 @@ export function appendedRecall(parts: {
         previous = undefined;
         used = 0;
         free = limit - opening.tokensBefore;
+        restarted = true;
       }
     }
     const epochRoom = previous?.epochRoom ?? Math.max(0, free);
@@ -191,6 +195,7 @@ export function appendedRecall(parts: {
       epochRoom,
       asked,
       next: new Map(),
+      restarted,
     };
   };
   const memo = parts.memo;
@@ -207,13 +212,17 @@ export function appendedRecall(parts: {
     : undefined;
   let last: AppendStep | undefined;
   let newestBlock: AppendedBlock | undefined;
+  let newestRestarted = false;
   for (const opening of openings) {
     const before = last;
     last = at
       ? remembered(at.next, stepKey(opening), APPEND_BRANCHES, () => step(before, opening))
       : step(before, opening);
     at = at ? last : undefined;
-    if (opening.slot === newest) newestBlock = last.block;
+    if (opening.slot === newest) {
+      newestBlock = last.block;
+      newestRestarted = last.restarted;
+    }
   }
   // A search not attempted (no room) reports the request's own query, which a remembered step does
   // not know: the newest turn's is asked again (no index search; it adds no block either way).
@@ -250,7 +259,13 @@ export function appendedRecall(parts: {
     end = parts.search(room, parts.endQuery, keptShown);
     if (!end.piece) end = undefined;
   }
-  return { blocks: kept, end, report: combinedReport(kept, end, newestBlock, parts.query) };
+  const report = combinedReport(kept, end, newestBlock, parts.query);
+  // What the engine's check reads (ADR-0361): blocks left out now, a new epoch at the newest turn (its
+  // earlier blocks went). Either rewrites everything after the first block that went.
+  const leftOut = blocks.slice(kept.length).reduce((total, block) => total + block.fitted.report.tokens, 0);
+  if (leftOut > 0) report.leftOutTokens = leftOut;
+  if (newestRestarted) report.epochRestarted = true;
+  return { blocks: kept, end, report };
 }
 
 /** A turn's query: the caller's for the newest turn, else its opening's text. */
@@ -292,14 +307,25 @@ function turnCap(epochRoom: number, policy: RecallPolicy): number {
 
 /**
  * The live openings of the turns that get a block: turns opened after the plan's basis, and the
- * newest turn (whose opening may predate it), in slot order.
+ * newest turn (whose opening may predate it), in slot order; with `keepBasisTurn` (ADR-0360) also the
+ * turn running at the plan's basis (the last opened at or before it), so that its block, sent while
+ * it was the newest turn, stays when the next turn opens.
  */
 function turnOpenings(
   slots: readonly Slot[],
   plan: CompactionPlan | null,
   newest: number | undefined,
   newestQuery: string | undefined,
+  keepBasisTurn: boolean,
 ): TurnOpening[] {
+  let basisTurn = -1;
+  if (keepBasisTurn && plan !== null) {
+    for (const [index, slot] of slots.entries()) {
+      if (slot.dropped || slot.kind !== 'message' || !isTurnStart(slot.anchor)) continue;
+      if (slot.anchor.seq > plan.basedOnSeq) break;
+      basisTurn = index;
+    }
+  }
   const openings: TurnOpening[] = [];
   let tokens = 0;
   for (const [index, slot] of slots.entries()) {
@@ -307,7 +333,7 @@ function turnOpenings(
     tokens += slot.tokens;
     if (slot.kind !== 'message' || !isTurnStart(slot.anchor)) continue;
     const afterPlan = plan !== null && slot.anchor.seq > plan.basedOnSeq;
-    if (!afterPlan && index !== newest) continue;
+    if (!afterPlan && index !== newest && index !== basisTurn) continue;
     openings.push({
       slot: index,
       tokensBefore: tokens,

@@ -3,6 +3,7 @@ import {
   type NormalizedPlan,
   type RecallPolicy,
   type RehydrationPolicy,
+  summaryText,
   type Thread,
   type ThreadMessage,
   toolOutputSensitivity,
@@ -54,6 +55,14 @@ export interface RecallReport {
    * turn asks nothing. Absent when recall searched, or had no plan, query or room.
    */
   skipped?: 'not-asked';
+  /**
+   * Append placement (ADR-0361): tokens of the plan version's blocks this request leaves out because
+   * they no longer fit beside the messages. A block sent on an earlier call and left out now rewrites
+   * everything after its place; the engine's check commits instead (ADR-0361). Absent when none.
+   */
+  leftOutTokens?: number;
+  /** Append placement: the newest turn started a new epoch, so the plan version's earlier blocks went (ADR-0276). */
+  epochRestarted?: true;
 }
 
 export interface FittedRecall {
@@ -76,14 +85,20 @@ interface PlanRecallIndex {
   counted: Map<string, number>;
   /** The append placement's turns, each folded once per plan version (ADR-0305). */
   appendFolds: AppendFolds;
+  /** The indexed messages the summary block covering them quotes whole (ADR-0366). */
+  quoted: Set<string>;
 }
 
 /** One entry of the map from a recalled message to the record kind that compacted it. */
 const KIND_ENTRY_BYTES = 48;
+/** One entry of the set of messages a summary block quotes whole. */
+const QUOTED_ENTRY_BYTES = 40;
 /** A document is clipped to this many characters (a pasted log comes back by its head). */
 const MAX_CHARS_PER_DOCUMENT = 4000;
 /** The previous message's text indexed as a document's context is clipped to this many characters. */
 const MAX_CONTEXT_CHARS = 1000;
+/** A message shorter than this is never taken as quoted by a summary (ADR-0366). */
+const MIN_QUOTED_CHARS = 40;
 /** The query is clipped to this many characters. */
 const MAX_QUERY_CHARS = 600;
 /**
@@ -104,9 +119,11 @@ function planRecallIndex(
   normalized: NormalizedPlan,
   rehydration: RehydrationPolicy,
   memo: ThreadRenderMemo,
+  /** Whether to find the messages the plan's summary blocks quote whole (`recall.quotedHits`, ADR-0366). */
+  quoting: boolean,
 ): PlanRecallIndex {
   const allowed = new Set<string>(rehydration.autoRehydrateSensitivities);
-  const key = [...allowed].sort().join(',');
+  const key = `${[...allowed].sort().join(',')}\u0000${quoting ? 'quoting' : ''}`;
   return memo.recallIndex(
     plan,
     key,
@@ -118,6 +135,7 @@ function planRecallIndex(
         counted: new Map(),
         searches: new Map(),
         appendFolds: createAppendFolds(),
+        quoted: new Set(),
         get size() {
           return index.size;
         },
@@ -128,10 +146,23 @@ function planRecallIndex(
       // Charged by what the index holds now (it evicts past its document bound, ADR-0286) and each kind kept.
       const before = built.index.approximateBytes;
       const documents = compactedRecallDocuments(thread, normalized, allowed, fromMessage);
-      for (const document of documents) built.kinds.set(document.id, document.compactedBy);
+      let quoted = 0;
+      // A block's rendered text, made once per extension for the blocks its documents fall in.
+      const blockTexts = new Map<object, string>();
+      for (const document of documents) {
+        built.kinds.set(document.id, document.compactedBy);
+        if (quoting && quotedByItsBlock(normalized, document, blockTexts)) {
+          built.quoted.add(document.id);
+          quoted += 1;
+        }
+      }
       if (documents.length > 0) built.index.add(documents);
       return {
-        bytes: built.index.approximateBytes - before + KIND_ENTRY_BYTES * documents.length,
+        bytes:
+          built.index.approximateBytes -
+          before +
+          KIND_ENTRY_BYTES * documents.length +
+          QUOTED_ENTRY_BYTES * quoted,
         added: documents.length,
         toMessage: thread.messages.length,
       };
@@ -161,7 +192,14 @@ export function appendFoldsOf(parts: {
 }): { folds: AppendFolds; scope: string } | undefined {
   const { plan, normalized, policy } = parts;
   if (!parts.searching || !plan || !normalized || !policy.enabled || policy.topK === 0) return undefined;
-  const planIndex = planRecallIndex(parts.thread, plan, normalized, parts.rehydration, parts.memo);
+  const planIndex = planRecallIndex(
+    parts.thread,
+    plan,
+    normalized,
+    parts.rehydration,
+    parts.memo,
+    policy.quotedHits !== 'show',
+  );
   return {
     folds: planIndex.appendFolds,
     scope: `${planIndex.size}\u0000${parts.kind}\u0000${JSON.stringify(policy)}`,
@@ -176,6 +214,8 @@ export interface CompactedRecallDocument {
   context: string;
   turn: number;
   compactedBy: RecalledMessage['compactedBy'];
+  /** The message's own text (clipped as `text` is), without the speaker's label. */
+  said: string;
 }
 
 /**
@@ -207,6 +247,7 @@ export function compactedRecallDocuments(
     documents.push({
       id: message.id,
       text: `${speakerLabel(message)}: ${text}`,
+      said: text,
       context: previousText(thread, normalized, position),
       turn: message.turn,
       compactedBy: record.kind,
@@ -235,6 +276,29 @@ function previousText(thread: Thread, normalized: NormalizedPlan, position: numb
 /** Said, not done: no tool call or result (a tool's neighbours would only add noise to its match). */
 function conversational(message: ThreadMessage): boolean {
   return message.content.every((part) => part.type !== 'tool_call' && part.type !== 'tool_result');
+}
+
+/**
+ * Whether the summary block covering a summarized document quotes its text whole (ADR-0366): only its
+ * own block can (a block summarizes its span; a merged block covers both spans). Only text of some
+ * length counts: a short reply ("Thanks!") can occur inside any summary line without being that message.
+ */
+function quotedByItsBlock(
+  normalized: NormalizedPlan,
+  document: CompactedRecallDocument,
+  blockTexts: Map<object, string>,
+): boolean {
+  if (document.compactedBy !== 'summarize') return false;
+  const text = document.said.trim();
+  if (text.length < MIN_QUOTED_CHARS) return false;
+  const record = normalized.actions.get(document.id)?.record;
+  if (record?.kind !== 'summarize') return false;
+  let block = blockTexts.get(record);
+  if (block === undefined) {
+    block = summaryText(record);
+    blockTexts.set(record, block);
+  }
+  return block.includes(text);
 }
 
 function speakerLabel(message: ThreadMessage): string {
@@ -308,13 +372,20 @@ export function fitRecall(parts: {
     return { piece: undefined, report };
   }
   report.attempted = true;
-  const planIndex = planRecallIndex(thread, plan, normalized, parts.rehydration, parts.memo);
+  const planIndex = planRecallIndex(
+    thread,
+    plan,
+    normalized,
+    parts.rehydration,
+    parts.memo,
+    policy.quotedHits !== 'show',
+  );
   const { index, kinds } = planIndex;
   report.indexed = index.size;
   if (index.size === 0) return { piece: undefined, report };
   const exclude = parts.exclude && parts.exclude.size > 0 ? parts.exclude : undefined;
   const excluded = exclude ? [...exclude].sort().join('\u0001') : '';
-  const key = `${index.size}\u0000${report.allowance}\u0000${report.reserveAllowance}\u0000${policy.topK}\u0000${policy.minScore}\u0000${excluded}\u0000${query}`;
+  const key = `${index.size}\u0000${report.allowance}\u0000${report.reserveAllowance}\u0000${policy.topK}\u0000${policy.minScore}\u0000${policy.quotedHits}\u0000${excluded}\u0000${query}`;
   const searches = planIndex.searches;
   const remembered = searches.get(key);
   parts.memo.recallSearched(remembered === undefined);
@@ -333,7 +404,7 @@ export function fitRecall(parts: {
     }
     return tokens;
   };
-  const fitted = search(index, kinds, query, policy, report, countText, maker, exclude);
+  const fitted = search(index, kinds, query, policy, report, countText, maker, exclude, planIndex.quoted);
   searches.set(key, fitted);
   if (searches.size > REMEMBERED_SEARCHES) searches.delete(searches.keys().next().value as string);
   return fitted;
@@ -348,17 +419,28 @@ function search(
   countText: (text: string) => number,
   maker: PieceMaker,
   exclude: ReadonlySet<string> | undefined,
+  quoted: ReadonlySet<string>,
 ): FittedRecall {
+  const replaceQuoted = policy.quotedHits === 'replace' && quoted.size > 0;
+  const leftOut =
+    exclude || replaceQuoted
+      ? (id: string) => (exclude?.has(id) ?? false) || (replaceQuoted && quoted.has(id))
+      : undefined;
   const result = index.search({
     query,
     topK: policy.topK,
     maxTokens: report.allowance,
     minScore: policy.minScore,
     countTokens: countText,
-    ...(exclude ? { exclude: (id: string) => exclude.has(id) } : {}),
+    ...(leftOut ? { exclude: leftOut } : {}),
   });
+  // A summary quoting a hit whole has its words in the request already (ADR-0366).
+  const shown =
+    policy.quotedHits === 'skip' && quoted.size > 0
+      ? result.hits.filter((hit) => !quoted.has(hit.id))
+      : result.hits;
   // Chronological in the block, so the model reads them in the order they happened.
-  const hits = [...result.hits];
+  const hits = [...shown];
   while (hits.length > 0) {
     const ordered = [...hits].sort((left, right) => left.seq - right.seq);
     const piece = maker.text(recallBlockText(ordered), 'user');

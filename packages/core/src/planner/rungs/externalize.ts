@@ -29,6 +29,24 @@ export function contentAsText(part: ToolResultPart): string {
 }
 
 /**
+ * The first `PREVIEW_CHARS` of `text` with each run of whitespace as one space, trimmed: exactly
+ * `text.replace(/\s+/g, ' ').trim().slice(0, PREVIEW_CHARS)`, read from a prefix that already holds
+ * more than that many characters once collapsed, so a long result is not rewritten whole (ADR-0346).
+ * A collapsed prefix is a prefix of the collapsed whole, and trimming the end takes at most its last
+ * space, so a collapsed prefix longer than `PREVIEW_CHARS` already holds the answer.
+ *
+ * @param text - The externalized text.
+ * @returns Its preview (empty when the text is all whitespace).
+ */
+export function previewOf(text: string): string {
+  for (let scanned = 4 * PREVIEW_CHARS; scanned < text.length; scanned *= 4) {
+    const collapsed = text.slice(0, scanned).replace(/\s+/g, ' ').trimStart();
+    if (collapsed.length > PREVIEW_CHARS) return collapsed.slice(0, PREVIEW_CHARS);
+  }
+  return text.replace(/\s+/g, ' ').trim().slice(0, PREVIEW_CHARS);
+}
+
+/**
  * Large non-replayable results (and large anchoring ones) go to the artifact store and are
  * replaced by a pointer with a summary and a rehydrate hint. Ephemeral and replayable results
  * are left to the clear rung: they are cheap to produce again.
@@ -90,9 +108,7 @@ export const externalizeRung: Rung = {
     });
     // The plan is shown to every key of the tenant (/plan, /prompt): content that needs a
     // permission to read leaves no preview there.
-    const preview = sensitivityNeedsPermission(metadata.sensitivity)
-      ? ''
-      : text.replace(/\s+/g, ' ').trim().slice(0, PREVIEW_CHARS);
+    const preview = sensitivityNeedsPermission(metadata.sensitivity) ? '' : previewOf(text);
     const rehydrateHint = `call read_artifact("${metadata.artifactId}") for the full ${first.toolName} output (${text.length} characters)`;
     const summary = structuredSummarySchema.parse({
       facts: preview ? [{ text: `Preview: ${preview}${text.length > PREVIEW_CHARS ? '…' : ''}` }] : [],

@@ -277,7 +277,7 @@ export const summarizeRung: Rung = {
         messages.map((message) => tenantVisible(message, context)),
         normalized,
         context.policy.toolDurability,
-        (id) => context.index.byId.get(id),
+        context.index.byId,
       ),
       ...(previousSummary ? { previousSummary } : {}),
       ...(context.input.manual?.instructions ? { instructions: context.input.manual.instructions } : {}),

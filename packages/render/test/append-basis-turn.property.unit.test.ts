@@ -1,0 +1,176 @@
+import { type CompactionPlan, type ProviderName, type Thread, tokenBudget } from '@compactor/core';
+import { threadBuilder } from '@compactor/testkit/thread-builder';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createRenderCache, type RenderCache, renderPromptSync } from '../src/index.js';
+import { validateProviderRequest } from '../src/validate/index.js';
+import { ids, planOf, summarize } from './support/plans.js';
+import { renderInput, wireMessages, withoutCacheControl } from './support/render-helpers.js';
+import { PROVIDERS } from './support/tokenizers.js';
+
+const MARKER = '[Recalled from earlier in this conversation';
+const VOCABULARY = ['locker', 'violin', 'harbour', 'pottery', 'marathon', 'glacier', 'lantern', 'orchard'];
+
+/**
+ * Compacted notes, then agent turns that ask about some of them, worked through with tool calls; the
+ * plan was made while the first of those turns was running (its basis is inside that turn).
+ */
+const scenario = fc.record({
+  notes: fc.array(fc.tuple(fc.nat(7), fc.nat(7), fc.nat(9_999)), { minLength: 4, maxLength: 10 }),
+  turns: fc.array(
+    fc.record({ asks: fc.uniqueArray(fc.nat(7), { minLength: 1, maxLength: 3 }), exchanges: fc.nat(2) }),
+    { minLength: 2, maxLength: 5 },
+  ),
+  provider: fc.constantFrom<ProviderName>(...PROVIDERS),
+  share: fc.constantFrom(0.125, 0.25, 0.5),
+});
+type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
+
+function calls(
+  { notes, turns, share }: Scenario,
+  keepBasisTurn: boolean,
+): { prefixes: Thread[]; plan: CompactionPlan } {
+  const builder = threadBuilder('basis', { tenantId: 'tenant-1' });
+  for (const [index, [first, second, code]] of notes.entries())
+    builder
+      .user(`Note ${index}: the ${VOCABULARY[first]} and the ${VOCABULARY[second]} have code ${code}.`)
+      .assistant('Noted.');
+  const compacted = notes.length * 2;
+  for (const [turn, { asks, exchanges }] of turns.entries()) {
+    builder.user(`Question ${turn}: what about the ${asks.map((ask) => VOCABULARY[ask]).join(' and the ')}?`);
+    // The first turn always works with a tool, so the plan's basis can sit inside it.
+    for (let call = 0; call < exchanges + (turn === 0 ? 1 : 0); call += 1) {
+      builder.assistant(`Looking ${turn}.${call}.`, {
+        toolCalls: [
+          { id: `c${turn}x${call}`, name: 'read_file', input: { path: `notes-${turn}-${call}.txt` } },
+        ],
+      });
+      builder.toolResult(`c${turn}x${call}`, `part ${call} of turn ${turn}: ${'shelf '.repeat(20)}`);
+    }
+    builder.assistant(`Answer ${turn}.`);
+  }
+  const built = builder.build().thread;
+  const thread: Thread = {
+    ...built,
+    policy: {
+      ...built.policy,
+      recall: {
+        ...built.policy.recall,
+        placement: 'append',
+        appendTurnShare: share,
+        appendKeepsBasisTurn: keepBasisTurn,
+      },
+    },
+  };
+  // Basis: the first tool result of the first live turn (its opening, call and result are live).
+  const basis = compacted + 2;
+  const plan = planOf(thread, [summarize(thread, ids(1, compacted), { facts: [{ text: 'notes' }] })], {
+    basedOnSeq: thread.messages[basis]!.seq,
+  });
+  const prefixes: Thread[] = [];
+  for (let index = basis + 1; index < thread.messages.length; index += 1) {
+    const message = thread.messages[index]!;
+    if (message.role !== 'assistant' || thread.messages[index - 1]!.role === 'assistant') continue;
+    const messages = thread.messages.slice(0, index);
+    prefixes.push({ ...thread, messages, version: messages.at(-1)!.seq });
+  }
+  return { prefixes, plan };
+}
+
+function render(
+  thread: Thread,
+  plan: CompactionPlan,
+  provider: ProviderName,
+  maxInputTokens: number,
+  cache: RenderCache,
+) {
+  const budget = tokenBudget({
+    maxInputTokens,
+    outputReserveTokens: 0,
+    safetyBufferTokens: 0,
+    rehydrationReserveTokens: 200,
+  });
+  return renderPromptSync(renderInput(provider, thread, plan, { budget, cache }));
+}
+
+/** Recall blocks inside the conversation (not the last wire message), keyed by the wire message before each. */
+function insideBlocks(request: unknown): Map<string, string> {
+  const wire = withoutCacheControl(wireMessages(request)) as unknown[];
+  const blocks = new Map<string, string>();
+  for (const [index, message] of wire.entries()) {
+    const text = JSON.stringify(message);
+    if (index > 0 && index < wire.length - 1 && text.includes(MARKER))
+      blocks.set(JSON.stringify(wire[index - 1]), text);
+  }
+  return blocks;
+}
+
+describe('the turn running at the plan basis keeps its block (ADR-0360)', () => {
+  /** Calls whose request does not extend the previous one, over every call of the live turns (roomy budget). */
+  function rewrites(input: Scenario, keepBasisTurn: boolean): number {
+    const { prefixes, plan } = calls(input, keepBasisTurn);
+    const cache = createRenderCache();
+    let previous: unknown[] | undefined;
+    let rewritten = 0;
+    for (const thread of prefixes) {
+      const result = render(thread, plan, input.provider, 1_000_000, cache);
+      expect(validateProviderRequest(input.provider, result.request).errors).toEqual([]);
+      const wire = withoutCacheControl(wireMessages(result.request)) as unknown[];
+      if (previous && JSON.stringify(wire.slice(0, previous.length)) !== JSON.stringify(previous))
+        rewritten += 1;
+      previous = wire;
+    }
+    return rewritten;
+  }
+
+  it('every request extends the previous one when the next turn opens; without it the block goes', {
+    timeout: 60_000,
+  }, () => {
+    let without = 0;
+    fc.assert(
+      fc.property(scenario, (input) => {
+        expect(rewrites(input, true)).toBe(0);
+        without += rewrites(input, false);
+      }),
+      { numRuns: 50 },
+    );
+    // Not vacuous: giving the basis turn a block only while it is the newest rewrote requests.
+    expect(without).toBeGreaterThan(0);
+  });
+});
+
+describe('what the engine reads of the append blocks (ADR-0361)', () => {
+  it('a block sent on the previous call is sent again, byte for byte, unless the report says it was left out or a new epoch began', {
+    timeout: 60_000,
+  }, () => {
+    let reported = 0;
+    fc.assert(
+      fc.property(scenario, fc.double({ min: 0.4, max: 1.1, noNaN: true }), (input, fraction) => {
+        const { prefixes, plan } = calls(input, true);
+        const roomy = render(prefixes.at(-1)!, plan, input.provider, 1_000_000, createRenderCache());
+        const ceiling = Math.max(1, Math.floor(roomy.tokens.total * fraction));
+        const cache = createRenderCache();
+        let previous: Map<string, string> | undefined;
+        for (const thread of prefixes) {
+          let result: ReturnType<typeof render>;
+          try {
+            result = render(thread, plan, input.provider, ceiling, cache);
+          } catch {
+            previous = undefined;
+            continue;
+          }
+          const blocks = insideBlocks(result.request);
+          const { leftOutTokens, epochRestarted } = result.report.recall;
+          if (leftOutTokens !== undefined) expect(leftOutTokens).toBeGreaterThan(0);
+          if (leftOutTokens !== undefined || epochRestarted) reported += 1;
+          if (previous && !result.report.emergencyFit && leftOutTokens === undefined && !epochRestarted)
+            for (const [opening, block] of previous) expect(blocks.get(opening)).toBe(block);
+          previous = result.report.emergencyFit ? undefined : blocks;
+        }
+      }),
+      { numRuns: 60 },
+    );
+    // Not vacuous: tight budgets left blocks out.
+    expect(reported).toBeGreaterThan(0);
+  });
+});
