@@ -8,14 +8,17 @@ import { describe, expect, it } from 'vitest';
 import { type NormalizedPlan, normalizePlan } from '../src/plan/normalize.js';
 import type { CompactionPlan } from '../src/plan/plan.js';
 import type { CompactionRecord } from '../src/plan/records.js';
+import { structuralTurnCandidates, type TurnCandidate } from '../src/planner/candidates.js';
 import { keptUserMessageIds } from '../src/planner/kept-user-words.js';
-import { editPlan } from '../src/planner/plan-edit.js';
+import { editPlan, normalizedPlanOf } from '../src/planner/plan-edit.js';
+import type { RungContext } from '../src/planner/planner-types.js';
 import { createPlanningIndex } from '../src/planner/planning-index.js';
 import { computeProtectedRegions, protectedTail } from '../src/planner/protected-tail.js';
 import { holdsOpaquePart } from '../src/schemas/content.js';
 import type { CompactionPolicy } from '../src/schemas/policy.js';
 import type { Thread, ThreadMessage } from '../src/thread/thread.js';
 import { buildToolPairIndex, closeOverToolPairs } from '../src/thread/tool-pairs.js';
+import { turnRanges } from '../src/thread/turns.js';
 import { arbitraryCompactionPlan, arbitraryThread } from './support/testkit.js';
 
 /** A deterministic stand-in for a tokenizer: what matters is that both sides count alike. */
@@ -149,6 +152,126 @@ describe('the planning index equals planning from scratch (ADR-0280)', () => {
     );
   });
 
+  it('summarized and dropped messages per turn, and the structural candidates, along a run of edits equal a walk over every turn (ADR-0350)', () => {
+    const recordsOf = (plan: CompactionPlan): CompactionRecord[] => [
+      ...plan.drops,
+      ...plan.externalizations,
+      ...plan.summarizations,
+      ...plan.clearings,
+      ...plan.abridgements,
+    ];
+    const editCase = arbitraryThread({ maxTurns: 7 }).chain(({ thread }) =>
+      fc.record({
+        thread: fc.constant(thread),
+        // Long spans of summaries and drops, so whole turns are hidden and stop being hidden again.
+        plans: fc.array(arbitraryCompactionPlan(thread, { maxRecords: 6, maxSpanLength: 14 }), {
+          minLength: 1,
+          maxLength: 6,
+        }),
+        removals: fc.array(fc.array(fc.boolean(), { maxLength: 12 }), { maxLength: 6 }),
+        keepRecentTurns: fc.nat(3),
+        splitTurn: fc.boolean(),
+      }),
+    );
+    fc.assert(
+      fc.property(editCase, (run) => {
+        const policy: CompactionPolicy = {
+          ...run.thread.policy,
+          keepRecentTurns: run.keepRecentTurns,
+          keepRecentTokens: 0,
+        };
+        const index = createPlanningIndex(run.thread);
+        let plan = run.plans[0]!;
+        const chain = [plan];
+        run.plans.slice(1).forEach((step, position) => {
+          const remove = new Set(
+            index.normalized(plan).records.filter((_, at) => run.removals[position]?.[at] === true),
+          );
+          plan = editPlan(plan, recordsOf(step), (record) => remove.has(record), index.normalized(plan));
+          chain.push(plan);
+        });
+        for (const planned of chain) {
+          const fresh = normalizePlan(planned);
+          const expected = turnRanges(run.thread.messages).map((range) => {
+            let hidden = 0;
+            for (let position = range.start; position < range.end; position += 1) {
+              const action = fresh.actions.get(run.thread.messages[position]!.id)?.action;
+              if (action === 'summarize' || action === 'drop') hidden += 1;
+            }
+            return hidden;
+          });
+          // Counted step by step (each plan from its parent's counts) and from nothing (a new index).
+          expect([...index.hiddenPerTurn(planned)]).toEqual(expected);
+          expect([...createPlanningIndex(run.thread).hiddenPerTurn(planned)]).toEqual(expected);
+          const context = {
+            input: { thread: run.thread },
+            plan: planned,
+            index,
+            regions: computeProtectedRegions(
+              run.thread,
+              policy,
+              countMessage,
+              index.normalized(planned),
+              10_000,
+              index,
+            ),
+          } as unknown as RungContext;
+          expect([...structuralTurnCandidates(context, { splitTurn: run.splitTurn })]).toEqual(
+            candidatesWalkingEveryTurn(context, run.splitTurn),
+          );
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('an edit adding records disjoint from what it keeps is normalized as from scratch, step after step (ADR-0325)', () => {
+    const recordsOf = (plan: CompactionPlan): CompactionRecord[] => [
+      ...plan.drops,
+      ...plan.externalizations,
+      ...plan.summarizations,
+      ...plan.clearings,
+      ...plan.abridgements,
+    ];
+    const editCase = arbitraryThread({ maxTurns: 7 }).chain(({ thread }) =>
+      fc.record({
+        thread: fc.constant(thread),
+        plans: fc.array(arbitraryCompactionPlan(thread, { maxRecords: 5, maxSpanLength: 8 }), {
+          minLength: 2,
+          maxLength: 6,
+        }),
+        removals: fc.array(fc.array(fc.boolean(), { maxLength: 12 }), { maxLength: 6 }),
+      }),
+    );
+    fc.assert(
+      fc.property(editCase, (run) => {
+        let plan = run.plans[0]!;
+        run.plans.slice(1).forEach((step, position) => {
+          const normalized = normalizedPlanOf(plan);
+          const remove = new Set(normalized.records.filter((_, at) => run.removals[position]?.[at] === true));
+          // Only the step's records that name no id a kept record or an earlier added record names.
+          const taken = new Set(
+            normalized.records
+              .filter((record) => !remove.has(record))
+              .flatMap((record) => record.span.messageIds),
+          );
+          const added = recordsOf(step).filter((record) => {
+            const ids = record.span.messageIds;
+            if (new Set(ids).size !== ids.length || ids.some((id) => taken.has(id))) return false;
+            for (const id of ids) taken.add(id);
+            return true;
+          });
+          plan = editPlan(plan, added, (record) => remove.has(record), normalized);
+          const known = normalizedPlanOf(plan);
+          const fresh = normalizePlan(plan);
+          expect(known).toEqual(fresh);
+          for (const [id, { record }] of fresh.actions) expect(known.actions.get(id)?.record).toBe(record);
+        });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it("the tail's tool-pair edge equals the closure's earliest message", () => {
     fc.assert(
       fc.property(
@@ -171,3 +294,40 @@ describe('the planning index equals planning from scratch (ADR-0280)', () => {
     );
   });
 });
+
+/** `structuralTurnCandidates` as it was before turns were passed over by their counts: every turn's messages read. */
+function candidatesWalkingEveryTurn(context: RungContext, splitTurn: boolean): TurnCandidate[] {
+  const normalized = normalizePlan(context.plan);
+  const actionOf = (message: ThreadMessage) => normalized.actions.get(message.id)?.action ?? 'include';
+  const messages = context.input.thread.messages;
+  const pairs = buildToolPairIndex(messages);
+  const candidates: TurnCandidate[] = [];
+  const edge = context.regions.protectedStart;
+  for (const range of turnRanges(messages)) {
+    const split = range.end > edge;
+    if (split && !(splitTurn && range.start < edge)) break;
+    const taken = messages.slice(range.start, Math.min(range.end, edge)).filter((message) => {
+      const action = actionOf(message);
+      return (
+        !context.regions.untouchable.has(message.id) &&
+        (action === 'include' || action === 'clear' || action === 'abridge' || action === 'externalize')
+      );
+    });
+    if (taken.length === 0) {
+      if (split) break;
+      continue;
+    }
+    const takenIds = new Set(taken.map((message) => message.id));
+    const closure = closeOverToolPairs(takenIds, pairs);
+    const orphans = [...closure].some(
+      (id) => !takenIds.has(id) && actionOf(messages.find((message) => message.id === id)!) !== 'drop',
+    );
+    if (orphans) {
+      if (split) break;
+      continue;
+    }
+    candidates.push({ turn: range.turn, messages: taken });
+    if (split) break;
+  }
+  return candidates;
+}

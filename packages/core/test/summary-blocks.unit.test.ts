@@ -15,7 +15,7 @@ import {
   summaryText,
   type Thread,
 } from '../src/index.js';
-import { consolidateSummaryBlocks } from '../src/planner/summary-blocks.js';
+import { consolidateSummaryBlocks, mergeSummaryBlocks } from '../src/planner/summary-blocks.js';
 
 const countText = (text: string) => Math.ceil(text.length / 4);
 const countMessage = (message: { content: readonly { type: string; text?: string }[] }) =>
@@ -223,6 +223,46 @@ describe('consolidateSummaryBlocks', () => {
       { minLength: 1, maxLength: 12 },
     )
     .map((factLists) => factLists.map((facts, index) => block(index, facts)));
+
+  it('a merged block names each id of the two once, in log order, as sorting their union does', () => {
+    // Spans in log order are merged in one pass; any other list (out of order, repeated, an id not in
+    // the log) is sorted as before. Positions: m0…m29 in the log, "x…" ids in none.
+    const ids = fc.array(
+      fc.oneof(
+        fc.nat(29).map((at) => `m${at}`),
+        fc.constantFrom('x1', 'x2'),
+      ),
+      {
+        maxLength: 20,
+      },
+    );
+    const inOrder = fc
+      .uniqueArray(fc.nat(29), { maxLength: 20 })
+      .map((positions) => positions.sort((left, right) => left - right).map((at) => `m${at}`));
+    const indexOf = (id: string) => (id.startsWith('m') ? Number(id.slice(1)) : Number.POSITIVE_INFINITY);
+    fc.assert(
+      fc.property(fc.oneof(inOrder, ids), fc.oneof(inOrder, ids), (first, second) => {
+        const older = { ...block(0, []), span: { messageIds: first, firstTurn: 0, lastTurn: 0 } };
+        const newer = { ...block(1, []), span: { messageIds: second, firstTurn: 1, lastTurn: 1 } };
+        const expected = [...new Set([...first, ...second])].sort(
+          (left, right) => indexOf(left) - indexOf(right),
+        );
+        expect(mergeSummaryBlocks(older, newer, indexOf, 1000, countText).span.messageIds).toEqual(expected);
+        // With the spans' positions known (a planning run's), the same ids, and the merged block's positions told.
+        const told = new Map<SummarizationRecord, Int32Array>();
+        const positionsOf = (block: SummarizationRecord) =>
+          block.span.messageIds.map((id) => (id.startsWith('m') ? Number(id.slice(1)) : -1));
+        const merged = mergeSummaryBlocks(older, newer, indexOf, 1000, countText, {
+          of: positionsOf,
+          remember: (block, positions) => told.set(block, positions),
+        });
+        expect(merged.span.messageIds).toEqual(expected);
+        const remembered = told.get(merged);
+        if (remembered) expect([...remembered]).toEqual(positionsOf(merged));
+      }),
+      { numRuns: 300 },
+    );
+  });
 
   it('never loses a pinned fact, keeps within maxBlocks and the budget, and leaves blocks within the caps untouched', () => {
     fc.assert(

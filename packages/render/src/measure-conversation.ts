@@ -189,19 +189,30 @@ function extend(
     // Appended messages are new; before them, a position whose action or visit changed. A call's slot
     // carries its results, so a result that changed (or arrived) changes its call's slot.
     const stale = new Uint8Array(size);
+    const staleAt: number[] = [];
+    const markStale = (position: number) => {
+      if (stale[position] === 1) return;
+      stale[position] = 1;
+      staleAt.push(position);
+    };
     const before = from.resolution.actions;
-    for (let position = 0; position < size; position += 1) {
+    // The same resolution, extended in place with no repair reaching back since (same epoch): every action
+    // before `from.size` is the object it was, and its scan only appended visits, so only the appended
+    // positions (and the calls they answer) are read, not the whole history (issue #18, ADR-0352).
+    const extendedInPlace = from.resolution === resolution && from.epoch === resolution.epoch;
+    for (let position = extendedInPlace ? from.size : 0; position < size; position += 1) {
       if (position < from.size) {
         const now = actions[position];
         const was = before[position];
         const same = now === was || (now?.action === was?.action && now?.record === was?.record);
         if (same && visited[position] === from.visited[position]) continue;
       }
-      stale[position] = 1;
+      markStale(position);
       for (const exchange of exchanges.resultsByMessage.get(position) ?? [])
-        if (exchange) stale[exchange.callMessageIndex] = 1;
+        if (exchange) markStale(exchange.callMessageIndex);
     }
-    for (let position = 0; position < size; position += 1) if (stale[position] === 1) remake(position);
+    staleAt.sort((left, right) => left - right);
+    for (const position of staleAt) remake(position);
   }
   const first = hasSlot.indexOf(1);
   const firstSlot =

@@ -1,4 +1,5 @@
 import {
+  editPlan,
   foldThread,
   type Message,
   type ProviderName,
@@ -7,9 +8,14 @@ import {
 } from '@compactor/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRenderCache, renderPromptSync } from '../src/index.js';
+import {
+  type ConversationMeasure,
+  createRenderCache,
+  measureConversation,
+  renderPromptSync,
+} from '../src/index.js';
 import { deploySession, edgeCaseThread, TOOLS } from './support/fixtures.js';
-import { externalize, planOf } from './support/plans.js';
+import { drop, externalize, planOf } from './support/plans.js';
 import { renderInput } from './support/render-helpers.js';
 import { tokenizerFor } from './support/tokenizers.js';
 
@@ -89,6 +95,38 @@ describe('RenderCache', () => {
         expect(small.stats.bytes).toBeLessThanOrEqual(maxBytes);
       }
     }
+  });
+
+  it('keeps a check’s committed plan resolved, and its candidates’ charge bounded, while a planner measures them', () => {
+    // A long thread's candidates each name every hidden id: kept by content and charged whole, a dozen of
+    // them filled the memo and shed every piece (issue #18). The committed plan, resolved again next call, stays.
+    const long = deploySession((builder) => {
+      for (let turn = 0; turn < 30; turn += 1)
+        builder
+          .user(`Step ${turn}: go on.`, { id: `step-${turn}-user` })
+          .assistant(`Step ${turn} done, moving to the next one.`, { id: `step-${turn}-reply` });
+    }).thread;
+    const cache = createRenderCache();
+    const tokenizer = tokenizerFor('anthropic');
+    const committed = planOf(long, []);
+    const measure = (plan: typeof committed, previous?: ConversationMeasure) =>
+      measureConversation({ thread: long, plan, provider: 'anthropic', tokenizer, cache }, previous);
+    let measured = measure(committed);
+    const builds = cache.stats.resolutionBuilds;
+    let candidate = committed;
+    const bytesAfter: number[] = [];
+    const userTurns = long.messages.filter((message) => message.role === 'user' && !message.pinned);
+    for (const message of userTurns.slice(0, 12)) {
+      candidate = editPlan(candidate, [drop(long, [message.id])]);
+      measured = measure(candidate, measured);
+      bytesAfter.push(cache.stats.bytes);
+    }
+    expect(cache.stats.resolutionBuilds).toBe(builds + 12);
+    measure(committed);
+    expect(cache.stats.resolutionBuilds).toBe(builds + 12);
+    expect(cache.stats.evictions).toBe(0);
+    // Twelve candidates hold no more than three did: two resolutions are kept, not one per candidate.
+    expect(bytesAfter[11]!).toBeLessThanOrEqual(bytesAfter[2]!);
   });
 
   it('counts hits and misses itself and hands out only a snapshot of them', () => {

@@ -76,6 +76,16 @@ export function messagesAsRendered(
     byId ??= new Map(thread.messages.map((message) => [message.id, message]));
     return byId.get(id);
   };
+  // Once per record, not once per message it holds (a record of k results was walked k times).
+  const inPlace = new Map<CompactionRecord, boolean>();
+  const externalizedInPlace = (record: CompactionRecord) => {
+    let known = inPlace.get(record);
+    if (known === undefined) {
+      known = externalizesInPlaceAmong(record, messageById);
+      inPlace.set(record, known);
+    }
+    return known;
+  };
   for (const message of messages) {
     const record = normalized.actions.get(message.id)?.record;
     if (!record || record.kind === 'drop') {
@@ -86,10 +96,7 @@ export function messagesAsRendered(
       shown.push(abridgedMessage(message, record));
       continue;
     }
-    if (
-      record.kind === 'clear' ||
-      (record.kind === 'externalize' && externalizesInPlaceAmong(record, messageById))
-    ) {
+    if (record.kind === 'clear' || (record.kind === 'externalize' && externalizedInPlace(record))) {
       shown.push({
         ...message,
         content: message.content.map((part) => standInPart(part, message, record, policy)),

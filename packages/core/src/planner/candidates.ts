@@ -1,6 +1,6 @@
 import type { CompactionAction } from '../plan/normalize.js';
 import type { ThreadMessage } from '../thread/thread.js';
-import { closeOverToolPairs, type ToolPairIndex } from '../thread/tool-pairs.js';
+import { closeOverToolPairs } from '../thread/tool-pairs.js';
 import type { RungContext } from './planner-types.js';
 
 export function actionsOf(context: RungContext): (message: ThreadMessage) => CompactionAction {
@@ -28,32 +28,47 @@ export interface TurnCandidate {
 }
 
 /**
- * Whole turns before the turn tail, each with the messages a structural rung (summarize, drop)
- * may take: not pinned, not already dropped, and only when every tool partner comes along.
+ * What a summary or a drop may take of a turn: a message not already summarized or dropped (an
+ * externalized one too: a summary or a drop takes it over, by precedence).
+ */
+function structuralRungTakes(action: CompactionAction): boolean {
+  return action === 'include' || action === 'clear' || action === 'abridge' || action === 'externalize';
+}
+
+/**
+ * Whole turns before the turn tail, oldest first, each with the messages a structural rung (summarize,
+ * drop) may take: not pinned, not already summarized or dropped, and only when every tool partner comes
+ * along. Produced on demand (the summarize rung stops once it has enough), and a turn the plan already
+ * summarizes or drops whole is passed over by its count (`PlanningIndex.hiddenPerTurn`, ADR-0350), without
+ * reading its messages: a long compacted history is mostly such turns.
  *
  * With `splitTurn` (the summarize rung, ADR-0152), a turn the protected tail cuts (one request followed
  * by hundreds of tool calls, so the tail is the token suffix alone) offers its older part too: the
  * messages before the edge, whose tool calls and results all lie before it, so a long running turn is
  * summarized in place rather than left for the renderer to slide a window over.
  */
-export function structuralTurnCandidates(
+export function* structuralTurnCandidates(
   context: RungContext,
-  accept: (message: ThreadMessage, action: CompactionAction) => boolean,
-  pairs: ToolPairIndex = context.index.toolPairs,
   options: { splitTurn?: boolean } = {},
-): TurnCandidate[] {
+): Generator<TurnCandidate> {
   const actionOf = actionsOf(context);
   const messages = context.input.thread.messages;
-  const byId = context.index.byId;
-  const candidates: TurnCandidate[] = [];
+  const { index } = context;
+  const pairs = index.toolPairs;
+  const byId = index.byId;
   const edge = context.regions.protectedStart;
-  for (const range of context.index.turnRanges) {
+  const ranges = index.turnRanges;
+  const hidden = index.hiddenPerTurn(context.plan);
+  for (let at = 0; at < ranges.length; at += 1) {
+    const range = ranges[at]!;
     const split = range.end > edge;
     if (split && !(options.splitTurn && range.start < edge)) break;
+    // Every message summarized or dropped: nothing to take, as the walk below would find.
+    if (!split && hidden[at] === range.end - range.start) continue;
     const taken = messages
       .slice(range.start, Math.min(range.end, edge))
       .filter(
-        (message) => !context.regions.untouchable.has(message.id) && accept(message, actionOf(message)),
+        (message) => !context.regions.untouchable.has(message.id) && structuralRungTakes(actionOf(message)),
       );
     if (taken.length === 0) {
       if (split) break;
@@ -66,8 +81,7 @@ export function structuralTurnCandidates(
       if (split) break;
       continue;
     }
-    candidates.push({ turn: range.turn, messages: taken });
+    yield { turn: range.turn, messages: taken };
     if (split) break;
   }
-  return candidates;
 }

@@ -23,7 +23,7 @@ export {
 export { buildDroppedSpanIndex } from './dropped-span-index.js';
 export { keptUserMessageIds } from './kept-user-words.js';
 export { LADDER, planCompaction } from './ladder.js';
-export { editPlan, normalizedPlanOf } from './plan-edit.js';
+export { editPlan, isEditedPlan, normalizedPlanOf } from './plan-edit.js';
 export { type PolicyPlannerInput, planWithPolicy } from './plan-with-policy.js';
 export type {
   PlannerInput,

@@ -9,6 +9,8 @@ import type { CompactionRecord } from '../plan/records.js';
 
 /** The normalization of each plan `editPlan` returned: its records are disjoint, so it is known already. */
 const normalizationsOfEdits = new WeakMap<CompactionPlan, NormalizedPlan>();
+/** The plan each of those was edited from. */
+const parentsOfEdits = new WeakMap<CompactionPlan, CompactionPlan>();
 
 /**
  * `normalizePlan(plan)`, without walking the plan again when `editPlan` made it (its records are the
@@ -20,6 +22,29 @@ const normalizationsOfEdits = new WeakMap<CompactionPlan, NormalizedPlan>();
  */
 export function normalizedPlanOf(plan: CompactionPlan): NormalizedPlan {
   return normalizationsOfEdits.get(plan) ?? normalizePlan(plan);
+}
+
+/**
+ * Whether `editPlan` made this plan object (with its normalization known): a planner's candidate, made in
+ * this process, never a copy a store handed out.
+ *
+ * @param plan - A plan.
+ * @returns True for a plan `editPlan` returned with its normalization recorded.
+ */
+export function isEditedPlan(plan: CompactionPlan): boolean {
+  return normalizationsOfEdits.has(plan);
+}
+
+/**
+ * The plan `editPlan` made this one from, when it recorded the edit's normalization: what a normalization
+ * of the parent derived per message changes only at the ids of the records the two normalizations do not
+ * share (a normalized record owns every id it names, in both).
+ *
+ * @param plan - A plan.
+ * @returns The plan it was edited from, if `editPlan` made it with its normalization known.
+ */
+export function editedFrom(plan: CompactionPlan): CompactionPlan | undefined {
+  return parentsOfEdits.get(plan);
 }
 
 /**
@@ -55,6 +80,7 @@ export function editPlan(
         actions.set(messageId, { action: actions.get(messageId)!.action, record });
     }
     normalizationsOfEdits.set(edited, { plan: edited, actions, records: merged.records, warnings: [] });
+    parentsOfEdits.set(edited, plan);
   }
   return edited;
 }

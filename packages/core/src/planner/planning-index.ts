@@ -1,12 +1,13 @@
 import type { NormalizedPlan } from '../plan/normalize.js';
 import type { CompactionPlan } from '../plan/plan.js';
+import type { CompactionRecord } from '../plan/records.js';
 import { holdsOpaquePart } from '../schemas/content.js';
 import { isTurnStart, type Thread, type ThreadMessage } from '../thread/thread.js';
 import { hasNamedSpeakers, type ThreadKind, threadKindOf } from '../thread/thread-kind.js';
 import { buildToolPairIndex, closeOverToolPairs, type ToolPairIndex } from '../thread/tool-pairs.js';
 import { type TurnRange, turnRanges } from '../thread/turns.js';
 import { carriesInstruction } from './kept-user-words.js';
-import { normalizedPlanOf } from './plan-edit.js';
+import { editedFrom, normalizedPlanOf } from './plan-edit.js';
 
 /**
  * What one planning run reads of its thread again and again, derived once for the run and shared by
@@ -27,6 +28,8 @@ export interface PlanningIndex {
   /** Real user turn starts (`isTurnStart`), in log order. */
   readonly turnStarts: readonly ThreadMessage[];
   readonly turnStartIds: ReadonlySet<string>;
+  /** 1 at the log position of each real user turn start. */
+  readonly turnStartAt: Uint8Array;
   readonly kind: ThreadKind;
   readonly namedSpeakers: boolean;
   /** `normalizePlan(plan)`, once per plan object (plans are never edited in place). */
@@ -38,6 +41,22 @@ export interface PlanningIndex {
   partnersEdge(start: number): number;
   /** `carriesInstruction(message)`, once per message. */
   carriesInstruction(message: ThreadMessage): boolean;
+  /** The log positions of a record's ids, in its order (-1 for an id not in the thread), once per record. */
+  recordPositions(record: CompactionRecord): Int32Array;
+  /** Tells the index a record's positions (a merged summary block's, known from merging two spans). */
+  rememberPositions(record: CompactionRecord, positions: Int32Array): void;
+  /**
+   * Per turn range (`turnRanges`, same order), how many of its messages the plan summarizes or drops: a
+   * turn whose every message is counted offers nothing to a summary or a drop. Once per plan object; a
+   * plan `editPlan` made from one counted here is counted from its parent's counts and the records the
+   * two normalizations do not share, so a step reads the records it changed, not the hidden history.
+   */
+  hiddenPerTurn(plan: CompactionPlan): Uint32Array;
+}
+
+/** The actions whose messages a summary or a drop may no longer take (already summarized or dropped). */
+function hidesWholly(record: CompactionRecord): boolean {
+  return record.kind === 'summarize' || record.kind === 'drop';
 }
 
 /**
@@ -63,7 +82,7 @@ export function createPlanningIndex(thread: Thread): PlanningIndex {
   // Positions are read through the messages themselves: one map instead of two.
   const positionOf = (id: string) => byId().get(id)?.index;
   const toolPairs = lazy(() => buildToolPairIndex(messages));
-  const ranges = lazy(() => turnRanges(messages));
+  const turnsOf = lazy(() => turnRanges(messages));
   const pinned = lazy(() =>
     closeOverToolPairs(
       messages
@@ -74,11 +93,72 @@ export function createPlanningIndex(thread: Thread): PlanningIndex {
   );
   const turnStarts = lazy(() => messages.filter((message) => isTurnStart(message)));
   const turnStartIds = lazy(() => new Set(turnStarts().map((message) => message.id)));
+  const turnStartAt = lazy(() => {
+    const at = new Uint8Array(messages.length);
+    for (const message of turnStarts()) at[message.index] = 1;
+    return at;
+  });
   const kind = lazy(() => threadKindOf(messages));
   const namedSpeakers = lazy(() => hasNamedSpeakers(messages));
   const normalizations = new WeakMap<CompactionPlan, NormalizedPlan>();
   const edges = new Map<number, number>();
   const instructions = new Map<string, boolean>();
+  const positionsOfRecords = new WeakMap<CompactionRecord, Int32Array>();
+  const recordPositions = (record: CompactionRecord) => {
+    let positions = positionsOfRecords.get(record);
+    if (!positions) {
+      const ids = record.span.messageIds;
+      positions = new Int32Array(ids.length);
+      for (let at = 0; at < ids.length; at += 1) positions[at] = positionOf(ids[at]!) ?? -1;
+      positionsOfRecords.set(record, positions);
+    }
+    return positions;
+  };
+  const rangeOfPosition = lazy(() => {
+    const ranges = new Int32Array(messages.length);
+    for (const [at, range] of turnsOf().entries()) ranges.fill(at, range.start, range.end);
+    return ranges;
+  });
+  // Per plan: which positions it summarizes or drops, and how many per turn range (an id a record names
+  // twice, or two records share, counts once).
+  const hiddenByPlan = new WeakMap<CompactionPlan, { hidden: Uint8Array; perTurn: Uint32Array }>();
+  const mark = (state: { hidden: Uint8Array; perTurn: Uint32Array }, record: CompactionRecord, on: 0 | 1) => {
+    const ranges = rangeOfPosition();
+    for (const position of recordPositions(record)) {
+      if (position < 0 || state.hidden[position] === on) continue;
+      state.hidden[position] = on;
+      state.perTurn[ranges[position]!]! += on === 1 ? 1 : -1;
+    }
+  };
+  const hiddenPerTurn = (plan: CompactionPlan): Uint32Array => {
+    let state = hiddenByPlan.get(plan);
+    if (state) return state.perTurn;
+    const records = normalized(plan).records;
+    const parent = editedFrom(plan);
+    const parentState = parent && hiddenByPlan.get(parent);
+    if (parent && parentState) {
+      // A record in both normalizations owns the same ids in both: only the others change what is hidden.
+      state = { hidden: parentState.hidden.slice(), perTurn: parentState.perTurn.slice() };
+      const before = normalized(parent).records;
+      const now = new Set(records);
+      const was = new Set(before);
+      for (const record of before) if (!now.has(record) && hidesWholly(record)) mark(state, record, 0);
+      for (const record of records) if (!was.has(record) && hidesWholly(record)) mark(state, record, 1);
+    } else {
+      state = { hidden: new Uint8Array(messages.length), perTurn: new Uint32Array(turnsOf().length) };
+      for (const record of records) if (hidesWholly(record)) mark(state, record, 1);
+    }
+    hiddenByPlan.set(plan, state);
+    return state.perTurn;
+  };
+  function normalized(plan: CompactionPlan): NormalizedPlan {
+    let known = normalizations.get(plan);
+    if (!known) {
+      known = normalizedPlanOf(plan);
+      normalizations.set(plan, known);
+    }
+    return known;
+  }
   return {
     thread,
     get byId() {
@@ -89,7 +169,7 @@ export function createPlanningIndex(thread: Thread): PlanningIndex {
       return toolPairs();
     },
     get turnRanges() {
-      return ranges();
+      return turnsOf();
     },
     get pinned() {
       return pinned();
@@ -100,20 +180,21 @@ export function createPlanningIndex(thread: Thread): PlanningIndex {
     get turnStartIds() {
       return turnStartIds();
     },
+    get turnStartAt() {
+      return turnStartAt();
+    },
     get kind() {
       return kind();
     },
     get namedSpeakers() {
       return namedSpeakers();
     },
-    normalized(plan) {
-      let normalized = normalizations.get(plan);
-      if (!normalized) {
-        normalized = normalizedPlanOf(plan);
-        normalizations.set(plan, normalized);
-      }
-      return normalized;
+    normalized,
+    recordPositions,
+    rememberPositions(record, positions) {
+      if (!positionsOfRecords.has(record)) positionsOfRecords.set(record, positions);
     },
+    hiddenPerTurn,
     partnersEdge(start) {
       let edge = edges.get(start);
       if (edge === undefined) {

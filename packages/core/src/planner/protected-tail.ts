@@ -250,11 +250,11 @@ function recordDependence(index: PlanningIndex, record: CompactionRecord): Recor
   if (memo !== undefined) return memo;
   const dropped: number[] = [];
   let holdsTurnStart = false;
-  for (const id of record.span.messageIds) {
-    const position = index.positionOf(id);
-    if (position === undefined) continue;
+  const turnStartAt = index.turnStartAt;
+  for (const position of index.recordPositions(record)) {
+    if (position < 0) continue;
     if (record.kind === 'drop') dropped.push(position);
-    if (index.turnStartIds.has(id)) holdsTurnStart = true;
+    if (turnStartAt[position] === 1) holdsTurnStart = true;
   }
   const result = dropped.length > 0 || holdsTurnStart ? { id: nextRecordId++, dropped } : null;
   known.set(record, result);

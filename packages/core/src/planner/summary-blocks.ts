@@ -25,6 +25,19 @@ export interface SummaryBlockLimits {
    * @defaultValue 'oldest'
    */
   countCapMerges?: 'oldest' | 'newest';
+  /** A planning run's positions of each block's span, read instead of each id's (ADR-0350). */
+  spanPositions?: SpanPositions;
+}
+
+/**
+ * The log positions of a block's span, kept by whoever reads them again (a planning run's index): merging
+ * two blocks reads theirs instead of looking each id up, and tells it the merged block's.
+ */
+export interface SpanPositions {
+  /** Positions in the span's order; -1 for an id not in the log. */
+  of(block: SummarizationRecord): ArrayLike<number>;
+  /** The positions of a block just made, in its span's order. */
+  remember(block: SummarizationRecord, positions: Int32Array): void;
 }
 
 /** The blocks after consolidation, and how many of the old ones were merged away. */
@@ -93,6 +106,7 @@ export function trimBlockToBudget(
  * @param indexOf - A message id's position in the log (orders the merged span).
  * @param maxTokens - Budget for the merged block.
  * @param countText - Counts rendered text.
+ * @param spanPositions - The blocks' positions, when the caller keeps them (told the merged block's).
  * @returns The merged block.
  */
 export function mergeSummaryBlocks(
@@ -101,10 +115,15 @@ export function mergeSummaryBlocks(
   indexOf: (messageId: string) => number,
   maxTokens: number,
   countText: (text: string) => number,
+  spanPositions?: SpanPositions,
 ): SummarizationRecord {
-  const messageIds = [...new Set([...older.span.messageIds, ...newer.span.messageIds])].sort(
-    (left, right) => indexOf(left) - indexOf(right),
+  const union = unionInLogOrder(
+    older.span.messageIds,
+    newer.span.messageIds,
+    indexOf,
+    spanPositions && [spanPositions.of(older), spanPositions.of(newer)],
   );
+  const messageIds = union.ids;
   const turns = {
     firstTurn: Math.min(older.span.firstTurn, newer.span.firstTurn),
     lastTurn: Math.max(older.span.lastTurn, newer.span.lastTurn),
@@ -121,7 +140,7 @@ export function mergeSummaryBlocks(
       ? older.originalTokenCount + newer.originalTokenCount
       : undefined;
   const costUsd = (older.summarizer?.costUsd ?? 0) + (newer.summarizer?.costUsd ?? 0);
-  return {
+  const merged: SummarizationRecord = {
     kind: 'summarize',
     span: { messageIds, ...turns },
     summary,
@@ -132,6 +151,56 @@ export function mergeSummaryBlocks(
       ? { originalTokenCount, compressionRatio: compressionRatioOf(originalTokenCount, summaryTokenCount) }
       : {}),
   };
+  if (spanPositions && union.positions) spanPositions.remember(merged, union.positions);
+  return merged;
+}
+
+/**
+ * The ids of two spans once each, in log order: `[...new Set([...a, ...b])]` sorted by `indexOf`. Spans
+ * are written in log order, so the two lists are merged in one pass, reading each id's position once
+ * (sorting read two positions per comparison, n log n of them, over every id a long history's block
+ * holds). Lists not in strictly increasing log order, or naming an id not in the log, are sorted as before.
+ */
+function unionInLogOrder(
+  first: readonly string[],
+  second: readonly string[],
+  indexOf: (messageId: string) => number,
+  known?: readonly [ArrayLike<number>, ArrayLike<number>],
+): { ids: string[]; positions?: Int32Array } {
+  const increasing = (ids: readonly string[], given: ArrayLike<number> | undefined) => {
+    const found = new Float64Array(ids.length);
+    for (let at = 0; at < ids.length; at += 1) {
+      const position = given ? given[at]! : indexOf(ids[at]!);
+      if (!Number.isFinite(position) || position < 0 || (at > 0 && position <= found[at - 1]!))
+        return undefined;
+      found[at] = position;
+    }
+    return found;
+  };
+  const left = increasing(first, known?.[0]);
+  const right = left && increasing(second, known?.[1]);
+  if (!left || !right) {
+    return { ids: [...new Set([...first, ...second])].sort((one, other) => indexOf(one) - indexOf(other)) };
+  }
+  // Distinct positions name distinct ids (one message per position), so equal positions are one id.
+  const ids: string[] = [];
+  const positions: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < first.length || j < second.length) {
+    if (j >= second.length || (i < first.length && left[i]! < right[j]!)) {
+      positions.push(left[i]!);
+      ids.push(first[i++]!);
+    } else if (i >= first.length || right[j]! < left[i]!) {
+      positions.push(right[j]!);
+      ids.push(second[j++]!);
+    } else {
+      positions.push(left[i]!);
+      ids.push(first[i++]!);
+      j += 1;
+    }
+  }
+  return { ids, positions: Int32Array.from(positions) };
 }
 
 /**
@@ -244,7 +313,10 @@ function mergeOldest(
     SummarizationRecord,
     ...SummarizationRecord[],
   ];
-  return [mergeSummaryBlocks(older, newer, indexOf, maxTokens, limits.countText), ...rest];
+  return [
+    mergeSummaryBlocks(older, newer, indexOf, maxTokens, limits.countText, limits.spanPositions),
+    ...rest,
+  ];
 }
 
 function mergeNewest(
@@ -255,5 +327,8 @@ function mergeNewest(
 ): SummarizationRecord[] {
   const older = blocks.at(-2)!;
   const newer = blocks.at(-1)!;
-  return [...blocks.slice(0, -2), mergeSummaryBlocks(older, newer, indexOf, maxTokens, limits.countText)];
+  return [
+    ...blocks.slice(0, -2),
+    mergeSummaryBlocks(older, newer, indexOf, maxTokens, limits.countText, limits.spanPositions),
+  ];
 }

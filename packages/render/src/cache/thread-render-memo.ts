@@ -1,6 +1,7 @@
 import {
   approximateBytes,
   type CompactionPlan,
+  isEditedPlan,
   type ThreadKind,
   type ThreadKindTally,
   type ThreadMessage,
@@ -42,6 +43,13 @@ const NO_PLAN: object = Object.freeze({});
 const PLANS_PER_STAMP = 4;
 /** Stamps remembered per thread (the committed plan's, and a check's candidates'). */
 const PLAN_STAMPS = 4;
+/**
+ * Plans whose resolutions are kept per thread: the committed plan's (extended as messages arrive) and a
+ * few of a check's candidates. A planner measures a dozen candidates per check; kept by a weak map, each
+ * stayed charged after its plan was gone, so a long thread's memo went over its bound within one check and
+ * shed every piece (issue #18).
+ */
+const RESOLVED_PLANS = 2;
 
 /** Kinds of piece kept by content key, each in its own map (no key prefixes to build on a hit). */
 export type PieceSpace = 'message' | 'raw-result' | 'text-result' | 'synthetic' | 'system' | 'truncated';
@@ -70,6 +78,12 @@ interface RememberedResolution {
   bytes: number;
 }
 
+interface ResolvedPlan {
+  byAgent: Map<string, RememberedResolution>;
+  /** Resolved again after its first resolution (a committed plan, measured or rendered call after call). */
+  reused: boolean;
+}
+
 /**
  * Everything memoized for one (tenant, thread, provider, tokenizer, render format): formatted and
  * counted pieces by content key, object-keyed shortcuts to them, the thread's tool-exchange index
@@ -84,7 +98,8 @@ export class ThreadRenderMemo {
   readonly #owner: MemoOwner;
   #objects = new Map<ObjectSpace, WeakMap<object, unknown>>();
   #cleared = new WeakMap<object, WeakMap<object, unknown>>();
-  #resolutions = new WeakMap<object, Map<string, RememberedResolution>>();
+  /** Insertion order is recency: the least recently resolved plan goes first. */
+  #resolutions = new Map<object, ResolvedPlan>();
   #exchanges: ToolExchangeIndex | undefined;
   #kind: ThreadKindTally | undefined;
   #recall = new WeakMap<object, unknown>();
@@ -128,6 +143,10 @@ export class ThreadRenderMemo {
    */
   canonicalPlan(plan: CompactionPlan | null): CompactionPlan | null {
     if (plan === null) return null;
+    // A planner's candidate is a new object made in this process, not a store's copy: compared by content
+    // with the plans of its stamp and charged whole (a long thread's plan names every hidden id), a
+    // check's dozen candidates filled the memo and shed every piece (issue #18).
+    if (isEditedPlan(plan)) return plan;
     const known = this.#canonical.get(plan);
     if (known !== undefined) return known;
     const stamp = `${plan.threadId}\u0000${plan.version}\u0000${plan.basedOnSeq}\u0000${plan.createdAt}`;
@@ -224,17 +243,20 @@ export class ThreadRenderMemo {
     resolve: (previous: PlanResolution | undefined) => PlanResolution,
   ): PlanResolution {
     const key = plan ?? NO_PLAN;
-    let byAgent = this.#resolutions.get(key);
-    if (!byAgent) {
-      byAgent = new Map();
-      this.#resolutions.set(key, byAgent);
-    }
-    const previous = byAgent.get(agent);
+    let resolved = this.#resolutions.get(key);
+    if (resolved) {
+      this.#resolutions.delete(key);
+      resolved.reused = true;
+    } else resolved = { byAgent: new Map(), reused: false };
+    // Re-inserted: the most recently resolved plan.
+    this.#resolutions.set(key, resolved);
+    const freed = this.#evictResolutions(key);
+    const previous = resolved.byAgent.get(agent);
     const resolution = resolve(previous?.resolution);
     if (resolution !== previous?.resolution) this.#owner.built('resolution');
     const bytes = RESOLUTION_BYTES_PER_MESSAGE * resolution.size;
-    byAgent.set(agent, { resolution, bytes });
-    this.#growStructure(bytes - (previous?.bytes ?? 0));
+    resolved.byAgent.set(agent, { resolution, bytes });
+    this.#growStructure(bytes - (previous?.bytes ?? 0) - freed);
     return resolution;
   }
 
@@ -309,10 +331,28 @@ export class ThreadRenderMemo {
       this.#objects = new Map();
       this.#cleared = new WeakMap();
       this.#recall = new WeakMap();
-      this.#resolutions = new WeakMap();
+      this.#resolutions = new Map();
       this.#canonical = new WeakMap();
       this.#plansByStamp = new Map();
       this.#exchanges = undefined;
+    }
+    return freed;
+  }
+
+  /**
+   * Keep at most `RESOLVED_PLANS` plans' resolutions. A plan resolved only once (a planner's candidate, each
+   * derived from the one measured before it) goes first, the most recent such plan before the just-resolved
+   * one, so a check's dozen candidates leave the oldest plans in place: the committed plan, which the next
+   * call extends (then it is resolved again, and kept longest). Returns the bytes freed.
+   */
+  #evictResolutions(newest: object): number {
+    let freed = 0;
+    while (this.#resolutions.size > RESOLVED_PLANS) {
+      let victim: object | undefined;
+      for (const [key, resolved] of this.#resolutions) if (key !== newest && !resolved.reused) victim = key;
+      victim ??= this.#resolutions.keys().next().value as object;
+      for (const entry of this.#resolutions.get(victim)!.byAgent.values()) freed += entry.bytes;
+      this.#resolutions.delete(victim);
     }
     return freed;
   }

@@ -339,28 +339,33 @@ export function deriveResolution(
   };
   const before = base.normalized?.actions;
   const after = normalized?.actions;
-  const changed: number[] = [];
-  if (after) {
+  const changed =
+    base.normalized && normalized
+      ? changedByRecords(base.normalized, normalized, messages.length, positionOf)
+      : undefined;
+  if (changed) resolution.plannedIdsSeen += changed.seen;
+  const positionsChanged = changed?.positions ?? [];
+  if (!changed && after) {
     for (const [id, action] of after) {
       const was = before?.get(id);
       if (was !== undefined && was.action === action.action && was.record === action.record) continue;
       const position = positionOf(id);
       if (position === undefined) continue;
       if (was === undefined) resolution.plannedIdsSeen += 1;
-      changed.push(position);
+      positionsChanged.push(position);
     }
   }
-  if (before) {
+  if (!changed && before) {
     for (const id of before.keys()) {
       if (after?.has(id)) continue;
       const position = positionOf(id);
       if (position === undefined) continue;
       resolution.plannedIdsSeen -= 1;
-      changed.push(position);
+      positionsChanged.push(position);
     }
   }
   const { planned, actions, repairs } = resolution;
-  for (const position of changed) {
+  for (const position of positionsChanged) {
     const message = messages[position]!;
     planned[position] =
       message.subagentId !== agent
@@ -368,7 +373,7 @@ export function deriveResolution(
         : effectiveAction(after?.get(message.id), message, thread, resolution);
   }
   const visited = new Set<number>();
-  for (const position of changed) {
+  for (const position of positionsChanged) {
     if (visited.has(position)) continue;
     if (exchanges.callsByMessage.has(position) || exchanges.resultsByMessage.has(position)) {
       repairGroup(groupOf(position, exchanges, visited), resolution, messages, 0);
@@ -379,4 +384,51 @@ export function deriveResolution(
     }
   }
   return resolution;
+}
+
+/**
+ * The positions whose planned action differs between two normalizations, read by record (ADR-0351): when
+ * neither has a conflict, each record of its list owns every id it names (the owners in its action map are
+ * those record objects), so an id keeps its action and owner exactly when its owner is a record both lists
+ * hold. Only the ids of the records one list holds and the other does not are read, not every hidden id.
+ * Undefined when either normalization had conflicts (its owners may be records its list does not hold):
+ * the maps are then compared id by id.
+ *
+ * @returns The changed positions (each once) and the change in planned ids seen in the thread.
+ */
+function changedByRecords(
+  before: NormalizedPlan,
+  after: NormalizedPlan,
+  size: number,
+  positionOf: (id: string) => number | undefined,
+): { positions: number[]; seen: number } | undefined {
+  if (before.warnings.length > 0 || after.warnings.length > 0) return undefined;
+  const kept = new Set(before.records);
+  const now = new Set(after.records);
+  const marked = new Uint8Array(size);
+  const positions: number[] = [];
+  let seen = 0;
+  for (const record of after.records) {
+    if (kept.has(record)) continue;
+    for (const id of record.span.messageIds) {
+      const position = positionOf(id);
+      if (position === undefined || marked[position] === 1) continue;
+      marked[position] = 1;
+      positions.push(position);
+      if (!before.actions.has(id)) seen += 1;
+    }
+  }
+  for (const record of before.records) {
+    if (now.has(record)) continue;
+    for (const id of record.span.messageIds) {
+      const position = positionOf(id);
+      if (position === undefined || marked[position] === 1) continue;
+      // Owned by a record only `after` holds: read above. Owned by none now: it left the plan.
+      if (after.actions.has(id)) continue;
+      marked[position] = 1;
+      positions.push(position);
+      seen -= 1;
+    }
+  }
+  return { positions, seen };
 }

@@ -12,12 +12,7 @@ export const dropRung: Rung = {
   name: 'drop',
   analyze(context) {
     if (context.input.rehydrationHappened) return [];
-    const candidates = structuralTurnCandidates(
-      context,
-      (_message, action) =>
-        action === 'include' || action === 'clear' || action === 'abridge' || action === 'externalize',
-    );
-    return candidates.map(
+    return [...structuralTurnCandidates(context)].map(
       (candidate): Proposal => ({
         rung: 'drop',
         span: spanOf(candidate.messages),

@@ -15,6 +15,7 @@ import type { Rung, RungContext } from '../planner-types.js';
 import {
   compressionRatioOf,
   consolidateSummaryBlocks,
+  type SpanPositions,
   summaryBlockTokens,
   trimBlockToBudget,
 } from '../summary-blocks.js';
@@ -33,12 +34,13 @@ function expectedSummaryTokens(replacedTokens: number, budget: number): number {
 
 function summaryRecordsBefore(context: RungContext, firstIndex: number): SummarizationRecord[] {
   const { index } = context;
+  // Positions read once per record and run (a kept block is not read again at every step).
   return index
     .normalized(context.plan)
     .records.filter(
       (record): record is SummarizationRecord =>
         record.kind === 'summarize' &&
-        record.span.messageIds.every((id) => (index.positionOf(id) ?? Number.POSITIVE_INFINITY) < firstIndex),
+        index.recordPositions(record).every((position) => position >= 0 && position < firstIndex),
     );
 }
 
@@ -156,6 +158,8 @@ export function appendSummaryBlock(
     countText: (text: string) => number;
     messages: readonly ThreadMessage[];
     positionOf?: (id: string) => number | undefined;
+    /** A planning run's positions of the blocks' spans (ADR-0350). */
+    spanPositions?: SpanPositions;
   },
 ): { added: SummarizationRecord[]; removed: Set<SummarizationRecord>; merged: number } {
   let positionOf = parts.positionOf;
@@ -175,6 +179,7 @@ export function appendSummaryBlock(
       budgetTokens: parts.budget,
       countText: parts.countText,
       countCapMerges: policy.summaryBlockMerge,
+      ...(parts.spanPositions ? { spanPositions: parts.spanPositions } : {}),
     },
     indexOf,
   );
@@ -218,14 +223,7 @@ export const summarizeRung: Rung = {
   name: 'summarize',
   analyze(context) {
     if (roundsSoFar(context) >= context.policy.maxSummarizationRounds) return [];
-    const candidates = structuralTurnCandidates(
-      context,
-      (_message, action) =>
-        action === 'include' || action === 'clear' || action === 'abridge' || action === 'externalize',
-      undefined,
-      { splitTurn: context.policy.splitTurnSummaries },
-    );
-    if (candidates.length === 0) return [];
+    const candidates = structuralTurnCandidates(context, { splitTurn: context.policy.splitTurnSummaries });
     const taken: ThreadMessage[] = [];
     let replaced = 0;
     let estimated = 0;
@@ -238,6 +236,7 @@ export const summarizeRung: Rung = {
       estimated = replaced - expectedSummaryTokens(replaced, summaryBudget(context));
       if (estimated >= context.tokensToFree) break;
     }
+    if (taken.length === 0) return [];
     const first = taken[0]!;
     const last = taken.at(-1)!;
     return [
@@ -252,7 +251,7 @@ export const summarizeRung: Rung = {
   async execute(context, proposal) {
     const normalized = context.index.normalized(context.plan);
     const ids = new Set(proposal.span.messageIds);
-    const messages = context.input.thread.messages.filter((message) => ids.has(message.id));
+    const messages = spanMessages(context, ids);
     const first = messages[0];
     if (!first) return null;
     const append = context.policy.summaryComposition === 'append';
@@ -336,6 +335,10 @@ export const summarizeRung: Rung = {
         countText: context.input.countText,
         messages: context.input.thread.messages,
         positionOf: context.index.positionOf,
+        spanPositions: {
+          of: (block) => context.index.recordPositions(block),
+          remember: (block, positions) => context.index.rememberPositions(block, positions),
+        },
       });
       const removedFirstIds = new Set([...removed].map((candidate) => candidate.span.messageIds[0]));
       return {
@@ -356,6 +359,16 @@ export const summarizeRung: Rung = {
     };
   },
 };
+
+/** The thread's messages among `ids`, in log order, looked up rather than filtered from the whole log. */
+function spanMessages(context: RungContext, ids: ReadonlySet<string>): ThreadMessage[] {
+  const messages: ThreadMessage[] = [];
+  for (const id of ids) {
+    const message = context.index.byId.get(id);
+    if (message) messages.push(message);
+  }
+  return messages.sort((left, right) => left.index - right.index);
+}
 
 /** Original tokens of a new record: its own messages, plus (rolling) those of the records it replaces. */
 function originalTokensOf(
