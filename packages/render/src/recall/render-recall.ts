@@ -277,6 +277,11 @@ export function fitRecall(parts: {
   query?: string;
   /** Messages already shown in another recall block of the request: never brought again (ADR-0276). */
   exclude?: ReadonlySet<string>;
+  /**
+   * Names `exclude` in the search memo's key instead of its sorted ids (ADR-0341): the same key must
+   * always come with the same messages (append-only recall's step ids, unique per plan index).
+   */
+  excludeKey?: string;
   /** Search only when the query asks for something (ADR-0320: the `question` gate). */
   onlyWhenAsked?: boolean;
 }): FittedRecall {
@@ -313,7 +318,13 @@ export function fitRecall(parts: {
   report.indexed = index.size;
   if (index.size === 0) return { piece: undefined, report };
   const exclude = parts.exclude && parts.exclude.size > 0 ? parts.exclude : undefined;
-  const excluded = exclude ? [...exclude].sort().join('\u0001') : '';
+  // Tagged, so a caller's key never reads as a list of ids.
+  const excluded =
+    parts.excludeKey !== undefined
+      ? `k${parts.excludeKey}`
+      : exclude
+        ? `i${[...exclude].sort().join('\u0001')}`
+        : '';
   const key = `${index.size}\u0000${report.allowance}\u0000${report.reserveAllowance}\u0000${policy.topK}\u0000${policy.minScore}\u0000${excluded}\u0000${query}`;
   const searches = planIndex.searches;
   const remembered = searches.get(key);
