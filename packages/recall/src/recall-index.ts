@@ -539,7 +539,18 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
         tokens += cost;
         hits.push({ id, text: document.text, turn: document.turn, score, tokens: cost, seq: document.seq });
       }
-      return { hits, tokens, matched: matchedCount([...lists.values()]) };
+      // Counted when read (the search_history tool reports it; render-time recall never reads it): a
+      // union of every term's text matches, some 3% of a render with a long pending-call query (ADR-0340).
+      const searched = [...lists.values()];
+      let matched: number | undefined;
+      return {
+        hits,
+        tokens,
+        get matched() {
+          matched ??= matchedCount(searched);
+          return matched;
+        },
+      };
     },
   };
 }
