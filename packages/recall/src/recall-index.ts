@@ -40,6 +40,13 @@ export interface RecallSearchOptions {
   countTokens: (text: string) => number;
   /** Documents not to return (e.g. ones the request already holds verbatim). */
   exclude?: (id: string) => boolean;
+  /**
+   * Documents not to return, as a set the caller only ever adds to while it passes it to searches
+   * (append-only recall's shown messages, ADR-0342): the index remembers, per set and term, how many
+   * leading entries of the term's ranked list the set holds, and starts reading after them next time.
+   * The same hits as passing `exclude: (id) => set.has(id)`.
+   */
+  excludeGrowing?: ReadonlySet<string>;
 }
 
 export interface RecallResult {
@@ -312,6 +319,7 @@ function* rankedDocuments(
   terms: readonly string[],
   lists: ReadonlyMap<string, TermList>,
   keep: (id: string) => boolean,
+  leading?: { excluded: ReadonlySet<string>; known: WeakMap<TermList, number> },
 ): Generator<{ id: string; score: number }> {
   const unique = [...lists.values()];
   const listCount = unique.length;
@@ -324,13 +332,18 @@ function* rankedDocuments(
     listOf[at] = listIndex.get(lists.get(term)!)!;
     first[at] = terms.indexOf(term) === at ? 1 : 0;
   });
-  const positions = new Int32Array(listCount);
+  // A list's leading entries all in a growing exclusion are never returned: reading starts after them
+  // (they only lower the bound; ADR-0342). `lead` follows how far that run goes as the lists are read.
+  const positions = Int32Array.from(unique, (list) => leading?.known.get(list) ?? 0);
+  const lead = positions.slice();
   const lengths = Int32Array.from(unique, (list) => list.ids.length);
   // The lists not read to their end, in list order, and the query terms whose list that is, in query
   // order: a document not read yet is in none of the others (it would have been read there first), so
   // the bound and a new document's score need only these.
-  let openLists = Int32Array.from(unique.keys()).filter((index) => lengths[index]! > 0);
-  let openTerms = Int32Array.from(terms.keys()).filter((at) => lengths[listOf[at]!]! > 0);
+  let openLists = Int32Array.from(unique.keys()).filter((index) => positions[index]! < lengths[index]!);
+  let openTerms = Int32Array.from(terms.keys()).filter(
+    (at) => positions[listOf[at]!]! < lengths[listOf[at]!]!,
+  );
   const termScores = new Float64Array(listCount);
   const termMatched = new Uint8Array(listCount);
   /**
@@ -358,54 +371,60 @@ function* rankedDocuments(
   const seen = new Set<string>();
   const heap = new CandidateHeap();
   let closing = -1;
-  for (;;) {
-    if (closing >= 0) {
-      const closed = closing;
-      openLists = openLists.filter((index) => index !== closed);
-      openTerms = openTerms.filter((at) => listOf[at] !== closed);
-      closing = -1;
-    }
-    // The bound on any document not read yet (each term's next score, summed in query order, times
-    // the lists still open), and the list with the highest next score (the first such on a tie).
-    let sum: number | undefined;
-    for (const at of openTerms) {
-      const index = listOf[at]!;
-      const next = unique[index]!.scores[positions[index]!]!;
-      sum = sum === undefined ? next : sum + next;
-    }
-    const open = openLists.length;
-    let openIndex = -1;
-    let openScore = 0;
-    for (const index of openLists) {
-      const next = unique[index]!.scores[positions[index]!]!;
-      if (openIndex < 0 || next > openScore) {
-        openIndex = index;
-        openScore = next;
+  try {
+    for (;;) {
+      if (closing >= 0) {
+        const closed = closing;
+        openLists = openLists.filter((index) => index !== closed);
+        openTerms = openTerms.filter((at) => listOf[at] !== closed);
+        closing = -1;
       }
+      // The bound on any document not read yet (each term's next score, summed in query order, times
+      // the lists still open), and the list with the highest next score (the first such on a tie).
+      let sum: number | undefined;
+      for (const at of openTerms) {
+        const index = listOf[at]!;
+        const next = unique[index]!.scores[positions[index]!]!;
+        sum = sum === undefined ? next : sum + next;
+      }
+      const open = openLists.length;
+      let openIndex = -1;
+      let openScore = 0;
+      for (const index of openLists) {
+        const next = unique[index]!.scores[positions[index]!]!;
+        if (openIndex < 0 || next > openScore) {
+          openIndex = index;
+          openScore = next;
+        }
+      }
+      const bound = (sum ?? 0) * open;
+      while (heap.size > 0) {
+        const top = heap.top;
+        // With one list left, an unread document ties the bound only by its own score there, and that
+        // list is ordered by insertion among ties; with more, a tie waits for the lists to move on.
+        const final =
+          openIndex < 0 ||
+          top.score > bound ||
+          (top.score === bound && open === 1 && top.seq < unique[openIndex]!.seqs[positions[openIndex]!]!);
+        if (!final) break;
+        yield heap.pop();
+      }
+      if (openIndex < 0) return;
+      const openList = unique[openIndex]!;
+      const position = positions[openIndex]!;
+      positions[openIndex] = position + 1;
+      // Closed on the next pass, after this document is scored with it.
+      if (position + 1 === lengths[openIndex]) closing = openIndex;
+      const id = openList.ids[position]!;
+      if (leading && lead[openIndex] === position && leading.excluded.has(id)) lead[openIndex] = position + 1;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      if (!keep(id)) continue;
+      heap.push({ id, score: scoreOf(id), seq: openList.seqs[position]! });
     }
-    const bound = (sum ?? 0) * open;
-    while (heap.size > 0) {
-      const top = heap.top;
-      // With one list left, an unread document ties the bound only by its own score there, and that
-      // list is ordered by insertion among ties; with more, a tie waits for the lists to move on.
-      const final =
-        openIndex < 0 ||
-        top.score > bound ||
-        (top.score === bound && open === 1 && top.seq < unique[openIndex]!.seqs[positions[openIndex]!]!);
-      if (!final) break;
-      yield heap.pop();
-    }
-    if (openIndex < 0) return;
-    const openList = unique[openIndex]!;
-    const position = positions[openIndex]!;
-    positions[openIndex] = position + 1;
-    // Closed on the next pass, after this document is scored with it.
-    if (position + 1 === lengths[openIndex]) closing = openIndex;
-    const id = openList.ids[position]!;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    if (!keep(id)) continue;
-    heap.push({ id, score: scoreOf(id), seq: openList.seqs[position]! });
+  } finally {
+    // Also when the search stops early (top-k reached): what was learnt holds for the next search.
+    if (leading) for (const [index, list] of unique.entries()) leading.known.set(list, lead[index]!);
   }
 }
 
@@ -463,6 +482,10 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
     return list;
   };
 
+  // Per growing exclusion and term list, how many leading entries the exclusion holds (ADR-0342). Weak
+  // both ways: a list replaced when the index changes, or a set the caller drops, takes its entry along.
+  const leadingExcluded = new WeakMap<ReadonlySet<string>, WeakMap<TermList, number>>();
+
   let bytes = 0;
   const removeOne = (id: string) => {
     const document = stored.get(id);
@@ -510,7 +533,7 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
     get approximateBytes() {
       return bytes;
     },
-    search({ query, topK, maxTokens, minScore = 0, countTokens, exclude }) {
+    search({ query, topK, maxTokens, minScore = 0, countTokens, exclude, excludeGrowing }) {
       if (query.trim() === '' || topK <= 0 || maxTokens <= 0) return { hits: [], tokens: 0, matched: 0 };
       const terms = queryTerms(query, termOf);
       const lists = new Map<string, TermList>();
@@ -526,9 +549,21 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
       // An excluded document scores no higher than the next one kept, so skipping it before ranking
       // ends the search where skipping it after did (the minimum score breaks on either). The text
       // match, a look-up in every term's list, is left to the few documents ranked this far.
-      const keep = exclude ? (id: string) => !exclude(id) : () => true;
+      const keep =
+        exclude || excludeGrowing ? (id: string) => !exclude?.(id) && !excludeGrowing?.has(id) : () => true;
       const scan = ranking === 'scan' || (ranking === 'auto' && scansLists(lists.values()));
-      const ranked = scan ? scannedDocuments(terms, lists, keep) : rankedDocuments(terms, lists, keep);
+      let leading: { excluded: ReadonlySet<string>; known: WeakMap<TermList, number> } | undefined;
+      if (excludeGrowing) {
+        let known = leadingExcluded.get(excludeGrowing);
+        if (!known) {
+          known = new WeakMap();
+          leadingExcluded.set(excludeGrowing, known);
+        }
+        leading = { excluded: excludeGrowing, known };
+      }
+      const ranked = scan
+        ? scannedDocuments(terms, lists, keep)
+        : rankedDocuments(terms, lists, keep, leading);
       for (const { id, score } of ranked) {
         if (hits.length >= topK) break;
         if (score < minScore) break;

@@ -120,7 +120,10 @@ describe('recall search ranks lazily as minisearch ranks everything (ADR-0230)',
             }),
             { minLength: 1, maxLength: 6 },
           ),
-          (documents, searches) => {
+          // Append-only recall's way (ADR-0342): every search's hits join a set passed to the next ones.
+          fc.boolean(),
+          (documents, searches, growing) => {
+            const shown = new Set<string>();
             const index = createRecallIndex({ ranking });
             const reference = referenceIndex();
             let added = Math.max(1, documents.length - 6);
@@ -135,8 +138,17 @@ describe('recall search ranks lazily as minisearch ranks everything (ADR-0230)',
                   id === search.excluded ||
                   (search.excludeEvery > 0 && id.charCodeAt(0) % search.excludeEvery === 0),
               };
-              const got = index.search({ query: search.query, countTokens: words, ...options });
-              const want = reference.search(search.query, options);
+              const got = index.search({
+                query: search.query,
+                countTokens: words,
+                ...options,
+                ...(growing ? { excludeGrowing: shown } : {}),
+              });
+              const want = reference.search(search.query, {
+                ...options,
+                exclude: (id: string) => options.exclude(id) || shown.has(id),
+              });
+              for (const hit of got.hits) if (growing) shown.add(hit.id);
               expect(got.hits.map((hit) => [hit.id, hit.score])).toEqual(
                 want.hits.map((hit) => [hit.id, hit.score]),
               );

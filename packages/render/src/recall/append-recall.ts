@@ -294,6 +294,7 @@ function stepKey(opening: TurnOpening): string {
  * The messages the epoch's blocks up to `step` show (excluded from the next turn's search). With a fold
  * memo, the set last collected is kept and extended by one step when the next turn asks for its
  * successor (ADR-0341): a call searching a new turn adds that turn's predecessor's hits, not the epoch's.
+ * A set handed out is only ever added to (the recall index relies on it, ADR-0342).
  */
 function shownBy(step: AppendStep | undefined, folds: AppendFolds | undefined): ReadonlySet<string> {
   if (step === undefined) return new Set();

@@ -275,7 +275,11 @@ export function fitRecall(parts: {
   /** Counts a hit's text (the block itself is counted exactly as sent, by `maker`). */
   countText: (text: string) => number;
   query?: string;
-  /** Messages already shown in another recall block of the request: never brought again (ADR-0276). */
+  /**
+   * Messages already shown in another recall block of the request: never brought again (ADR-0276). A
+   * set the caller only adds to while it passes it to searches (the index remembers what it held,
+   * ADR-0342).
+   */
   exclude?: ReadonlySet<string>;
   /**
    * Names `exclude` in the search memo's key instead of its sorted ids (ADR-0341): the same key must
@@ -366,7 +370,8 @@ function search(
     maxTokens: report.allowance,
     minScore: policy.minScore,
     countTokens: countText,
-    ...(exclude ? { exclude: (id: string) => exclude.has(id) } : {}),
+    // Append-only recall's shown messages only grow (ADR-0342): the index reads past their lead once.
+    ...(exclude ? { excludeGrowing: exclude } : {}),
   });
   // Chronological in the block, so the model reads them in the order they happened.
   const hits = [...result.hits];
