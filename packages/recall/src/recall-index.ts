@@ -40,6 +40,13 @@ export interface RecallSearchOptions {
   countTokens: (text: string) => number;
   /** Documents not to return (e.g. ones the request already holds verbatim). */
   exclude?: (id: string) => boolean;
+  /**
+   * Documents not to return, as a set the caller only ever adds to while it passes it to searches
+   * (append-only recall's shown messages, ADR-0342): the index remembers, per set and term, how many
+   * leading entries of the term's ranked list the set holds, and starts reading after them next time.
+   * The same hits as passing `exclude: (id) => set.has(id)`.
+   */
+  excludeGrowing?: ReadonlySet<string>;
 }
 
 export interface RecallResult {
@@ -55,6 +62,12 @@ export interface RecallIndexOptions {
   maxDocuments?: number;
   /** Each document's text is clipped to this many characters before indexing (default 8,000). */
   maxCharsPerDocument?: number;
+  /**
+   * How a search ranks its matches: `auto` (the default) picks per query, `threshold` reads the lists
+   * only as deep as the hits need (ADR-0230), `scan` scores every match in one pass (ADR-0340). The
+   * hits are the same either way; the choice is for tests and benchmarks.
+   */
+  ranking?: 'auto' | 'threshold' | 'scan';
 }
 
 export interface RecallIndex {
@@ -100,6 +113,28 @@ function queryTerms(query: string, processTerm: (word: string) => string | null)
     if (term) terms.push(term);
   }
   return terms;
+}
+
+/**
+ * A query is scored in one pass (ADR-0340) when at least this many of its words match something, no
+ * one word holds most of the matches, and the matches are at most `SCAN_MAX_ENTRIES`: the threshold
+ * algorithm stays ahead where one common word decides (it reads about top-k of its list).
+ */
+const SCAN_MIN_LISTS = 4;
+const SCAN_MAX_ENTRIES = 20_000;
+
+/** Whether a query's lists are scored in one pass rather than read by the threshold algorithm. */
+function scansLists(lists: Iterable<TermList>): boolean {
+  let matching = 0;
+  let entries = 0;
+  let largest = 0;
+  for (const list of lists) {
+    if (list.ids.length === 0) continue;
+    matching += 1;
+    entries += list.ids.length;
+    largest = Math.max(largest, list.ids.length);
+  }
+  return matching >= SCAN_MIN_LISTS && entries <= SCAN_MAX_ENTRIES && 2 * largest <= entries;
 }
 
 /** Terms matching at least this many documents have their ranked matches kept between searches. */
@@ -164,28 +199,6 @@ function matchedCount(lists: readonly TermList[]): number {
   return largest.inText.size + others.size;
 }
 
-/**
- * A document's score as minisearch gives it for an OR query: the terms' scores summed in query order
- * (a repeated word counts each time), times how many distinct query words it matched (`first[i]`:
- * whether `terms[i]` is that word's first place in the query).
- */
-function combinedScore(
-  id: string,
-  terms: readonly string[],
-  first: readonly boolean[],
-  lists: ReadonlyMap<string, TermList>,
-): number {
-  let sum: number | undefined;
-  let matched = 0;
-  for (let at = 0; at < terms.length; at += 1) {
-    const score = lists.get(terms[at]!)!.byId.get(id);
-    if (score === undefined) continue;
-    sum = sum === undefined ? score : sum + score;
-    if (first[at]) matched += 1;
-  }
-  return (sum ?? 0) * matched;
-}
-
 interface Candidate {
   id: string;
   score: number;
@@ -197,6 +210,100 @@ function before(left: Candidate, right: Candidate): boolean {
   return left.score > right.score || (left.score === right.score && left.seq < right.seq);
 }
 
+/** Candidates, the best (by {@link before}) on top. */
+class CandidateHeap {
+  readonly #items: Candidate[];
+
+  /** @param items - Initial candidates, arranged in place (linear time). */
+  constructor(items: Candidate[] = []) {
+    this.#items = items;
+    for (let at = (items.length >> 1) - 1; at >= 0; at -= 1) this.#down(at);
+  }
+
+  get size(): number {
+    return this.#items.length;
+  }
+
+  get top(): Candidate {
+    return this.#items[0]!;
+  }
+
+  push(candidate: Candidate): void {
+    const items = this.#items;
+    items.push(candidate);
+    let at = items.length - 1;
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if (!before(items[at]!, items[parent]!)) break;
+      [items[at], items[parent]] = [items[parent]!, items[at]!];
+      at = parent;
+    }
+  }
+
+  pop(): Candidate {
+    const items = this.#items;
+    const top = items[0]!;
+    const last = items.pop()!;
+    if (items.length > 0) {
+      items[0] = last;
+      this.#down(0);
+    }
+    return top;
+  }
+
+  #down(from: number): void {
+    const items = this.#items;
+    let at = from;
+    for (;;) {
+      const left = 2 * at + 1;
+      const right = left + 1;
+      let best = at;
+      if (left < items.length && before(items[left]!, items[best]!)) best = left;
+      if (right < items.length && before(items[right]!, items[best]!)) best = right;
+      if (best === at) return;
+      [items[at], items[best]] = [items[best]!, items[at]!];
+      at = best;
+    }
+  }
+}
+
+/**
+ * The same documents in the same order as {@link rankedDocuments}, from one pass over every list:
+ * each document's score summed term by term in query order (as minisearch and `rankedDocuments` sum
+ * it), then handed out best first from a heap (ADR-0340). For a long query of small lists (a pending
+ * tool call's name and input: tens of words, a few thousand matches) this reads each entry once with a
+ * map update, where the threshold algorithm's bound (the next scores of every open list, times their
+ * number) stays loose until most lists are read and every read passes over every open list.
+ */
+function* scannedDocuments(
+  terms: readonly string[],
+  lists: ReadonlyMap<string, TermList>,
+  keep: (id: string) => boolean,
+): Generator<{ id: string; score: number }> {
+  const scores = new Map<string, Candidate & { matched: number }>();
+  terms.forEach((term, at) => {
+    const list = lists.get(term)!;
+    const firstPlace = terms.indexOf(term) === at ? 1 : 0;
+    for (let position = 0; position < list.ids.length; position += 1) {
+      const id = list.ids[position]!;
+      const score = list.scores[position]!;
+      const entry = scores.get(id);
+      if (entry === undefined) {
+        scores.set(id, { id, score, seq: list.seqs[position]!, matched: firstPlace });
+      } else {
+        entry.score += score;
+        entry.matched += firstPlace;
+      }
+    }
+  });
+  const candidates: Candidate[] = [];
+  for (const entry of scores.values()) {
+    if (keep(entry.id)) candidates.push({ id: entry.id, score: entry.score * entry.matched, seq: entry.seq });
+  }
+  const heap = new CandidateHeap(candidates);
+  while (heap.size > 0) yield heap.pop();
+}
+
 /**
  * Every matching document in rank order (score descending, then insertion order), the same order a
  * full minisearch OR search sorted that way gives, but lazily: the threshold algorithm over each term's
@@ -204,86 +311,120 @@ function before(left: Candidate, right: Candidate): boolean {
  * read from any list scores at most the combination of each list's next score (the combination grows
  * with each term's score), so a candidate above that bound is final. Documents `keep` refuses are read
  * (they move the bound) but never scored or ranked: the others come out in the same order (ADR-0306).
+ * Each read is a pass over arrays indexed by term and list, with the same sums in the same order as a
+ * document's score and the bound were always taken (ADR-0340): a long query (a pending tool call's
+ * tens of words) reads thousands of entries, and map look-ups per term per entry were its cost.
  */
 function* rankedDocuments(
   terms: readonly string[],
   lists: ReadonlyMap<string, TermList>,
   keep: (id: string) => boolean,
+  leading?: { excluded: ReadonlySet<string>; known: WeakMap<TermList, number> },
 ): Generator<{ id: string; score: number }> {
   const unique = [...lists.values()];
-  const first = terms.map((term, at) => terms.indexOf(term) === at);
-  const positions = new Map<TermList, number>(unique.map((list) => [list, 0]));
-  const seen = new Set<string>();
-  const heap: Candidate[] = [];
-  const push = (candidate: Candidate) => {
-    heap.push(candidate);
-    let at = heap.length - 1;
-    while (at > 0) {
-      const parent = (at - 1) >> 1;
-      if (!before(heap[at]!, heap[parent]!)) break;
-      [heap[at], heap[parent]] = [heap[parent]!, heap[at]!];
-      at = parent;
+  const listCount = unique.length;
+  // For each query term (in query order, a repeated word each time): its list, and whether it is the
+  // word's first place in the query (a document's score counts the distinct words it matched).
+  const listOf = new Int32Array(terms.length);
+  const first = new Uint8Array(terms.length);
+  const listIndex = new Map<TermList, number>(unique.map((list, index) => [list, index]));
+  terms.forEach((term, at) => {
+    listOf[at] = listIndex.get(lists.get(term)!)!;
+    first[at] = terms.indexOf(term) === at ? 1 : 0;
+  });
+  // A list's leading entries all in a growing exclusion are never returned: reading starts after them
+  // (they only lower the bound; ADR-0342). `lead` follows how far that run goes as the lists are read.
+  const positions = Int32Array.from(unique, (list) => leading?.known.get(list) ?? 0);
+  const lead = positions.slice();
+  const lengths = Int32Array.from(unique, (list) => list.ids.length);
+  // The lists not read to their end, in list order, and the query terms whose list that is, in query
+  // order: a document not read yet is in none of the others (it would have been read there first), so
+  // the bound and a new document's score need only these.
+  let openLists = Int32Array.from(unique.keys()).filter((index) => positions[index]! < lengths[index]!);
+  let openTerms = Int32Array.from(terms.keys()).filter(
+    (at) => positions[listOf[at]!]! < lengths[listOf[at]!]!,
+  );
+  const termScores = new Float64Array(listCount);
+  const termMatched = new Uint8Array(listCount);
+  /**
+   * A document's score as minisearch gives it for an OR query: the terms' scores summed in query order
+   * (a repeated word counts each time), times how many distinct query words it matched. Called on a
+   * document's first read, when only the open lists can hold it.
+   */
+  const scoreOf = (id: string): number => {
+    for (const index of openLists) {
+      const score = unique[index]!.byId.get(id);
+      termMatched[index] = score === undefined ? 0 : 1;
+      termScores[index] = score ?? 0;
     }
-  };
-  const pop = (): Candidate => {
-    const top = heap[0]!;
-    const last = heap.pop()!;
-    if (heap.length > 0) {
-      heap[0] = last;
-      let at = 0;
-      for (;;) {
-        const left = 2 * at + 1;
-        const right = left + 1;
-        let best = at;
-        if (left < heap.length && before(heap[left]!, heap[best]!)) best = left;
-        if (right < heap.length && before(heap[right]!, heap[best]!)) best = right;
-        if (best === at) break;
-        [heap[at], heap[best]] = [heap[best]!, heap[at]!];
-        at = best;
-      }
-    }
-    return top;
-  };
-  for (;;) {
-    // The bound on any document not read yet, and the lists it could still come from.
-    let open = 0;
-    let openList: TermList | undefined;
     let sum: number | undefined;
-    for (const term of terms) {
-      const list = lists.get(term)!;
-      const position = positions.get(list)!;
-      if (position >= list.ids.length) continue;
-      const next = list.scores[position]!;
-      sum = sum === undefined ? next : sum + next;
+    let matched = 0;
+    for (const at of openTerms) {
+      const index = listOf[at]!;
+      if (termMatched[index] === 0) continue;
+      const score = termScores[index]!;
+      sum = sum === undefined ? score : sum + score;
+      if (first[at] === 1) matched += 1;
     }
-    for (const list of unique) {
-      if (positions.get(list)! < list.ids.length) {
-        open += 1;
-        if (!openList || list.scores[positions.get(list)!]! > openList.scores[positions.get(openList)!]!) {
-          openList = list;
+    return (sum ?? 0) * matched;
+  };
+  const seen = new Set<string>();
+  const heap = new CandidateHeap();
+  let closing = -1;
+  try {
+    for (;;) {
+      if (closing >= 0) {
+        const closed = closing;
+        openLists = openLists.filter((index) => index !== closed);
+        openTerms = openTerms.filter((at) => listOf[at] !== closed);
+        closing = -1;
+      }
+      // The bound on any document not read yet (each term's next score, summed in query order, times
+      // the lists still open), and the list with the highest next score (the first such on a tie).
+      let sum: number | undefined;
+      for (const at of openTerms) {
+        const index = listOf[at]!;
+        const next = unique[index]!.scores[positions[index]!]!;
+        sum = sum === undefined ? next : sum + next;
+      }
+      const open = openLists.length;
+      let openIndex = -1;
+      let openScore = 0;
+      for (const index of openLists) {
+        const next = unique[index]!.scores[positions[index]!]!;
+        if (openIndex < 0 || next > openScore) {
+          openIndex = index;
+          openScore = next;
         }
       }
+      const bound = (sum ?? 0) * open;
+      while (heap.size > 0) {
+        const top = heap.top;
+        // With one list left, an unread document ties the bound only by its own score there, and that
+        // list is ordered by insertion among ties; with more, a tie waits for the lists to move on.
+        const final =
+          openIndex < 0 ||
+          top.score > bound ||
+          (top.score === bound && open === 1 && top.seq < unique[openIndex]!.seqs[positions[openIndex]!]!);
+        if (!final) break;
+        yield heap.pop();
+      }
+      if (openIndex < 0) return;
+      const openList = unique[openIndex]!;
+      const position = positions[openIndex]!;
+      positions[openIndex] = position + 1;
+      // Closed on the next pass, after this document is scored with it.
+      if (position + 1 === lengths[openIndex]) closing = openIndex;
+      const id = openList.ids[position]!;
+      if (leading && lead[openIndex] === position && leading.excluded.has(id)) lead[openIndex] = position + 1;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      if (!keep(id)) continue;
+      heap.push({ id, score: scoreOf(id), seq: openList.seqs[position]! });
     }
-    const bound = (sum ?? 0) * open;
-    while (heap.length > 0) {
-      const top = heap[0]!;
-      // With one list left, an unread document ties the bound only by its own score there, and that
-      // list is ordered by insertion among ties; with more, a tie waits for the lists to move on.
-      const final =
-        !openList ||
-        top.score > bound ||
-        (top.score === bound && open === 1 && top.seq < openList.seqs[positions.get(openList)!]!);
-      if (!final) break;
-      yield pop();
-    }
-    if (!openList) return;
-    const position = positions.get(openList)!;
-    positions.set(openList, position + 1);
-    const id = openList.ids[position]!;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    if (!keep(id)) continue;
-    push({ id, score: combinedScore(id, terms, first, lists), seq: openList.seqs[position]! });
+  } finally {
+    // Also when the search stops early (top-k reached): what was learnt holds for the next search.
+    if (leading) for (const [index, list] of unique.entries()) leading.known.set(list, lead[index]!);
   }
 }
 
@@ -291,6 +432,7 @@ function* rankedDocuments(
 export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex {
   const maxDocuments = options.maxDocuments ?? DEFAULT_MAX_DOCUMENTS;
   const maxChars = options.maxCharsPerDocument ?? DEFAULT_MAX_CHARS;
+  const ranking = options.ranking ?? 'auto';
   const termOf = recallTermMemo();
   const search = new MiniSearch<Stored & { context: string }>({
     fields: ['text', 'context'],
@@ -340,6 +482,10 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
     return list;
   };
 
+  // Per growing exclusion and term list, how many leading entries the exclusion holds (ADR-0342). Weak
+  // both ways: a list replaced when the index changes, or a set the caller drops, takes its entry along.
+  const leadingExcluded = new WeakMap<ReadonlySet<string>, WeakMap<TermList, number>>();
+
   let bytes = 0;
   const removeOne = (id: string) => {
     const document = stored.get(id);
@@ -387,7 +533,7 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
     get approximateBytes() {
       return bytes;
     },
-    search({ query, topK, maxTokens, minScore = 0, countTokens, exclude }) {
+    search({ query, topK, maxTokens, minScore = 0, countTokens, exclude, excludeGrowing }) {
       if (query.trim() === '' || topK <= 0 || maxTokens <= 0) return { hits: [], tokens: 0, matched: 0 };
       const terms = queryTerms(query, termOf);
       const lists = new Map<string, TermList>();
@@ -403,8 +549,22 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
       // An excluded document scores no higher than the next one kept, so skipping it before ranking
       // ends the search where skipping it after did (the minimum score breaks on either). The text
       // match, a look-up in every term's list, is left to the few documents ranked this far.
-      const keep = exclude ? (id: string) => !exclude(id) : () => true;
-      for (const { id, score } of rankedDocuments(terms, lists, keep)) {
+      const keep =
+        exclude || excludeGrowing ? (id: string) => !exclude?.(id) && !excludeGrowing?.has(id) : () => true;
+      const scan = ranking === 'scan' || (ranking === 'auto' && scansLists(lists.values()));
+      let leading: { excluded: ReadonlySet<string>; known: WeakMap<TermList, number> } | undefined;
+      if (excludeGrowing) {
+        let known = leadingExcluded.get(excludeGrowing);
+        if (!known) {
+          known = new WeakMap();
+          leadingExcluded.set(excludeGrowing, known);
+        }
+        leading = { excluded: excludeGrowing, known };
+      }
+      const ranked = scan
+        ? scannedDocuments(terms, lists, keep)
+        : rankedDocuments(terms, lists, keep, leading);
+      for (const { id, score } of ranked) {
         if (hits.length >= topK) break;
         if (score < minScore) break;
         if (!matchesText(id)) continue;
@@ -414,7 +574,18 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
         tokens += cost;
         hits.push({ id, text: document.text, turn: document.turn, score, tokens: cost, seq: document.seq });
       }
-      return { hits, tokens, matched: matchedCount([...lists.values()]) };
+      // Counted when read (the search_history tool reports it; render-time recall never reads it): a
+      // union of every term's text matches, some 3% of a render with a long pending-call query (ADR-0340).
+      const searched = [...lists.values()];
+      let matched: number | undefined;
+      return {
+        hits,
+        tokens,
+        get matched() {
+          matched ??= matchedCount(searched);
+          return matched;
+        },
+      };
     },
   };
 }

@@ -160,6 +160,36 @@ describe('createRecallIndex', () => {
   });
 });
 
+describe('a growing exclusion (ADR-0342)', () => {
+  it('skips only what the set held: a document read but not excluded comes back when it later fits', () => {
+    // Long documents rank first on "step" (it repeats) and do not fit a small budget: read, not excluded.
+    const documents = Array.from({ length: 100 }, (_, n) => ({
+      id: `m${n}`,
+      text: n % 2 === 0 ? `Step ${n}: fix the parser.` : `Step ${n}: ${'step '.repeat(30)}`,
+    }));
+    const index = createRecallIndex({ ranking: 'threshold' });
+    index.add(documents);
+    const shown = new Set<string>();
+    for (const maxTokens of [20, 20, 1_000, 20, 1_000]) {
+      const options = { query: 'step', topK: 3, maxTokens, minScore: 0, countTokens: words };
+      const grown = index.search({ ...options, excludeGrowing: shown });
+      const asked = index.search({ ...options, exclude: (id: string) => shown.has(id) });
+      expect(grown.hits).toEqual(asked.hits);
+      for (const hit of grown.hits) shown.add(hit.id);
+    }
+    const returned = [...shown];
+    // A list the set holds whole is read to its end once, then starts there: the search ends, empty.
+    for (const document of documents) shown.add(document.id);
+    for (let again = 0; again < 2; again += 1) {
+      const options = { query: 'step fix', topK: 3, maxTokens: 1_000, countTokens: words };
+      expect(index.search({ ...options, excludeGrowing: shown }).hits).toEqual([]);
+    }
+    // Not vacuous: the long documents were skipped at 20 tokens and returned at 1,000.
+    expect(returned.some((id) => Number(id.slice(1)) % 2 === 1)).toBe(true);
+    expect(returned.some((id) => Number(id.slice(1)) % 2 === 0)).toBe(true);
+  });
+});
+
 describe('createRecallIndex memory (ADR-0286)', () => {
   it('counts only the documents it holds: evicted and replaced documents stop counting', () => {
     fc.assert(

@@ -86,66 +86,83 @@ const word = fc.constantFrom(
 const text = fc.array(word, { minLength: 1, maxLength: 8 }).map((list) => list.join(' '));
 
 describe('recall search ranks lazily as minisearch ranks everything (ADR-0230)', () => {
-  it('gives the same hits, scores and match count as a full OR search, across searches and additions', () => {
-    fc.assert(
-      fc.property(
-        // Distinct ids, as render-time recall adds them (each compacted message once, in log order): a
-        // replaced document leaves minisearch's postings stale until a search happens to clean them,
-        // which makes scores depend on which searches ran before (with or without ADR-0230).
-        fc.uniqueArray(
-          fc.record(
-            { id: fc.string({ minLength: 1, maxLength: 4 }), text, context: text },
-            { requiredKeys: ['id', 'text'] },
+  // Both ways of ranking (ADR-0340) and the choice between them give minisearch's hits.
+  it.each(['auto', 'threshold', 'scan'] as const)(
+    'gives the same hits, scores and match count as a full OR search, across searches and additions (%s ranking)',
+    (ranking) => {
+      fc.assert(
+        fc.property(
+          // Distinct ids, as render-time recall adds them (each compacted message once, in log order): a
+          // replaced document leaves minisearch's postings stale until a search happens to clean them,
+          // which makes scores depend on which searches ran before (with or without ADR-0230).
+          fc.uniqueArray(
+            fc.record(
+              { id: fc.string({ minLength: 1, maxLength: 4 }), text, context: text },
+              { requiredKeys: ['id', 'text'] },
+            ),
+            {
+              minLength: 1,
+              maxLength: 200,
+              selector: (document) => document.id,
+            },
           ),
-          {
-            minLength: 1,
-            maxLength: 200,
-            selector: (document) => document.id,
+          fc.array(
+            fc.record({
+              // Up to twelve words, so a query of many matching words is scored in one pass under `auto`.
+              query: fc.array(word, { minLength: 1, maxLength: 12 }).map((list) => list.join(' ')),
+              topK: fc.integer({ min: 1, max: 8 }),
+              maxTokens: fc.integer({ min: 1, max: 40 }),
+              minScore: fc.constantFrom(0, 0.5, 1, 3),
+              excluded: fc.constantFrom('', 'a', 'b', 'c'),
+              // Many excluded at once, as append-only recall excludes every earlier block's hits.
+              excludeEvery: fc.constantFrom(0, 2, 3),
+              addAfter: fc.integer({ min: 0, max: 3 }),
+            }),
+            { minLength: 1, maxLength: 6 },
+          ),
+          // Append-only recall's way (ADR-0342): every search's hits join a set passed to the next ones.
+          fc.boolean(),
+          (documents, searches, growing) => {
+            const shown = new Set<string>();
+            const index = createRecallIndex({ ranking });
+            const reference = referenceIndex();
+            let added = Math.max(1, documents.length - 6);
+            index.add(documents.slice(0, added));
+            reference.add(documents.slice(0, added));
+            for (const search of searches) {
+              const options = {
+                topK: search.topK,
+                maxTokens: search.maxTokens,
+                minScore: search.minScore,
+                exclude: (id: string) =>
+                  id === search.excluded ||
+                  (search.excludeEvery > 0 && id.charCodeAt(0) % search.excludeEvery === 0),
+              };
+              const got = index.search({
+                query: search.query,
+                countTokens: words,
+                ...options,
+                ...(growing ? { excludeGrowing: shown } : {}),
+              });
+              const want = reference.search(search.query, {
+                ...options,
+                exclude: (id: string) => options.exclude(id) || shown.has(id),
+              });
+              for (const hit of got.hits) if (growing) shown.add(hit.id);
+              expect(got.hits.map((hit) => [hit.id, hit.score])).toEqual(
+                want.hits.map((hit) => [hit.id, hit.score]),
+              );
+              expect(got.matched).toBe(want.matched);
+              index.add(documents.slice(added, added + search.addAfter));
+              reference.add(documents.slice(added, added + search.addAfter));
+              added = Math.min(documents.length, added + search.addAfter);
+            }
           },
         ),
-        fc.array(
-          fc.record({
-            query: fc.array(word, { minLength: 1, maxLength: 5 }).map((list) => list.join(' ')),
-            topK: fc.integer({ min: 1, max: 8 }),
-            maxTokens: fc.integer({ min: 1, max: 40 }),
-            minScore: fc.constantFrom(0, 0.5, 1, 3),
-            excluded: fc.constantFrom('', 'a', 'b', 'c'),
-            // Many excluded at once, as append-only recall excludes every earlier block's hits.
-            excludeEvery: fc.constantFrom(0, 2, 3),
-            addAfter: fc.integer({ min: 0, max: 3 }),
-          }),
-          { minLength: 1, maxLength: 6 },
-        ),
-        (documents, searches) => {
-          const index = createRecallIndex();
-          const reference = referenceIndex();
-          let added = Math.max(1, documents.length - 6);
-          index.add(documents.slice(0, added));
-          reference.add(documents.slice(0, added));
-          for (const search of searches) {
-            const options = {
-              topK: search.topK,
-              maxTokens: search.maxTokens,
-              minScore: search.minScore,
-              exclude: (id: string) =>
-                id === search.excluded ||
-                (search.excludeEvery > 0 && id.charCodeAt(0) % search.excludeEvery === 0),
-            };
-            const got = index.search({ query: search.query, countTokens: words, ...options });
-            const want = reference.search(search.query, options);
-            expect(got.hits.map((hit) => [hit.id, hit.score])).toEqual(
-              want.hits.map((hit) => [hit.id, hit.score]),
-            );
-            expect(got.matched).toBe(want.matched);
-            index.add(documents.slice(added, added + search.addAfter));
-            reference.add(documents.slice(added, added + search.addAfter));
-            added = Math.min(documents.length, added + search.addAfter);
-          }
-        },
-      ),
-      { numRuns: 200 },
-    );
-  });
+        { numRuns: 200 },
+      );
+    },
+  );
 
   // Building two 20,000-document indexes takes seconds on a loaded machine (timed out at 5 s on main too).
   it('reads a common word only as deep as top-k needs: 20,000 matches, searched at a fraction of a full scan', {

@@ -228,9 +228,14 @@ function render<P extends ProviderName>(
                   headroom: limit - Math.max(target, messagesAt(triggerThresholdPercent(thread.policy))),
                 }
               : {}),
-            search: (room, query, exclude) =>
+            search: (room, query, exclude, excludeKey) =>
               recallOn && room.allowance > 0
-                ? fitRecall({ ...recallParts(room), query, exclude })
+                ? fitRecall({
+                    ...recallParts(room),
+                    query,
+                    exclude,
+                    ...(excludeKey !== undefined ? { excludeKey } : {}),
+                  })
                 : fitRecall({ ...recallParts(room), allowance: 0 }),
             memo: appendFoldsOf({
               thread,

@@ -223,6 +223,94 @@ describe('remembered turns (ADR-0305)', () => {
     expect(blocks).toBeGreaterThan(0);
   });
 
+  // ADR-0341: a search's memo key names what it excludes by the fold step whose blocks show it. Budgets
+  // fold the same turns into different epochs and steps that share one plan index and search memo.
+  it('one cache across budgets and prefixes renders every call exactly as a fresh one', {
+    timeout: 60_000,
+  }, () => {
+    let differing = 0;
+    fc.assert(
+      fc.property(
+        scenario,
+        fc.uniqueArray(fc.double({ min: 0.4, max: 1.1, noNaN: true }), { minLength: 2, maxLength: 3 }),
+        (input, fractions) => {
+          const { prefixes, plan } = calls(input, false);
+          const last = prefixes.at(-1)!;
+          const roomy = render(last, plan, input.provider, 1_000_000, createRenderCache());
+          const ceilings = fractions.map((fraction) =>
+            Math.max(1, Math.floor(roomy.tokens.total * fraction)),
+          );
+          const compacted = last.messages.findIndex((message) => message.seq > plan.basedOnSeq);
+          const warm = createRenderCache();
+          for (let end = compacted + 1; end <= last.messages.length; end += 1) {
+            const messages = last.messages.slice(0, end);
+            const thread = { ...last, messages, version: messages.at(-1)!.seq };
+            const outcomes = ceilings.map((ceiling) => {
+              const outcome = (cache: RenderCache) => {
+                try {
+                  const result = render(thread, plan, input.provider, ceiling, cache);
+                  return { request: result.request, recall: result.report.recall };
+                } catch (error) {
+                  return { refused: String(error) };
+                }
+              };
+              const fresh = outcome(createRenderCache());
+              expect(outcome(warm)).toEqual(fresh);
+              return JSON.stringify(fresh);
+            });
+            if (new Set(outcomes).size > 1) differing += 1;
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+    // Not vacuous: the budgets rendered different requests from one cache.
+    expect(differing).toBeGreaterThan(0);
+  });
+
+  // ADR-0341, directed: turns that open with the same words search with the same query and, in one
+  // epoch, the same room; only what they exclude (the earlier turns' hits) tells their searches apart.
+  it('a turn asked again in the same words gets new hits, warm as fresh (the search memo tells exclusions apart)', () => {
+    const builder = threadBuilder('repeat', { tenantId: 'tenant-1' });
+    for (let index = 0; index < 12; index += 1)
+      builder.user(`Note ${index}: the violin case is on shelf ${index}.`).assistant('Noted.');
+    const compacted = 24;
+    for (let turn = 0; turn < 4; turn += 1)
+      builder.user('Where is the violin case?').assistant(`Answer ${turn}.`);
+    const built = builder.build().thread;
+    const thread: Thread = {
+      ...built,
+      policy: {
+        ...built.policy,
+        recall: {
+          ...built.policy.recall,
+          placement: 'append',
+          appendTurnShare: 0.25,
+          topK: 2,
+          freeRoomTopK: 2,
+        },
+      },
+    };
+    const plan = planOf(thread, [summarize(thread, ids(1, compacted), { facts: [{ text: 'notes' }] })], {
+      basedOnSeq: thread.messages[compacted - 1]!.seq,
+    });
+    const warm = createRenderCache();
+    let blocks = 0;
+    for (let end = compacted + 1; end <= thread.messages.length; end += 1) {
+      const messages = thread.messages.slice(0, end);
+      const prefix = { ...thread, messages, version: messages.at(-1)!.seq };
+      const result = render(prefix, plan, 'anthropic', 1_000_000, warm);
+      const fresh = render(prefix, plan, 'anthropic', 1_000_000, createRenderCache());
+      expect(result.request).toEqual(fresh.request);
+      const recalled = result.report.recall.recalled.map((hit) => hit.messageId);
+      expect(new Set(recalled).size).toBe(recalled.length);
+      const wire = wireMessages(result.request) as unknown[];
+      blocks = Math.max(blocks, wire.filter((message) => JSON.stringify(message).includes(MARKER)).length);
+    }
+    // Each of the four turns got a block of its own hits.
+    expect(blocks).toBe(4);
+  });
+
   it('a call asks recall for its new turn, not again for each earlier turn of the plan version', () => {
     const { prefixes, plan } = calls({
       notes: Array.from(

@@ -51,8 +51,17 @@ export interface AppendedRecall {
   report: RecallReport;
 }
 
-/** Searches recall with a room, a query and the messages already shown. */
-export type SearchRecall = (room: RecallRoom, query: string, exclude: ReadonlySet<string>) => FittedRecall;
+/**
+ * Searches recall with a room, a query and the messages already shown. `excludeKey`, when given, names
+ * `exclude` for the search memo (two searches with the same key exclude the same messages), so the memo
+ * need not be keyed by the messages themselves (ADR-0341).
+ */
+export type SearchRecall = (
+  room: RecallRoom,
+  query: string,
+  exclude: ReadonlySet<string>,
+  excludeKey?: string,
+) => FittedRecall;
 
 /**
  * One turn's step of the blocks' fold (ADR-0305): the state after the turn's block, reached from the
@@ -61,6 +70,8 @@ export type SearchRecall = (room: RecallRoom, query: string, exclude: ReadonlySe
  * instead of looking each turn's search up again with the growing set of hits shown before it.
  */
 interface AppendStep {
+  /** Unique among the steps of its fold memo: names the messages the epoch shows up to this step. */
+  id: number;
   /** The step before within the same epoch; undefined at an epoch's first turn. */
   previous: AppendStep | undefined;
   /** This turn's block (no piece when its search found nothing to add). */
@@ -88,6 +99,13 @@ interface AppendRoot {
  */
 export interface AppendFolds {
   roots: Map<string, AppendRoot>;
+  /** The id the next step gets. */
+  nextStepId: number;
+  /**
+   * The messages shown by the epoch up to one step, the one a search last excluded (ADR-0341): the next
+   * turn's step extends it by one block instead of collecting the whole epoch's hits again.
+   */
+  shown: { step: AppendStep; ids: Set<string> } | undefined;
 }
 
 /** Scopes remembered per plan index (a budget and a policy are usually one). */
@@ -100,7 +118,7 @@ const APPEND_BRANCHES = 4;
 
 /** An empty fold memo, kept beside a plan's recall index. */
 export function createAppendFolds(): AppendFolds {
-  return { roots: new Map() };
+  return { roots: new Map(), nextStepId: 0, shown: undefined };
 }
 
 function remembered<T>(map: Map<string, T>, key: string, bound: number, make: () => T): T {
@@ -187,8 +205,9 @@ export function appendedRecall(parts: {
       room: { ...room, allowance, reserveAllowance: Math.min(room.reserveAllowance, allowance) },
       query: queryOf(opening),
     };
-    const fitted = parts.search(asked.room, asked.query, shownBy(previous));
+    const fitted = parts.search(asked.room, asked.query, ...exclusion(previous));
     return {
+      id: stepIds++,
       previous,
       block: { slot: opening.slot, fitted },
       used: used + (fitted.piece ? fitted.report.tokens : 0),
@@ -199,6 +218,13 @@ export function appendedRecall(parts: {
     };
   };
   const memo = parts.memo;
+  // Steps made without a fold memo live for this call only: their ids name nothing beyond it, so their
+  // searches are keyed by the messages they exclude.
+  let stepIds = memo ? memo.folds.nextStepId : 0;
+  const exclusion = (step: AppendStep | undefined): [ReadonlySet<string>, string?] => {
+    const ids = shownBy(step, memo?.folds);
+    return memo && step ? [ids, `${step.id}`] : [ids];
+  };
   let at: { next: Map<string, AppendStep> } | undefined = memo
     ? remembered(
         memo.folds.roots,
@@ -224,25 +250,28 @@ export function appendedRecall(parts: {
       newestRestarted = last.restarted;
     }
   }
+  if (memo) memo.folds.nextStepId = stepIds;
   // A search not attempted (no room) reports the request's own query, which a remembered step does
   // not know: the newest turn's is asked again (no index search; it adds no block either way).
   if (memo && last && newestBlock === last.block && !last.block.fitted.report.attempted) {
     newestBlock = {
       slot: last.block.slot,
-      fitted: parts.search(last.asked.room, last.asked.query, shownBy(last.previous)),
+      fitted: parts.search(last.asked.room, last.asked.query, ...exclusion(last.previous)),
     };
   }
-  const blocks = blocksOf(last);
+  const steps = blockSteps(last);
 
   // What this call leaves: the blocks that fit, oldest first (the cached ones); the newest turn's
   // block, if it no longer fits, gives way to a block at the end sized to the room left.
   const available = limit - parts.messageTokens - parts.rehydrationTokens;
   const kept: AppendedBlock[] = [];
   let keptTokens = 0;
-  for (const block of blocks) {
-    if (keptTokens + block.fitted.report.tokens > available) break;
-    kept.push(block);
-    keptTokens += block.fitted.report.tokens;
+  let lastKept: AppendStep | undefined;
+  for (const step of steps) {
+    if (keptTokens + step.block.fitted.report.tokens > available) break;
+    kept.push(step.block);
+    keptTokens += step.block.fitted.report.tokens;
+    lastKept = step;
   }
   // No end block when the newest turn's block is sent, or was searched and found nothing new, unless
   // the thread ends in a pending tool call: its name and input search what the turn's opening did not
@@ -252,17 +281,15 @@ export function appendedRecall(parts: {
   const pendingCall = newestBlock !== undefined && parts.endQuery !== openingQuery(openings, newestBlock);
   let end: FittedRecall | undefined;
   if (!newestDone || pendingCall) {
-    const keptShown = new Set(
-      kept.flatMap((block) => block.fitted.report.recalled.map((hit) => hit.messageId)),
-    );
+    // The kept blocks are the epoch's oldest: what they show is what the epoch shows up to the last one.
     const room = roomOf(available - keptTokens);
-    end = parts.search(room, parts.endQuery, keptShown);
+    end = parts.search(room, parts.endQuery, ...exclusion(lastKept));
     if (!end.piece) end = undefined;
   }
   const report = combinedReport(kept, end, newestBlock, parts.query);
   // What the engine's check reads (ADR-0361): blocks left out now, a new epoch at the newest turn (its
   // earlier blocks went). Either rewrites everything after the first block that went.
-  const leftOut = blocks.slice(kept.length).reduce((total, block) => total + block.fitted.report.tokens, 0);
+  const leftOut = steps.slice(kept.length).reduce((total, left) => total + left.block.fitted.report.tokens, 0);
   if (leftOut > 0) report.leftOutTokens = leftOut;
   if (newestRestarted) report.epochRestarted = true;
   return { blocks: kept, end, report };
@@ -278,21 +305,38 @@ function stepKey(opening: TurnOpening): string {
   return `${opening.slot}\u0000${opening.message.id}\u0000${opening.tokensBefore}\u0000${opening.callerQuery ?? ''}`;
 }
 
-/** The messages the epoch's blocks up to `step` show (excluded from the next turn's search). */
-function shownBy(step: AppendStep | undefined): Set<string> {
-  const shown = new Set<string>();
-  for (let at = step; at; at = at.previous) {
-    if (!at.block.fitted.piece) continue;
-    for (const hit of at.block.fitted.report.recalled) shown.add(hit.messageId);
+/**
+ * The messages the epoch's blocks up to `step` show (excluded from the next turn's search). With a fold
+ * memo, the set last collected is kept and extended by one step when the next turn asks for its
+ * successor (ADR-0341): a call searching a new turn adds that turn's predecessor's hits, not the epoch's.
+ * A set handed out is only ever added to (the recall index relies on it, ADR-0342).
+ */
+function shownBy(step: AppendStep | undefined, folds: AppendFolds | undefined): ReadonlySet<string> {
+  if (step === undefined) return new Set();
+  const kept = folds?.shown;
+  if (kept?.step === step) return kept.ids;
+  if (kept !== undefined && kept.step === step.previous) {
+    // The kept set is no longer needed for the step before: it becomes this step's.
+    addHits(kept.ids, step);
+    kept.step = step;
+    return kept.ids;
   }
-  return shown;
+  const ids = new Set<string>();
+  for (let at: AppendStep | undefined = step; at; at = at.previous) addHits(ids, at);
+  if (folds) folds.shown = { step, ids };
+  return ids;
 }
 
-/** The epoch's blocks with a piece, oldest first. */
-function blocksOf(step: AppendStep | undefined): AppendedBlock[] {
-  const blocks: AppendedBlock[] = [];
-  for (let at = step; at; at = at.previous) if (at.block.fitted.piece) blocks.push(at.block);
-  return blocks.reverse();
+function addHits(ids: Set<string>, step: AppendStep): void {
+  if (!step.block.fitted.piece) return;
+  for (const hit of step.block.fitted.report.recalled) ids.add(hit.messageId);
+}
+
+/** The epoch's steps whose block has a piece, oldest first. */
+function blockSteps(step: AppendStep | undefined): AppendStep[] {
+  const steps: AppendStep[] = [];
+  for (let at = step; at; at = at.previous) if (at.block.fitted.piece) steps.push(at);
+  return steps.reverse();
 }
 
 function openingQuery(openings: readonly TurnOpening[], block: AppendedBlock): string | undefined {

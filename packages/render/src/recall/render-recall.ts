@@ -339,8 +339,17 @@ export function fitRecall(parts: {
   /** Counts a hit's text (the block itself is counted exactly as sent, by `maker`). */
   countText: (text: string) => number;
   query?: string;
-  /** Messages already shown in another recall block of the request: never brought again (ADR-0276). */
+  /**
+   * Messages already shown in another recall block of the request: never brought again (ADR-0276). A
+   * set the caller only adds to while it passes it to searches (the index remembers what it held,
+   * ADR-0342).
+   */
   exclude?: ReadonlySet<string>;
+  /**
+   * Names `exclude` in the search memo's key instead of its sorted ids (ADR-0341): the same key must
+   * always come with the same messages (append-only recall's step ids, unique per plan index).
+   */
+  excludeKey?: string;
   /** Search only when the query asks for something (ADR-0320: the `question` gate). */
   onlyWhenAsked?: boolean;
 }): FittedRecall {
@@ -384,7 +393,13 @@ export function fitRecall(parts: {
   report.indexed = index.size;
   if (index.size === 0) return { piece: undefined, report };
   const exclude = parts.exclude && parts.exclude.size > 0 ? parts.exclude : undefined;
-  const excluded = exclude ? [...exclude].sort().join('\u0001') : '';
+  // Tagged, so a caller's key never reads as a list of ids.
+  const excluded =
+    parts.excludeKey !== undefined
+      ? `k${parts.excludeKey}`
+      : exclude
+        ? `i${[...exclude].sort().join('\u0001')}`
+        : '';
   const key = `${index.size}\u0000${report.allowance}\u0000${report.reserveAllowance}\u0000${policy.topK}\u0000${policy.minScore}\u0000${policy.quotedHits}\u0000${excluded}\u0000${query}`;
   const searches = planIndex.searches;
   const remembered = searches.get(key);
@@ -422,17 +437,16 @@ function search(
   quoted: ReadonlySet<string>,
 ): FittedRecall {
   const replaceQuoted = policy.quotedHits === 'replace' && quoted.size > 0;
-  const leftOut =
-    exclude || replaceQuoted
-      ? (id: string) => (exclude?.has(id) ?? false) || (replaceQuoted && quoted.has(id))
-      : undefined;
   const result = index.search({
     query,
     topK: policy.topK,
     maxTokens: report.allowance,
     minScore: policy.minScore,
     countTokens: countText,
-    ...(leftOut ? { exclude: leftOut } : {}),
+    // A quoted hit given up for the next one (ADR-0366) is left out like a shown one.
+    ...(replaceQuoted ? { exclude: (id: string) => quoted.has(id) } : {}),
+    // Append-only recall's shown messages only grow (ADR-0342): the index reads past their lead once.
+    ...(exclude ? { excludeGrowing: exclude } : {}),
   });
   // A summary quoting a hit whole has its words in the request already (ADR-0366).
   const shown =
