@@ -289,7 +289,9 @@ export function appendedRecall(parts: {
   const report = combinedReport(kept, end, newestBlock, parts.query);
   // What the engine's check reads (ADR-0361): blocks left out now, a new epoch at the newest turn (its
   // earlier blocks went). Either rewrites everything after the first block that went.
-  const leftOut = steps.slice(kept.length).reduce((total, left) => total + left.block.fitted.report.tokens, 0);
+  const leftOut = steps
+    .slice(kept.length)
+    .reduce((total, left) => total + left.block.fitted.report.tokens, 0);
   if (leftOut > 0) report.leftOutTokens = leftOut;
   if (newestRestarted) report.epochRestarted = true;
   return { blocks: kept, end, report };
