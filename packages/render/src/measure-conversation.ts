@@ -48,6 +48,11 @@ export interface MeasureBasis {
   resolution: PlanResolution;
   /** Log position by message id; undefined when two messages share an id (then nothing is derived). */
   positions: Map<string, number> | undefined;
+  /**
+   * The growable buffers `visited`, `hasSlot` and `slotTokens` are views of (ADR-0370): a measurement
+   * extended over appended messages writes past this one's end into the same buffers instead of copying.
+   */
+  store: MeasureStore;
   /** 1 where the render visits the position (a shown message, a hiding record's first message). */
   visited: Uint8Array;
   /** 1 where the position gives a slot; its tokens in `slotTokens`. */
@@ -55,6 +60,35 @@ export interface MeasureBasis {
   slotTokens: Float64Array;
   /** Sum of `slotTokens`. */
   sum: number;
+}
+
+/**
+ * Per-position buffers with room to grow, shared along one line of extensions (ADR-0370). `written`
+ * is the size of the longest measurement viewing them: only that one may be extended in place (a
+ * shorter one extended again would overwrite positions the longer one's views still show).
+ */
+export interface MeasureStore {
+  visited: Uint8Array;
+  hasSlot: Uint8Array;
+  slotTokens: Float64Array;
+  written: number;
+}
+
+/** Buffers for at least `size` positions, with room for appends (grown by a quarter, so amortized). */
+function measureStore(size: number, from?: MeasureStore): MeasureStore {
+  const capacity = size + Math.max(1024, size >> 2);
+  const store: MeasureStore = {
+    visited: new Uint8Array(capacity),
+    hasSlot: new Uint8Array(capacity),
+    slotTokens: new Float64Array(capacity),
+    written: size,
+  };
+  if (from) {
+    store.visited.set(from.visited.subarray(0, from.written));
+    store.hasSlot.set(from.hasSlot.subarray(0, from.written));
+    store.slotTokens.set(from.slotTokens.subarray(0, from.written));
+  }
+  return store;
 }
 
 /** A ceiling no real prompt reaches: a measurement never triggers the emergency fit. */
@@ -125,7 +159,8 @@ export function measureConversation(
 
 /**
  * Each resolution's latest measurement, for the next one after the thread grew. It lives as long as the
- * memo keeps the resolution, and costs 10 bytes per message beside the resolution's own 32.
+ * memo keeps the resolution, and costs 10 bytes per message (12.5 with the buffers' room to grow,
+ * ADR-0370) beside the resolution's own 32.
  */
 const measuredResolutions = new WeakMap<PlanResolution, MeasureBasis>();
 
@@ -168,10 +203,13 @@ function extend(
   const size = thread.messages.length;
   const { exchanges, maker } = context;
   const actions = resolution.actions;
-  const visited = new Uint8Array(size);
+  const appended = from && appendedInPlace(context, thread, resolution, from, positions);
+  if (appended) return appended;
+  const store = measureStore(size);
+  const visited = store.visited.subarray(0, size);
   for (const position of scanResolution(resolution, size).visit) visited[position] = 1;
-  const hasSlot = new Uint8Array(size);
-  const slotTokens = new Float64Array(size);
+  const hasSlot = store.hasSlot.subarray(0, size);
+  const slotTokens = store.slotTokens.subarray(0, size);
   let sum = 0;
   const remake = (position: number) => {
     sum -= slotTokens[position]!;
@@ -214,6 +252,61 @@ function extend(
     staleAt.sort((left, right) => left - right);
     for (const position of staleAt) remake(position);
   }
+  return measured(context, thread, resolution, positions, store, sum);
+}
+
+/**
+ * `from` extended over the messages appended since, in its own buffers (ADR-0370): the same resolution
+ * extended in place with no repair since (same epoch) changed no action before `from.size` and its scan
+ * only appended visits, so only the appended positions are made. Undefined when that does not hold, when
+ * a longer measurement already extended the buffers, or when an appended result answers a call before
+ * `from.size` (its slot, which `from` still shows, changes): the caller copies then, as before.
+ */
+function appendedInPlace(
+  context: RenderContext,
+  thread: Thread,
+  resolution: PlanResolution,
+  from: MeasureBasis,
+  positions: Map<string, number> | undefined,
+): ConversationMeasure | undefined {
+  const size = thread.messages.length;
+  if (from.resolution !== resolution || from.epoch !== resolution.epoch) return undefined;
+  if (from.store.written !== from.size) return undefined;
+  const { exchanges, maker } = context;
+  for (let position = from.size; position < size; position += 1)
+    for (const exchange of exchanges.resultsByMessage.get(position) ?? [])
+      if (exchange && exchange.callMessageIndex < from.size) return undefined;
+  const store = from.store.visited.length >= size ? from.store : measureStore(size, from.store);
+  store.written = size;
+  store.visited.fill(0, from.size, size);
+  store.hasSlot.fill(0, from.size, size);
+  store.slotTokens.fill(0, from.size, size);
+  const visit = scanResolution(resolution, size).visit;
+  for (let index = visit.length - 1; index >= 0 && visit[index]! >= from.size; index -= 1)
+    store.visited[visit[index]!] = 1;
+  let sum = from.sum;
+  for (let position = from.size; position < size; position += 1) {
+    const slot =
+      store.visited[position] === 1 ? slotAt(position, thread, resolution, exchanges, maker) : null;
+    store.slotTokens[position] = slot?.tokens ?? 0;
+    store.hasSlot[position] = slot ? 1 : 0;
+    sum += store.slotTokens[position]!;
+  }
+  return measured(context, thread, resolution, positions, store, sum);
+}
+
+/** The tokens and basis of a measurement whose buffers hold `thread`'s positions. */
+function measured(
+  context: RenderContext,
+  thread: Thread,
+  resolution: PlanResolution,
+  positions: Map<string, number> | undefined,
+  store: MeasureStore,
+  sum: number,
+): ConversationMeasure {
+  const size = thread.messages.length;
+  const { exchanges, maker } = context;
+  const hasSlot = store.hasSlot.subarray(0, size);
   const first = hasSlot.indexOf(1);
   const firstSlot =
     first < 0 ? undefined : (slotAt(first, thread, resolution, exchanges, maker) ?? undefined);
@@ -226,9 +319,10 @@ function extend(
       epoch: resolution.epoch,
       resolution,
       positions,
-      visited,
+      store,
+      visited: store.visited.subarray(0, size),
       hasSlot,
-      slotTokens,
+      slotTokens: store.slotTokens.subarray(0, size),
       sum,
     },
   };

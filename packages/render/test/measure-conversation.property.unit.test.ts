@@ -150,3 +150,58 @@ describe('measuring a plan from the previous measurement (ADR-0300)', () => {
     );
   });
 });
+
+describe('extending a measurement in its own buffers (ADR-0370)', () => {
+  /** What a basis says by position, copied out of its (shared) buffers. */
+  const snapshot = (measure: ConversationMeasure) => {
+    const basis = measure.basis;
+    if (!basis) return undefined;
+    return {
+      size: basis.size,
+      sum: basis.sum,
+      visited: [...basis.visited],
+      hasSlot: [...basis.hasSlot],
+      slotTokens: [...basis.slotTokens],
+    };
+  };
+
+  it('equals a measurement from nothing after each append, and leaves earlier measurements as they were', {
+    timeout: 120_000,
+  }, () => {
+    const grown = arbitraryThread({ maxTurns: 6 }).chain(({ events }) =>
+      fc.record({
+        events: fc.constant(events),
+        cuts: fc.uniqueArray(fc.integer({ min: 1, max: events.length }), { minLength: 1, maxLength: 6 }),
+        plan: arbitraryCompactionPlan(foldThread(events), { maxRecords: 5, maxSpanLength: 8 }),
+        provider: fc.constantFrom<ProviderName>(...PROVIDERS),
+        forkAt: fc.nat(),
+      }),
+    );
+    fc.assert(
+      fc.property(grown, ({ events, cuts, plan, provider, forkAt }) => {
+        const tokenizer = tokenizerFor(provider);
+        const cache = createRenderCache();
+        const fromNothing = (thread: Thread) =>
+          measureConversation({ thread, plan, provider, tokenizer, cache: createRenderCache() });
+        const earlier: { measure: ConversationMeasure; seen: ReturnType<typeof snapshot> }[] = [];
+        for (const cut of [...cuts].sort((a, b) => a - b)) {
+          const thread = foldThread(events.slice(0, cut));
+          const measure = measureConversation({ thread, plan, provider, tokenizer, cache });
+          const fresh = fromNothing(thread);
+          expect(measure.tokens).toBe(fresh.tokens);
+          expect(snapshot(measure)).toEqual(snapshot(fresh));
+          // The later extension wrote into shared buffers: what each earlier one shows is unchanged.
+          for (const { measure: before, seen } of earlier) expect(snapshot(before)).toEqual(seen);
+          earlier.push({ measure, seen: snapshot(measure) });
+        }
+        // An earlier measurement extended again (a fork: the buffers already hold a longer one).
+        const fork = earlier[forkAt % earlier.length]!.measure;
+        const whole = foldThread(events);
+        const again = measureConversation({ thread: whole, plan, provider, tokenizer, cache }, fork);
+        expect(snapshot(again)).toEqual(snapshot(fromNothing(whole)));
+        for (const { measure: before, seen } of earlier) expect(snapshot(before)).toEqual(seen);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
