@@ -1,15 +1,12 @@
 import { type CompactionPlan, type ProviderName, type Thread, tokenBudget } from '@compactor/core';
-import { threadBuilder } from '@compactor/testkit/thread-builder';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRenderCache, type RenderCache, renderPromptSync } from '../src/index.js';
 import { validateProviderRequest } from '../src/validate/index.js';
 import { ids, planOf, summarize } from './support/plans.js';
+import { RECALL_MARKER, recallNotesThread } from './support/recall-notes-thread.js';
 import { renderInput, wireMessages, withoutCacheControl } from './support/render-helpers.js';
 import { PROVIDERS } from './support/tokenizers.js';
-
-const MARKER = '[Recalled from earlier in this conversation';
-const VOCABULARY = ['locker', 'violin', 'harbour', 'pottery', 'marathon', 'glacier', 'lantern', 'orchard'];
 
 /**
  * Compacted notes, then agent turns that ask about some of them, worked through with tool calls; the
@@ -30,26 +27,7 @@ function calls(
   { notes, turns, share }: Scenario,
   keepBasisTurn: boolean,
 ): { prefixes: Thread[]; plan: CompactionPlan } {
-  const builder = threadBuilder('basis', { tenantId: 'tenant-1' });
-  for (const [index, [first, second, code]] of notes.entries())
-    builder
-      .user(`Note ${index}: the ${VOCABULARY[first]} and the ${VOCABULARY[second]} have code ${code}.`)
-      .assistant('Noted.');
-  const compacted = notes.length * 2;
-  for (const [turn, { asks, exchanges }] of turns.entries()) {
-    builder.user(`Question ${turn}: what about the ${asks.map((ask) => VOCABULARY[ask]).join(' and the ')}?`);
-    // The first turn always works with a tool, so the plan's basis can sit inside it.
-    for (let call = 0; call < exchanges + (turn === 0 ? 1 : 0); call += 1) {
-      builder.assistant(`Looking ${turn}.${call}.`, {
-        toolCalls: [
-          { id: `c${turn}x${call}`, name: 'read_file', input: { path: `notes-${turn}-${call}.txt` } },
-        ],
-      });
-      builder.toolResult(`c${turn}x${call}`, `part ${call} of turn ${turn}: ${'shelf '.repeat(20)}`);
-    }
-    builder.assistant(`Answer ${turn}.`);
-  }
-  const built = builder.build().thread;
+  const { thread: built, compacted } = recallNotesThread('basis', notes, turns, 1);
   const thread: Thread = {
     ...built,
     policy: {
@@ -99,7 +77,7 @@ function insideBlocks(request: unknown): Map<string, string> {
   const blocks = new Map<string, string>();
   for (const [index, message] of wire.entries()) {
     const text = JSON.stringify(message);
-    if (index > 0 && index < wire.length - 1 && text.includes(MARKER))
+    if (index > 0 && index < wire.length - 1 && text.includes(RECALL_MARKER))
       blocks.set(JSON.stringify(wire[index - 1]), text);
   }
   return blocks;

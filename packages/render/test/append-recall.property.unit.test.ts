@@ -12,11 +12,9 @@ import { createRenderCache, type RenderCache, renderPromptSync } from '../src/in
 import { recallOnlyWhenAsked, recallPlacement } from '../src/recall/place-recall.js';
 import { validateProviderRequest } from '../src/validate/index.js';
 import { ids, planOf, summarize } from './support/plans.js';
+import { RECALL_MARKER, recallNotesThread } from './support/recall-notes-thread.js';
 import { renderInput, wireMessages, withoutCacheControl } from './support/render-helpers.js';
 import { PROVIDERS } from './support/tokenizers.js';
-
-const MARKER = '[Recalled from earlier in this conversation';
-const VOCABULARY = ['locker', 'violin', 'harbour', 'pottery', 'marathon', 'glacier', 'lantern', 'orchard'];
 
 /**
  * Compacted turns, each a note naming two words of the vocabulary, then live turns that ask about
@@ -41,25 +39,7 @@ interface Calls {
 type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
 
 function calls({ notes, turns, share }: Scenario, withinHighWater = true): Calls {
-  const builder = threadBuilder('append', { tenantId: 'tenant-1' });
-  for (const [index, [first, second, code]] of notes.entries())
-    builder
-      .user(`Note ${index}: the ${VOCABULARY[first]} and the ${VOCABULARY[second]} have code ${code}.`)
-      .assistant('Noted.');
-  const compacted = notes.length * 2;
-  for (const [turn, { asks, exchanges }] of turns.entries()) {
-    builder.user(`Question ${turn}: what about the ${asks.map((ask) => VOCABULARY[ask]).join(' and the ')}?`);
-    for (let call = 0; call < exchanges; call += 1) {
-      builder.assistant(`Looking ${turn}.${call}.`, {
-        toolCalls: [
-          { id: `c${turn}x${call}`, name: 'read_file', input: { path: `notes-${turn}-${call}.txt` } },
-        ],
-      });
-      builder.toolResult(`c${turn}x${call}`, `part ${call} of turn ${turn}: ${'shelf '.repeat(20)}`);
-    }
-    builder.assistant(`Answer ${turn}.`);
-  }
-  const built = builder.build().thread;
+  const { thread: built, compacted } = recallNotesThread('append', notes, turns);
   const thread: Thread = {
     ...built,
     policy: {
@@ -91,7 +71,7 @@ function blocksByOpening(request: unknown): Map<string, string> {
   const blocks = new Map<string, string>();
   for (const [index, message] of wire.entries()) {
     const text = JSON.stringify(message);
-    if (index > 0 && text.includes(MARKER)) blocks.set(JSON.stringify(wire[index - 1]), text);
+    if (index > 0 && text.includes(RECALL_MARKER)) blocks.set(JSON.stringify(wire[index - 1]), text);
   }
   return blocks;
 }
@@ -161,7 +141,9 @@ describe('append-only recall (ADR-0276)', () => {
             continue;
           }
           expect(JSON.stringify(thread.messages)).toBe(before);
-          expect(thread.messages.some((message) => JSON.stringify(message).includes(MARKER))).toBe(false);
+          expect(thread.messages.some((message) => JSON.stringify(message).includes(RECALL_MARKER))).toBe(
+            false,
+          );
           expect(validateProviderRequest(input.provider, result.request).errors).toEqual([]);
           expect(result.tokens.total).toBeLessThanOrEqual(ceiling);
           expect(result.tokens.recall).toBe(result.report.recall.tokens);
@@ -305,7 +287,10 @@ describe('remembered turns (ADR-0305)', () => {
       const recalled = result.report.recall.recalled.map((hit) => hit.messageId);
       expect(new Set(recalled).size).toBe(recalled.length);
       const wire = wireMessages(result.request) as unknown[];
-      blocks = Math.max(blocks, wire.filter((message) => JSON.stringify(message).includes(MARKER)).length);
+      blocks = Math.max(
+        blocks,
+        wire.filter((message) => JSON.stringify(message).includes(RECALL_MARKER)).length,
+      );
     }
     // Each of the four turns got a block of its own hits.
     expect(blocks).toBe(4);
