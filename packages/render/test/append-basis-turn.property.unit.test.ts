@@ -1,11 +1,16 @@
-import { type CompactionPlan, type ProviderName, type Thread, tokenBudget } from '@compactor/core';
+import type { CompactionPlan, ProviderName, Thread } from '@compactor/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRenderCache, type RenderCache, renderPromptSync } from '../src/index.js';
+import { createRenderCache } from '../src/index.js';
 import { validateProviderRequest } from '../src/validate/index.js';
 import { ids, planOf, summarize } from './support/plans.js';
-import { RECALL_MARKER, recallNotesThread } from './support/recall-notes-thread.js';
-import { renderInput, wireMessages, withoutCacheControl } from './support/render-helpers.js';
+import {
+  callPrefixes,
+  RECALL_MARKER,
+  recallNotesThread,
+  renderWithin,
+} from './support/recall-notes-thread.js';
+import { wireMessages, withoutCacheControl } from './support/render-helpers.js';
 import { PROVIDERS } from './support/tokenizers.js';
 
 /**
@@ -45,30 +50,7 @@ function calls(
   const plan = planOf(thread, [summarize(thread, ids(1, compacted), { facts: [{ text: 'notes' }] })], {
     basedOnSeq: thread.messages[basis]!.seq,
   });
-  const prefixes: Thread[] = [];
-  for (let index = basis + 1; index < thread.messages.length; index += 1) {
-    const message = thread.messages[index]!;
-    if (message.role !== 'assistant' || thread.messages[index - 1]!.role === 'assistant') continue;
-    const messages = thread.messages.slice(0, index);
-    prefixes.push({ ...thread, messages, version: messages.at(-1)!.seq });
-  }
-  return { prefixes, plan };
-}
-
-function render(
-  thread: Thread,
-  plan: CompactionPlan,
-  provider: ProviderName,
-  maxInputTokens: number,
-  cache: RenderCache,
-) {
-  const budget = tokenBudget({
-    maxInputTokens,
-    outputReserveTokens: 0,
-    safetyBufferTokens: 0,
-    rehydrationReserveTokens: 200,
-  });
-  return renderPromptSync(renderInput(provider, thread, plan, { budget, cache }));
+  return { prefixes: callPrefixes(thread, basis + 1), plan };
 }
 
 /** Recall blocks inside the conversation (not the last wire message), keyed by the wire message before each. */
@@ -91,7 +73,7 @@ describe('the turn running at the plan basis keeps its block (ADR-0360)', () => 
     let previous: unknown[] | undefined;
     let rewritten = 0;
     for (const thread of prefixes) {
-      const result = render(thread, plan, input.provider, 1_000_000, cache);
+      const result = renderWithin(thread, plan, input.provider, 1_000_000, cache);
       expect(validateProviderRequest(input.provider, result.request).errors).toEqual([]);
       const wire = withoutCacheControl(wireMessages(result.request)) as unknown[];
       if (previous && JSON.stringify(wire.slice(0, previous.length)) !== JSON.stringify(previous))
@@ -125,14 +107,14 @@ describe('what the engine reads of the append blocks (ADR-0361)', () => {
     fc.assert(
       fc.property(scenario, fc.double({ min: 0.4, max: 1.1, noNaN: true }), (input, fraction) => {
         const { prefixes, plan } = calls(input, true);
-        const roomy = render(prefixes.at(-1)!, plan, input.provider, 1_000_000, createRenderCache());
+        const roomy = renderWithin(prefixes.at(-1)!, plan, input.provider, 1_000_000, createRenderCache());
         const ceiling = Math.max(1, Math.floor(roomy.tokens.total * fraction));
         const cache = createRenderCache();
         let previous: Map<string, string> | undefined;
         for (const thread of prefixes) {
-          let result: ReturnType<typeof render>;
+          let result: ReturnType<typeof renderWithin>;
           try {
-            result = render(thread, plan, input.provider, ceiling, cache);
+            result = renderWithin(thread, plan, input.provider, ceiling, cache);
           } catch {
             previous = undefined;
             continue;

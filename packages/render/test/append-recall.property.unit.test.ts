@@ -1,19 +1,18 @@
-import {
-  type CompactionPlan,
-  type ProviderName,
-  type Thread,
-  threadKindOf,
-  tokenBudget,
-} from '@compactor/core';
+import { type CompactionPlan, type ProviderName, type Thread, threadKindOf } from '@compactor/core';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRenderCache, type RenderCache, renderPromptSync } from '../src/index.js';
+import { createRenderCache, type RenderCache } from '../src/index.js';
 import { recallOnlyWhenAsked, recallPlacement } from '../src/recall/place-recall.js';
 import { validateProviderRequest } from '../src/validate/index.js';
 import { ids, planOf, summarize } from './support/plans.js';
-import { RECALL_MARKER, recallNotesThread } from './support/recall-notes-thread.js';
-import { renderInput, wireMessages, withoutCacheControl } from './support/render-helpers.js';
+import {
+  callPrefixes,
+  RECALL_MARKER,
+  recallNotesThread,
+  renderWithin,
+} from './support/recall-notes-thread.js';
+import { wireMessages, withoutCacheControl } from './support/render-helpers.js';
 import { PROVIDERS } from './support/tokenizers.js';
 
 /**
@@ -55,14 +54,7 @@ function calls({ notes, turns, share }: Scenario, withinHighWater = true): Calls
   const plan = planOf(thread, [summarize(thread, ids(1, compacted), { facts: [{ text: 'notes' }] })], {
     basedOnSeq: thread.messages[compacted - 1]!.seq,
   });
-  const prefixes: Thread[] = [];
-  for (let index = compacted + 1; index < thread.messages.length; index += 1) {
-    const message = thread.messages[index]!;
-    if (message.role !== 'assistant' || thread.messages[index - 1]!.role === 'assistant') continue;
-    const messages = thread.messages.slice(0, index);
-    prefixes.push({ ...thread, messages, version: messages.at(-1)!.seq });
-  }
-  return { prefixes, plan };
+  return { prefixes: callPrefixes(thread, compacted + 1), plan };
 }
 
 /** Each recall block of a request, keyed by the wire message before it (its turn's opening). */
@@ -76,22 +68,6 @@ function blocksByOpening(request: unknown): Map<string, string> {
   return blocks;
 }
 
-function render(
-  thread: Thread,
-  plan: CompactionPlan,
-  provider: ProviderName,
-  maxInputTokens: number,
-  cache: RenderCache,
-) {
-  const budget = tokenBudget({
-    maxInputTokens,
-    outputReserveTokens: 0,
-    safetyBufferTokens: 0,
-    rehydrationReserveTokens: 200,
-  });
-  return renderPromptSync(renderInput(provider, thread, plan, { budget, cache }));
-}
-
 describe('append-only recall (ADR-0276)', () => {
   it('never rewrites what an earlier call sent: each request extends the previous one (roomy budget)', {
     timeout: 60_000,
@@ -103,7 +79,7 @@ describe('append-only recall (ADR-0276)', () => {
         const cache = createRenderCache();
         let previous: unknown[] | undefined;
         for (const thread of prefixes) {
-          const result = render(thread, plan, input.provider, 1_000_000, cache);
+          const result = renderWithin(thread, plan, input.provider, 1_000_000, cache);
           expect(validateProviderRequest(input.provider, result.request).errors).toEqual([]);
           const wire = withoutCacheControl(wireMessages(result.request)) as unknown[];
           if (previous) expect(wire.slice(0, previous.length)).toEqual(previous);
@@ -126,15 +102,15 @@ describe('append-only recall (ADR-0276)', () => {
     fc.assert(
       fc.property(scenario, fc.double({ min: 0.5, max: 1.1, noNaN: true }), (input, fraction) => {
         const { prefixes, plan } = calls(input);
-        const roomy = render(prefixes.at(-1)!, plan, input.provider, 1_000_000, createRenderCache());
+        const roomy = renderWithin(prefixes.at(-1)!, plan, input.provider, 1_000_000, createRenderCache());
         const ceiling = Math.max(1, Math.floor(roomy.tokens.total * fraction));
         const cache = createRenderCache();
         let previous: Map<string, string> | undefined;
         for (const thread of prefixes) {
           const before = JSON.stringify(thread.messages);
-          let result: ReturnType<typeof render>;
+          let result: ReturnType<typeof renderWithin>;
           try {
-            result = render(thread, plan, input.provider, ceiling, cache);
+            result = renderWithin(thread, plan, input.provider, ceiling, cache);
           } catch {
             // Refusing (the protected tail alone over the ceiling) is the main property test's business.
             previous = undefined;
@@ -179,7 +155,7 @@ describe('remembered turns (ADR-0305)', () => {
       fc.property(scenario, fc.double({ min: 0.5, max: 1.1, noNaN: true }), (input, fraction) => {
         const { prefixes, plan } = calls(input);
         const last = prefixes.at(-1)!;
-        const roomy = render(last, plan, input.provider, 1_000_000, createRenderCache());
+        const roomy = renderWithin(last, plan, input.provider, 1_000_000, createRenderCache());
         const ceiling = Math.max(1, Math.floor(roomy.tokens.total * fraction));
         // Every prefix after the plan, pending tool calls included (they get an end block).
         const compacted = last.messages.findIndex((message) => message.seq > plan.basedOnSeq);
@@ -189,7 +165,7 @@ describe('remembered turns (ADR-0305)', () => {
           const thread = { ...last, messages, version: messages.at(-1)!.seq };
           const outcome = (cache: RenderCache) => {
             try {
-              const result = render(thread, plan, input.provider, ceiling, cache);
+              const result = renderWithin(thread, plan, input.provider, ceiling, cache);
               return { request: result.request, recall: result.report.recall };
             } catch (error) {
               return { refused: String(error) };
@@ -218,7 +194,7 @@ describe('remembered turns (ADR-0305)', () => {
         (input, fractions) => {
           const { prefixes, plan } = calls(input, false);
           const last = prefixes.at(-1)!;
-          const roomy = render(last, plan, input.provider, 1_000_000, createRenderCache());
+          const roomy = renderWithin(last, plan, input.provider, 1_000_000, createRenderCache());
           const ceilings = fractions.map((fraction) =>
             Math.max(1, Math.floor(roomy.tokens.total * fraction)),
           );
@@ -230,7 +206,7 @@ describe('remembered turns (ADR-0305)', () => {
             const outcomes = ceilings.map((ceiling) => {
               const outcome = (cache: RenderCache) => {
                 try {
-                  const result = render(thread, plan, input.provider, ceiling, cache);
+                  const result = renderWithin(thread, plan, input.provider, ceiling, cache);
                   return { request: result.request, recall: result.report.recall };
                 } catch (error) {
                   return { refused: String(error) };
@@ -281,8 +257,8 @@ describe('remembered turns (ADR-0305)', () => {
     for (let end = compacted + 1; end <= thread.messages.length; end += 1) {
       const messages = thread.messages.slice(0, end);
       const prefix = { ...thread, messages, version: messages.at(-1)!.seq };
-      const result = render(prefix, plan, 'anthropic', 1_000_000, warm);
-      const fresh = render(prefix, plan, 'anthropic', 1_000_000, createRenderCache());
+      const result = renderWithin(prefix, plan, 'anthropic', 1_000_000, warm);
+      const fresh = renderWithin(prefix, plan, 'anthropic', 1_000_000, createRenderCache());
       expect(result.request).toEqual(fresh.request);
       const recalled = result.report.recall.recalled.map((hit) => hit.messageId);
       expect(new Set(recalled).size).toBe(recalled.length);
@@ -310,7 +286,7 @@ describe('remembered turns (ADR-0305)', () => {
     const asked: number[] = [];
     for (const thread of prefixes) {
       const before = cache.stats.recallSearches;
-      const result = render(thread, plan, 'anthropic', 1_000_000, cache);
+      const result = renderWithin(thread, plan, 'anthropic', 1_000_000, cache);
       const after = cache.stats.recallSearches;
       asked.push(after.run + after.remembered - before.run - before.remembered);
       expect(result.report.recall.tokens).toBeGreaterThan(0);
@@ -329,7 +305,7 @@ describe('append blocks within the high-water mark (ADR-0335)', () => {
    */
   function blocksPushedOut(input: Scenario, withinHighWater: boolean, slack: number): number {
     const { prefixes, plan } = calls(input, withinHighWater);
-    const last = render(prefixes.at(-1)!, plan, input.provider, 1_000_000, createRenderCache());
+    const last = renderWithin(prefixes.at(-1)!, plan, input.provider, 1_000_000, createRenderCache());
     const overhead = last.tokens.system + last.tokens.tools + last.tokens.formatting + 200;
     const highWater = prefixes[0]!.policy.highWaterPercent;
     const window = Math.ceil(((last.tokens.messages + overhead) / highWater) * slack) + 1;
@@ -337,7 +313,7 @@ describe('append blocks within the high-water mark (ADR-0335)', () => {
     let previous: Map<string, string> | undefined;
     let pushedOut = 0;
     for (const thread of prefixes) {
-      const result = render(thread, plan, input.provider, window, cache);
+      const result = renderWithin(thread, plan, input.provider, window, cache);
       expect(result.report.emergencyFit).toBeFalsy();
       expect(result.tokens.total).toBeLessThanOrEqual(window);
       const blocks = blocksByOpening(result.request);

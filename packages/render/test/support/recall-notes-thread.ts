@@ -1,5 +1,7 @@
-import type { Thread } from '@compactor/core';
+import { type CompactionPlan, type ProviderName, type Thread, tokenBudget } from '@compactor/core';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
+import { type RenderCache, renderPromptSync } from '../../src/index.js';
+import { renderInput } from './render-helpers.js';
 
 /** How a recall block starts in the rendered request. */
 export const RECALL_MARKER = '[Recalled from earlier in this conversation';
@@ -51,4 +53,36 @@ export function recallNotesThread(
     builder.assistant(`Answer ${turn}.`);
   }
   return { thread: builder.build().thread, compacted: notes.length * 2 };
+}
+
+/**
+ * The thread before each call an agent makes from message `from` on: before every assistant message
+ * that follows a non-assistant one.
+ */
+export function callPrefixes(thread: Thread, from: number): Thread[] {
+  const prefixes: Thread[] = [];
+  for (let index = from; index < thread.messages.length; index += 1) {
+    const message = thread.messages[index]!;
+    if (message.role !== 'assistant' || thread.messages[index - 1]!.role === 'assistant') continue;
+    const messages = thread.messages.slice(0, index);
+    prefixes.push({ ...thread, messages, version: messages.at(-1)!.seq });
+  }
+  return prefixes;
+}
+
+/** Renders with only a rehydration reserve beside `maxInputTokens` (no output reserve, no safety buffer). */
+export function renderWithin(
+  thread: Thread,
+  plan: CompactionPlan,
+  provider: ProviderName,
+  maxInputTokens: number,
+  cache: RenderCache,
+) {
+  const budget = tokenBudget({
+    maxInputTokens,
+    outputReserveTokens: 0,
+    safetyBufferTokens: 0,
+    rehydrationReserveTokens: 200,
+  });
+  return renderPromptSync(renderInput(provider, thread, plan, { budget, cache }));
 }
