@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { availableForMessages, type EventStore } from '@compactor/core';
+import { availableForMessages } from '@compactor/core';
 import { createEmbeddedStores } from '@compactor/embedded';
 import { createRenderMeasurer, createThreadFoldCache, threadBudget } from '@compactor/engine';
 import { measureCompactingCheck } from '@compactor/engine/bench';
@@ -10,7 +10,7 @@ import { percentile } from '@compactor/render/bench';
 import { createExtractiveSummarizer } from '@compactor/summarizer';
 import { tokenizerForThread } from '@compactor/tokenizer';
 import { compactedPlan } from './scaling-benchmark.js';
-import { scalingExchangeEvents, scalingThreadEvents } from './synthetic-thread.js';
+import { appendInBatches, scalingExchangeEvents, scalingThreadEvents } from './synthetic-thread.js';
 
 export interface CompactingCheckRow {
   /** Messages in the thread, appended ones included. */
@@ -43,16 +43,6 @@ const CONTEXT_WINDOW = 200_000;
 /** Exchanges appended per step while filling the thread over its target. */
 const APPEND_STEP = 10;
 
-async function appendInBatches(
-  events: EventStore,
-  threadId: string,
-  inputs: ReturnType<typeof scalingThreadEvents>,
-) {
-  for (let start = 0; start < inputs.length; start += 1_000) {
-    await events.append(TENANT, threadId, inputs.slice(start, start + 1_000));
-  }
-}
-
 /**
  * Issue #18's incremental planning curve: a scaling thread of each size, compacted by the scaling bench's
  * plan (all but the last 10 turns hidden) and loaded through the fold cache with that plan (hidden
@@ -70,7 +60,7 @@ export async function benchCompactingCheck(
     const rows: CompactingCheckRow[] = [];
     for (const size of sizes) {
       const threadId = `compacting-${size}`;
-      await appendInBatches(stores.events, threadId, scalingThreadEvents(size, CONTEXT_WINDOW));
+      await appendInBatches(stores.events, TENANT, threadId, scalingThreadEvents(size, CONTEXT_WINDOW));
       const folds = createThreadFoldCache();
       const history = await folds.load(stores.events, TENANT, threadId);
       const plan = compactedPlan(history);

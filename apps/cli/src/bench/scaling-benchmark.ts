@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { type CompactionPlan, type EventStore, systemClock, type Thread } from '@compactor/core';
+import { type CompactionPlan, systemClock, type Thread } from '@compactor/core';
 import { createEmbeddedStores } from '@compactor/embedded';
 import { createCompactionEngine, createThreadFoldCache, type ThreadFoldCache } from '@compactor/engine';
 import { applyHeapCompaction, type HeapCompaction } from '@compactor/ingest';
@@ -13,7 +13,7 @@ import { benchBudget, benchPlan, benchSystem, benchTools, percentile } from '@co
 import { createExtractiveSummarizer } from '@compactor/summarizer';
 import { tokenizerForThread } from '@compactor/tokenizer';
 import type { Latency } from './render-benchmark.js';
-import { scalingAppendEvent, scalingThreadEvents } from './synthetic-thread.js';
+import { appendInBatches, scalingAppendEvent, scalingThreadEvents } from './synthetic-thread.js';
 
 /** How big the scaling run is: the thread sizes, samples per size, and the many-threads touch. */
 export interface ScalingSizes {
@@ -156,16 +156,6 @@ async function timed<T>(run: () => Promise<T>): Promise<{ ms: number; value: T }
   return { ms: performance.now() - started, value };
 }
 
-async function appendInBatches(
-  events: EventStore,
-  threadId: string,
-  inputs: ReturnType<typeof scalingThreadEvents>,
-) {
-  for (let start = 0; start < inputs.length; start += 1_000) {
-    await events.append(TENANT, threadId, inputs.slice(start, start + 1_000));
-  }
-}
-
 /**
  * Issue #18's scaling curve: for coding-agent threads of each size, already compacted, the latency of a
  * compaction check and of a render after one appended event (each beside the peer that re-reads and
@@ -213,7 +203,7 @@ type Stores = Awaited<ReturnType<typeof createEmbeddedStores>>;
 
 async function benchSize(stores: Stores, messages: number, sizes: ScalingSizes): Promise<ScalingRow> {
   const threadId = `scaling-${messages}`;
-  await appendInBatches(stores.events, threadId, scalingThreadEvents(messages, CONTEXT_WINDOW));
+  await appendInBatches(stores.events, TENANT, threadId, scalingThreadEvents(messages, CONTEXT_WINDOW));
   const folds = createThreadFoldCache();
   const thread = await folds.load(stores.events, TENANT, threadId);
   const plan = compactedPlan(thread);

@@ -1,4 +1,11 @@
-import { type EventInput, foldThread, type Message, type StoredEvent, type Thread } from '@compactor/core';
+import {
+  type EventInput,
+  type EventStore,
+  foldThread,
+  type Message,
+  type StoredEvent,
+  type Thread,
+} from '@compactor/core';
 
 const TOPICS = ['parser', 'cache', 'router', 'scheduler', 'renderer', 'importer', 'queue', 'store'];
 
@@ -180,4 +187,16 @@ export function scalingAppendEvent(step: number): EventInput {
       content: [{ type: 'text', text: `One more thing, step ${step}.` }],
     },
   };
+}
+
+/** Appends a long thread's events a thousand at a time (a batch the stores accept). */
+export async function appendInBatches(
+  events: EventStore,
+  tenantId: string,
+  threadId: string,
+  inputs: readonly EventInput[],
+): Promise<void> {
+  for (let start = 0; start < inputs.length; start += 1_000) {
+    await events.append(tenantId, threadId, inputs.slice(start, start + 1_000));
+  }
 }
