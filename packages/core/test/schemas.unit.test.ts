@@ -292,6 +292,7 @@ describe('policy and trigger schemas', () => {
         appendWithinHighWater: false,
         appendKeepsBasisTurn: false,
         appendCommitWhenLeftOut: false,
+        appendMovedShare: 0.5,
         gate: 'auto',
         quotedHits: 'skip',
       },

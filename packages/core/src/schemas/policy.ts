@@ -80,6 +80,15 @@ export const recallPolicySchema = z.object({
    */
   appendCommitWhenLeftOut: z.boolean().default(false),
   /**
+   * With `placement: 'append'` (ADR-0390): when the newest turn's block no longer fits beside its grown
+   * messages, the block that replaces it stays where it was first sent (after the message at which the
+   * old one stopped fitting) and takes this share of the room left there, so later calls append after
+   * it and read it from the cache; when it too stops fitting, the next one goes further on, again with
+   * this share of the room left. `0`: ADR-0276's block at the end, sized to the room left and so
+   * rewritten on every call.
+   */
+  appendMovedShare: z.number().min(0).max(1).default(0.5),
+  /**
    * When a recall block is written at all (ADR-0320): `always`, on every render with hits; `question`,
    * only when the newest turn asks something (a question, or a cue such as "remind me"), since a block
    * for small talk is read by no one and, in a dialogue where every call opens a turn, written uncached
@@ -298,6 +307,7 @@ export const compactionPolicyFieldsSchema = z.object({
     appendWithinHighWater: false,
     appendKeepsBasisTurn: false,
     appendCommitWhenLeftOut: false,
+    appendMovedShare: 0.5,
     gate: 'auto',
     quotedHits: 'skip',
   }),

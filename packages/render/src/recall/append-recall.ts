@@ -279,14 +279,44 @@ export function appendedRecall(parts: {
   // that block is not part of the turn's calls.
   const newestDone = newestBlock !== undefined && (!newestBlock.fitted.piece || kept.includes(newestBlock));
   const pendingCall = newestBlock !== undefined && parts.endQuery !== openingQuery(openings, newestBlock);
+  // The newest turn's block no longer fits: the block that replaces it stays where it was first sent
+  // (ADR-0390), so the turn's later calls append after it instead of rewriting a block at the end. Only
+  // while every older block of the epoch is sent (else the prefix breaks before it anyway).
+  const replaced =
+    !newestDone &&
+    !pendingCall &&
+    last !== undefined &&
+    newestBlock === last.block &&
+    kept.length === steps.length - 1
+      ? last
+      : undefined;
+  const candidate = replaced
+    ? movedBlock({
+        slots: parts.slots,
+        opening: replaced.block.slot,
+        keptTokens,
+        limit,
+        share: policy.appendMovedShare,
+        firstTokens: replaced.block.fitted.report.tokens,
+        roomOf,
+        // The newest turn's own search, with another room: the same query and exclusions.
+        search: (room) => parts.search(room, replaced.asked.query, ...exclusion(replaced.previous)),
+      })
+    : undefined;
+  // It must fit now: rehydration, which the blocks leave out, may take the room.
+  const moved =
+    candidate !== undefined && candidate.fitted.report.tokens <= available - keptTokens
+      ? candidate
+      : undefined;
+  const blocks = moved ? [...kept, moved] : kept;
   let end: FittedRecall | undefined;
-  if (!newestDone || pendingCall) {
+  if (!moved && (!newestDone || pendingCall)) {
     // The kept blocks are the epoch's oldest: what they show is what the epoch shows up to the last one.
     const room = roomOf(available - keptTokens);
     end = parts.search(room, parts.endQuery, ...exclusion(lastKept));
     if (!end.piece) end = undefined;
   }
-  const report = combinedReport(kept, end, newestBlock, parts.query);
+  const report = combinedReport(blocks, end, newestBlock, parts.query);
   // What the engine's check reads (ADR-0361): blocks left out now, a new epoch at the newest turn (its
   // earlier blocks went). Either rewrites everything after the first block that went.
   const leftOut = steps
@@ -294,7 +324,75 @@ export function appendedRecall(parts: {
     .reduce((total, left) => total + left.block.fitted.report.tokens, 0);
   if (leftOut > 0) report.leftOutTokens = leftOut;
   if (newestRestarted) report.epochRestarted = true;
-  return { blocks: kept, end, report };
+  return { blocks, end, report };
+}
+
+/**
+ * The block that stands in for the newest turn's own block once that no longer fits (ADR-0390), derived
+ * from the turn's slots alone so that every later call finds the same one: walking the turn from its
+ * opening, the block in place (first the turn's own) stops fitting at the first slot whose conversation,
+ * with the older blocks and itself, exceeds the limit; the next block goes at the first place after it
+ * where a call is made (before an assistant message, never between a tool call and its result) and is
+ * searched with `share` of the room left there, so it lasts while the messages grow into the rest.
+ *
+ * @returns The block in place at the newest slot, or undefined when the block in place stopped fitting
+ *   and no place for the next has come yet, when a search found nothing, or when `share` is 0.
+ */
+function movedBlock(parts: {
+  slots: readonly Slot[];
+  /** The newest turn's opening slot. */
+  opening: number;
+  /** Tokens of the older blocks of the epoch, all sent. */
+  keptTokens: number;
+  limit: number;
+  share: number;
+  /** Tokens of the turn's own block. */
+  firstTokens: number;
+  roomOf: (freeRoom: number) => RecallRoom;
+  search: (room: RecallRoom) => FittedRecall;
+}): AppendedBlock | undefined {
+  const { slots, keptTokens, limit, share } = parts;
+  if (share <= 0) return undefined;
+  let tokens = 0;
+  for (let index = 0; index <= parts.opening; index += 1) {
+    const slot = slots[index]!;
+    if (!slot.dropped) tokens += slot.tokens;
+  }
+  let resident = parts.firstTokens;
+  let block: AppendedBlock | undefined;
+  let due = false;
+  for (let index = parts.opening + 1; index < slots.length; index += 1) {
+    const slot = slots[index]!;
+    if (slot.dropped) continue;
+    tokens += slot.tokens;
+    if (!due && tokens + keptTokens + resident > limit) due = true;
+    if (!due || !callFollows(slots, index)) continue;
+    const room = parts.roomOf(limit - tokens - keptTokens);
+    const allowance = Math.floor(room.allowance * share);
+    const fitted = parts.search({
+      ...room,
+      allowance,
+      reserveAllowance: Math.min(room.reserveAllowance, allowance),
+    });
+    if (!fitted.piece) return undefined;
+    block = { slot: index, fitted };
+    resident = fitted.report.tokens;
+    due = false;
+  }
+  return due ? undefined : block;
+}
+
+/**
+ * Whether a call of the agent may follow the slot: the next live slot, if any, is the agent's message. A
+ * slot carries the results of its tool calls, so a block after it splits no call from its result.
+ */
+function callFollows(slots: readonly Slot[], index: number): boolean {
+  for (let next = index + 1; next < slots.length; next += 1) {
+    const slot = slots[next]!;
+    if (slot.dropped) continue;
+    return slot.kind === 'message' && slot.anchor.role === 'assistant';
+  }
+  return true;
 }
 
 /** A turn's query: the caller's for the newest turn, else its opening's text. */

@@ -1,0 +1,149 @@
+import type { CompactionPlan, ProviderName, Thread } from '@compactor/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createRenderCache, type RenderCache } from '../src/index.js';
+import { validateProviderRequest } from '../src/validate/index.js';
+import { ids, planOf, summarize } from './support/plans.js';
+import {
+  callPrefixes,
+  RECALL_MARKER,
+  recallNotesThread,
+  renderWithin,
+} from './support/recall-notes-thread.js';
+import { wireMessages, withoutCacheControl } from './support/render-helpers.js';
+import { PROVIDERS } from './support/tokenizers.js';
+
+/**
+ * ADR-0390: compacted notes, then agent turns long enough (many tool calls) that the newest turn's own
+ * recall block stops fitting beside its growing messages under a tight ceiling.
+ */
+const scenario = fc.record({
+  notes: fc.array(fc.tuple(fc.nat(7), fc.nat(7), fc.nat(9_999)), { minLength: 16, maxLength: 40 }),
+  turns: fc.array(
+    fc.record({ asks: fc.uniqueArray(fc.nat(7), { minLength: 1, maxLength: 3 }), exchanges: fc.nat(14) }),
+    { minLength: 1, maxLength: 3 },
+  ),
+  provider: fc.constantFrom<ProviderName>(...PROVIDERS),
+  turnShare: fc.constantFrom(0.125, 0.25, 0.5),
+  movedShare: fc.constantFrom(0.25, 0.5, 0.75),
+  fraction: fc.double({ min: 0.6, max: 1, noNaN: true }),
+});
+type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
+
+function calls(
+  input: Scenario,
+  movedShare: number,
+): { prefixes: Thread[]; plan: CompactionPlan; ceiling: number } {
+  const { thread: built, compacted } = recallNotesThread('moved', input.notes, input.turns, 6);
+  const thread: Thread = {
+    ...built,
+    policy: {
+      ...built.policy,
+      recall: {
+        ...built.policy.recall,
+        placement: 'append',
+        appendTurnShare: input.turnShare,
+        appendMovedShare: movedShare,
+      },
+    },
+  };
+  const plan = planOf(thread, [summarize(thread, ids(1, compacted), { facts: [{ text: 'notes' }] })], {
+    basedOnSeq: thread.messages[compacted - 1]!.seq,
+  });
+  const prefixes = callPrefixes(thread, compacted + 1);
+  const roomy = renderWithin(prefixes.at(-1)!, plan, input.provider, 1_000_000, createRenderCache());
+  return { prefixes, plan, ceiling: Math.max(1, Math.floor(roomy.tokens.total * input.fraction)) };
+}
+
+interface Replay {
+  /** Calls whose request does not begin with the whole previous request (the cache breaks inside it). */
+  rewrites: number;
+  /** Calls that sent a recall block neither right after a turn's opening nor as the last message. */
+  movedBlocks: number;
+}
+
+/** Every call of the live turns with one cache, as an agent runtime renders them; checks each request. */
+function replay(input: Scenario, movedShare: number, cache: RenderCache = createRenderCache()): Replay {
+  const { prefixes, plan, ceiling } = calls(input, movedShare);
+  let previous: unknown[] | undefined;
+  let rewrites = 0;
+  let movedBlocks = 0;
+  for (const thread of prefixes) {
+    let result: ReturnType<typeof renderWithin>;
+    try {
+      result = renderWithin(thread, plan, input.provider, ceiling, cache);
+    } catch {
+      // Refusing (the protected tail alone over the ceiling) is the main property test's business.
+      previous = undefined;
+      continue;
+    }
+    expect(validateProviderRequest(input.provider, result.request).errors).toEqual([]);
+    expect(result.tokens.total).toBeLessThanOrEqual(ceiling);
+    expect(result.tokens.recall).toBe(result.report.recall.tokens);
+    const recalled = result.report.recall.recalled.map((hit) => hit.messageId);
+    expect(new Set(recalled).size).toBe(recalled.length);
+    const wire = withoutCacheControl(wireMessages(result.request)) as unknown[];
+    if (result.report.emergencyFit) {
+      previous = undefined;
+      continue;
+    }
+    if (previous && JSON.stringify(wire.slice(0, previous.length)) !== JSON.stringify(previous))
+      rewrites += 1;
+    previous = wire;
+    const texts = wire.map((message) => JSON.stringify(message));
+    const opens = (text: string) => /Question \d+:/.test(text);
+    for (const [index, text] of texts.entries())
+      if (index < texts.length - 1 && text.includes(RECALL_MARKER) && !opens(texts[index - 1]!))
+        movedBlocks += 1;
+  }
+  return { rewrites, movedBlocks };
+}
+
+describe('the newest turn’s block, once it no longer fits, stays where it was first sent (ADR-0390)', () => {
+  it('valid, within the ceiling, honestly counted; never more cache breaks than the block at the end, and fewer over the runs', {
+    timeout: 120_000,
+  }, () => {
+    let atEnd = 0;
+    let moved = 0;
+    let movedBlocks = 0;
+    fc.assert(
+      fc.property(scenario, (input) => {
+        const kept = replay(input, input.movedShare);
+        const rewritten = replay(input, 0);
+        // Share 0 is ADR-0276's block at the end: no block stands anywhere else.
+        expect(rewritten.movedBlocks).toBe(0);
+        expect(kept.rewrites).toBeLessThanOrEqual(rewritten.rewrites);
+        atEnd += rewritten.rewrites;
+        moved += kept.rewrites;
+        movedBlocks += kept.movedBlocks;
+      }),
+      { numRuns: 60 },
+    );
+    // Not vacuous: blocks were kept in place and calls that rewrote an end block did not.
+    expect(movedBlocks).toBeGreaterThan(0);
+    expect(moved).toBeLessThan(atEnd);
+  });
+
+  it('a cache kept across the calls renders every call exactly as a fresh one (a pure function of the thread)', {
+    timeout: 60_000,
+  }, () => {
+    fc.assert(
+      fc.property(scenario, (input) => {
+        const { prefixes, plan, ceiling } = calls(input, input.movedShare);
+        const warm = createRenderCache();
+        for (const thread of prefixes) {
+          const outcome = (cache: RenderCache) => {
+            try {
+              const result = renderWithin(thread, plan, input.provider, ceiling, cache);
+              return { request: result.request, recall: result.report.recall };
+            } catch (error) {
+              return { refused: String(error) };
+            }
+          };
+          expect(outcome(warm)).toEqual(outcome(createRenderCache()));
+        }
+      }),
+      { numRuns: 30 },
+    );
+  });
+});
