@@ -1,6 +1,6 @@
 import type { CompactionAction } from '../plan/normalize.js';
 import type { ThreadMessage } from '../thread/thread.js';
-import { closeOverToolPairs } from '../thread/tool-pairs.js';
+import type { ToolPairIndex } from '../thread/tool-pairs.js';
 import type { RungContext } from './planner-types.js';
 
 export function actionsOf(context: RungContext): (message: ThreadMessage) => CompactionAction {
@@ -75,13 +75,42 @@ export function* structuralTurnCandidates(
       continue;
     }
     const takenIds = new Set(taken.map((message) => message.id));
-    const closure = closeOverToolPairs(takenIds, pairs);
     // A partner outside the turn, or one the rung may not take, would be orphaned: skip the turn.
-    if ([...closure].some((id) => !takenIds.has(id) && actionOf(byId.get(id)!) !== 'drop')) {
+    if (leavesPartnerBehind(takenIds, pairs, (id) => actionOf(byId.get(id)!) === 'drop')) {
       if (split) break;
       continue;
     }
     yield { turn: range.turn, messages: taken };
     if (split) break;
   }
+}
+
+/**
+ * Whether the tool-pair closure of `takenIds` (`closeOverToolPairs`) holds a message outside them that is
+ * not `dropped`: walked from the taken messages without building the closure, following a partner outside
+ * them only while it is dropped (its own partners are in the closure too), and stopping at the first
+ * other one. Most turns pair their calls within themselves and walk no further than their own pairs.
+ */
+function leavesPartnerBehind(
+  takenIds: ReadonlySet<string>,
+  pairs: ToolPairIndex,
+  dropped: (id: string) => boolean,
+): boolean {
+  const followed = new Set<string>();
+  const queue = [...takenIds];
+  const reaches = (partner: string | undefined): boolean => {
+    if (partner === undefined || takenIds.has(partner) || followed.has(partner)) return false;
+    if (!dropped(partner)) return true;
+    followed.add(partner);
+    queue.push(partner);
+    return false;
+  };
+  while (queue.length > 0) {
+    const messageId = queue.pop()!;
+    for (const callId of pairs.callIdsByMessageId.get(messageId) ?? []) {
+      const pair = pairs.byCallId.get(callId);
+      if (pair && (reaches(pair.callMessageId) || reaches(pair.resultMessageId))) return true;
+    }
+  }
+  return false;
 }

@@ -1,6 +1,7 @@
 import type { SummarizationRecord } from '../plan/records.js';
 import { summaryHeader, summaryText } from '../plan/stand-in-texts.js';
 import { mergeSummaries } from '../summary/merge.js';
+import { renderSummary } from '../summary/render.js';
 import type { StructuredSummary } from '../summary/structured-summary.js';
 import { trimSummaryToBudget } from '../summary/trim.js';
 
@@ -73,7 +74,42 @@ export function summaryBlockTokens(
   blocks: readonly SummarizationRecord[],
   countText: (text: string) => number,
 ): number {
-  return blocks.reduce((total, block) => total + countText(summaryText(block)), 0);
+  return blocks.reduce((total, block) => total + blockTokens(block, countText), 0);
+}
+
+/**
+ * A block's rendered tokens by counter, counted once per record object (ADR-0381): a record is never
+ * edited, so its text and count never change, and a planning run reads the same blocks' counts again at
+ * every summarize step (the new block's budget, each consolidation check, the newer blocks beside a
+ * merge). The planner's records come in with the count their maker took of the same text.
+ */
+const blockTokenCounts = new WeakMap<
+  SummarizationRecord,
+  { countText: (text: string) => number; tokens: number }
+>();
+
+function blockTokens(block: SummarizationRecord, countText: (text: string) => number): number {
+  const known = blockTokenCounts.get(block);
+  if (known && known.countText === countText) return known.tokens;
+  const tokens = countText(summaryText(block));
+  blockTokenCounts.set(block, { countText, tokens });
+  return tokens;
+}
+
+/**
+ * Tells the memo of `summaryBlockTokens` what a block just made costs: `tokens` must be
+ * `countText(summaryText(block))`, as its maker counted it for `summaryTokenCount`.
+ *
+ * @param block - The new block.
+ * @param countText - The counter that counted it.
+ * @param tokens - Its rendered tokens.
+ */
+export function rememberBlockTokens(
+  block: SummarizationRecord,
+  countText: (text: string) => number,
+  tokens: number,
+): void {
+  blockTokenCounts.set(block, { countText, tokens });
 }
 
 /**
@@ -94,6 +130,38 @@ export function trimBlockToBudget(
 ): StructuredSummary {
   const header = summaryHeader(span);
   return trimSummaryToBudget(summary, maxTokens, (text) => countText(`${header}${text}`));
+}
+
+/**
+ * `trimBlockToBudget`, and the trimmed block's tokens (`countText` of its `summaryText`), each distinct
+ * text counted once (ADR-0381): the trimmed text is one the trim counted already (the whole summary when
+ * it fits, else the bisection's last fitting candidate), and nearby shares of a bisection often build
+ * the same text.
+ *
+ * @param summary - The summary.
+ * @param span - The block's turns (its header).
+ * @param maxTokens - Budget for the block's text.
+ * @param countText - Counts rendered text.
+ * @returns The summary, trimmed when it did not fit, and its block's tokens.
+ */
+export function trimBlockCounted(
+  summary: StructuredSummary,
+  span: Pick<SummarizationRecord['span'], 'firstTurn' | 'lastTurn'>,
+  maxTokens: number,
+  countText: (text: string) => number,
+): { summary: StructuredSummary; tokens: number } {
+  const counted = new Map<string, number>();
+  const countOnce = (text: string) => {
+    let tokens = counted.get(text);
+    if (tokens === undefined) {
+      tokens = countText(text);
+      counted.set(text, tokens);
+    }
+    return tokens;
+  };
+  const trimmed = trimBlockToBudget(summary, span, maxTokens, countOnce);
+  // The block's text as `summaryText` writes it: its header, then the summary.
+  return { summary: trimmed, tokens: countOnce(`${summaryHeader(span)}${renderSummary(trimmed)}`) };
 }
 
 /**
@@ -128,13 +196,12 @@ export function mergeSummaryBlocks(
     firstTurn: Math.min(older.span.firstTurn, newer.span.firstTurn),
     lastTurn: Math.max(older.span.lastTurn, newer.span.lastTurn),
   };
-  const summary = trimBlockToBudget(
+  const { summary, tokens: summaryTokenCount } = trimBlockCounted(
     mergeSummaries(older.summary, newer.summary),
     turns,
     maxTokens,
     countText,
   );
-  const summaryTokenCount = countText(summaryText({ span: { messageIds, ...turns }, summary }));
   const originalTokenCount =
     older.originalTokenCount !== undefined && newer.originalTokenCount !== undefined
       ? older.originalTokenCount + newer.originalTokenCount
@@ -152,6 +219,7 @@ export function mergeSummaryBlocks(
       : {}),
   };
   if (spanPositions && union.positions) spanPositions.remember(merged, union.positions);
+  rememberBlockTokens(merged, countText, summaryTokenCount);
   return merged;
 }
 
@@ -279,9 +347,13 @@ function mergeOldestWithin(
 
 /** A lone block over the budget (written under a larger one) trimmed to it, its counts updated. */
 function retrimmed(block: SummarizationRecord, limits: SummaryBlockLimits): SummarizationRecord {
-  const summary = trimBlockToBudget(block.summary, block.span, limits.budgetTokens, limits.countText);
-  const summaryTokenCount = limits.countText(summaryText({ span: block.span, summary }));
-  return {
+  const { summary, tokens: summaryTokenCount } = trimBlockCounted(
+    block.summary,
+    block.span,
+    limits.budgetTokens,
+    limits.countText,
+  );
+  const trimmed = {
     ...block,
     summary,
     summaryTokenCount,
@@ -289,6 +361,8 @@ function retrimmed(block: SummarizationRecord, limits: SummaryBlockLimits): Summ
       ? { compressionRatio: compressionRatioOf(block.originalTokenCount, summaryTokenCount) }
       : {}),
   };
+  rememberBlockTokens(trimmed, limits.countText, summaryTokenCount);
+  return trimmed;
 }
 
 /** Whether every pinned fact of `before` is still a pinned fact in `after` (none went behind a pointer). */

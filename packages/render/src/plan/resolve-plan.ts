@@ -251,24 +251,29 @@ export function resolvePlan(
 
 /** Message indexes joined to `start` by tool exchanges, sorted. */
 function groupOf(start: number, exchanges: ToolExchangeIndex, visited: Set<number>): number[] {
-  const group = new Set([start]);
-  const queue = [start];
-  const visit = (position: number) => {
-    if (group.has(position)) return;
-    group.add(position);
-    queue.push(position);
-  };
-  while (queue.length > 0) {
-    const position = queue.pop()!;
+  // The group is its own queue (walked by index), without a closure or a copy per group: a summarize step
+  // derives hundreds of groups per measurement.
+  const group = [start];
+  const members = new Set(group);
+  for (let at = 0; at < group.length; at += 1) {
+    const position = group[at]!;
     visited.add(position);
     for (const exchange of exchanges.callsByMessage.get(position) ?? []) {
-      if (exchange.resultMessageIndex !== undefined) visit(exchange.resultMessageIndex);
+      const result = exchange.resultMessageIndex;
+      if (result === undefined || members.has(result)) continue;
+      members.add(result);
+      group.push(result);
     }
-    for (const exchange of exchanges.resultsByMessage.get(position) ?? [])
-      if (exchange) visit(exchange.callMessageIndex);
+    for (const exchange of exchanges.resultsByMessage.get(position) ?? []) {
+      if (!exchange || members.has(exchange.callMessageIndex)) continue;
+      members.add(exchange.callMessageIndex);
+      group.push(exchange.callMessageIndex);
+    }
   }
-  return [...group].sort((left, right) => left - right);
+  return group.sort(ascending);
 }
+
+const ascending = (left: number, right: number) => left - right;
 
 function repairGroup(
   group: readonly number[],

@@ -9,7 +9,8 @@ import {
   type StoredMedium,
 } from '../abridge-parts.js';
 import { actionsOf } from '../candidates.js';
-import type { Proposal, Rung } from '../planner-types.js';
+import type { Proposal, Rung, RungContext } from '../planner-types.js';
+import { reusedAnalysis } from '../proposal-reuse.js';
 
 /**
  * The first rung (ADR-0265): a user or assistant message before the protected tail keeps its place
@@ -24,41 +25,13 @@ import type { Proposal, Rung } from '../planner-types.js';
 export const abridgeRung: Rung = {
   name: 'abridge',
   analyze(context) {
-    const actionOf = actionsOf(context);
-    const { regions, policy, input } = context;
-    const messages = input.thread.messages;
-    const lastTurn = messages.at(-1)?.turn ?? 0;
-    const older: Proposal[] = [];
-    const tail: Proposal[] = [];
-    for (const message of messages) {
-      const inTail = message.index >= regions.protectedStart;
-      // The tail's older turns give up their pictures only (ADR-0267); the newest turn keeps everything.
-      if (inTail && (!policy.abridgeTailMedia || message.turn >= lastTurn)) break;
-      if (actionOf(message) !== 'include') continue;
-      if (regions.untouchable.has(message.id) && !regions.keptUserWords.has(message.id)) continue;
-      if (message.pinned === true || holdsOpaquePart(message)) continue;
-      const drafted = draftAbridgement(message, policy.abridgePasteEdgeLines);
-      const draft = drafted && inTail ? { media: drafted.media, pastes: [] } : drafted;
-      if (!draft || draft.media.length + draft.pastes.length === 0) continue;
-      const freed = input.countMessage(message) - abridgedTokens(message, draft, input.countMessage);
-      if (freed < policy.abridgeMinTokensFreed) continue;
-      const what = [
-        ...(draft.media.length > 0
-          ? [
-              `${draft.media.length} ${message.role === 'tool' ? 'tool result(s) with media' : 'media part(s)'}`,
-            ]
-          : []),
-        ...(draft.pastes.length > 0 ? [`${draft.pastes.length} pasted text part(s)`] : []),
-      ].join(' and ');
-      (inTail ? tail : older).push({
-        rung: 'abridge',
-        span: { messageIds: [message.id], firstTurn: message.turn, lastTurn: message.turn },
-        estimatedTokensFreed: freed,
-        reason: `${what} of ${message.id}${inTail ? ' (protected tail, older turn)' : ''} replaced by stand-ins, freeing about ${freed} tokens`,
-      });
-    }
-    // Oldest first, and everything before the tail before anything in it.
-    return [...older, ...tail];
+    // Read from the previous step's analysis when no message can have come back to include (ADR-0380).
+    return reusedAnalysis(
+      'abridge',
+      context,
+      (action) => action === 'include',
+      () => abridgeProposals(context),
+    );
   },
   async execute(context, proposal) {
     const { input, policy } = context;
@@ -125,6 +98,43 @@ export const abridgeRung: Rung = {
     };
   },
 };
+
+/** The abridge rung's full analysis: what it may abridge before the tail (and the tail's older media). */
+function abridgeProposals(context: RungContext): Proposal[] {
+  const actionOf = actionsOf(context);
+  const { regions, policy, input } = context;
+  const messages = input.thread.messages;
+  const lastTurn = messages.at(-1)?.turn ?? 0;
+  const older: Proposal[] = [];
+  const tail: Proposal[] = [];
+  for (const message of messages) {
+    const inTail = message.index >= regions.protectedStart;
+    // The tail's older turns give up their pictures only (ADR-0267); the newest turn keeps everything.
+    if (inTail && (!policy.abridgeTailMedia || message.turn >= lastTurn)) break;
+    if (actionOf(message) !== 'include') continue;
+    if (regions.untouchable.has(message.id) && !regions.keptUserWords.has(message.id)) continue;
+    if (message.pinned === true || holdsOpaquePart(message)) continue;
+    const drafted = draftAbridgement(message, policy.abridgePasteEdgeLines);
+    const draft = drafted && inTail ? { media: drafted.media, pastes: [] } : drafted;
+    if (!draft || draft.media.length + draft.pastes.length === 0) continue;
+    const freed = input.countMessage(message) - abridgedTokens(message, draft, input.countMessage);
+    if (freed < policy.abridgeMinTokensFreed) continue;
+    const what = [
+      ...(draft.media.length > 0
+        ? [`${draft.media.length} ${message.role === 'tool' ? 'tool result(s) with media' : 'media part(s)'}`]
+        : []),
+      ...(draft.pastes.length > 0 ? [`${draft.pastes.length} pasted text part(s)`] : []),
+    ].join(' and ');
+    (inTail ? tail : older).push({
+      rung: 'abridge',
+      span: { messageIds: [message.id], firstTurn: message.turn, lastTurn: message.turn },
+      estimatedTokensFreed: freed,
+      reason: `${what} of ${message.id}${inTail ? ' (protected tail, older turn)' : ''} replaced by stand-ins, freeing about ${freed} tokens`,
+    });
+  }
+  // Oldest first, and everything before the tail before anything in it.
+  return [...older, ...tail];
+}
 
 /** The stored medium's type: the part's, unless it is a wildcard and its `data:` URL names one. */
 function storedMediaType(partType: string, dataUrlType: string | undefined): string {

@@ -9,6 +9,7 @@ import { type SummaryArtifact, structuredSummarySchema } from '../../summary/str
 import { abridgedSummaryArtifacts } from '../abridge-parts.js';
 import { shrinkableToolMessages } from '../candidates.js';
 import type { Proposal, Rung, RungContext } from '../planner-types.js';
+import { reusedAnalysis } from '../proposal-reuse.js';
 
 /** Tokens a pointer message costs once rendered (prefix, summary line, read_artifact instruction). */
 const POINTER_OVERHEAD_TOKENS = 80;
@@ -55,24 +56,13 @@ export const externalizeRung: Rung = {
   name: 'externalize',
   analyze(context) {
     if (!context.input.artifactStore || context.input.rehydrationHappened) return [];
-    const proposals: Proposal[] = [];
-    for (const message of shrinkableToolMessages(context)) {
-      const parts = resultParts(message.content);
-      const first = parts[0];
-      if (!first) continue;
-      const durability = resolveToolDurability(first, context.policy.toolDurability);
-      if (durability.durability !== 'non_replayable' && durability.durability !== 'anchoring') continue;
-      const threshold = durability.externalizeThresholdTokens ?? context.policy.externalizeThresholdTokens;
-      const tokens = context.input.countMessage(message);
-      if (tokens <= threshold) continue;
-      proposals.push({
-        rung: 'externalize',
-        span: spanOf([message]),
-        estimatedTokensFreed: Math.max(0, tokens - POINTER_OVERHEAD_TOKENS),
-        reason: `${first.toolName} result of ${tokens} tokens (${durability.durability}) is above ${threshold}`,
-      });
-    }
-    return proposals;
+    // Each step takes at most a batch: the next one reads what this analysis left (ADR-0380).
+    return reusedAnalysis(
+      'externalize',
+      context,
+      (action) => action === 'include' || action === 'abridge',
+      () => externalizeProposals(context),
+    );
   },
   async execute(context, proposal) {
     const store = context.input.artifactStore;
@@ -135,6 +125,28 @@ export const externalizeRung: Rung = {
     return { added: [record] };
   },
 };
+
+/** The externalize rung's full analysis: large non-replayable or anchoring results it may still shrink. */
+function externalizeProposals(context: RungContext): Proposal[] {
+  const proposals: Proposal[] = [];
+  for (const message of shrinkableToolMessages(context)) {
+    const parts = resultParts(message.content);
+    const first = parts[0];
+    if (!first) continue;
+    const durability = resolveToolDurability(first, context.policy.toolDurability);
+    if (durability.durability !== 'non_replayable' && durability.durability !== 'anchoring') continue;
+    const threshold = durability.externalizeThresholdTokens ?? context.policy.externalizeThresholdTokens;
+    const tokens = context.input.countMessage(message);
+    if (tokens <= threshold) continue;
+    proposals.push({
+      rung: 'externalize',
+      span: spanOf([message]),
+      estimatedTokensFreed: Math.max(0, tokens - POINTER_OVERHEAD_TOKENS),
+      reason: `${first.toolName} result of ${tokens} tokens (${durability.durability}) is above ${threshold}`,
+    });
+  }
+  return proposals;
+}
 
 function abridgedMediaArtifacts(context: RungContext, messageId: string): SummaryArtifact[] {
   const record = context.index.normalized(context.plan).actions.get(messageId)?.record;

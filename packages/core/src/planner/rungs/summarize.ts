@@ -2,7 +2,6 @@ import { withholdToolOutputs } from '../../durability/tool-sensitivity.js';
 import { messagesAsRendered } from '../../plan/as-rendered.js';
 import type { CompactionRecord, SummarizationRecord } from '../../plan/records.js';
 import { spanOf } from '../../plan/span.js';
-import { summaryText } from '../../plan/stand-in-texts.js';
 import type { SummarizeResult } from '../../ports/summarizer.js';
 import type { CompactionPolicy } from '../../schemas/policy.js';
 import { mergeSummaries } from '../../summary/merge.js';
@@ -15,9 +14,10 @@ import type { Rung, RungContext } from '../planner-types.js';
 import {
   compressionRatioOf,
   consolidateSummaryBlocks,
+  rememberBlockTokens,
   type SpanPositions,
   summaryBlockTokens,
-  trimBlockToBudget,
+  trimBlockCounted,
 } from '../summary-blocks.js';
 import { summaryCallSettings } from '../summary-call.js';
 
@@ -92,9 +92,13 @@ export function summaryRecord(parts: {
   originalTokens?: number;
 }): SummarizationRecord {
   const span = spanOf(parts.covered);
-  const summary = trimBlockToBudget(parts.summary, span, parts.budget, parts.countText);
-  const summaryTokenCount = parts.countText(summaryText({ span, summary }));
-  return {
+  const { summary, tokens: summaryTokenCount } = trimBlockCounted(
+    parts.summary,
+    span,
+    parts.budget,
+    parts.countText,
+  );
+  const record: SummarizationRecord = {
     kind: 'summarize',
     span,
     summary,
@@ -112,6 +116,9 @@ export function summaryRecord(parts: {
         }
       : {}),
   };
+  // The blocks' budget and consolidation read this count again at every later step (ADR-0381).
+  rememberBlockTokens(record, parts.countText, summaryTokenCount);
+  return record;
 }
 
 /**
