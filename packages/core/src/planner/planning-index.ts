@@ -52,6 +52,8 @@ export interface PlanningIndex {
    * two normalizations do not share, so a step reads the records it changed, not the hidden history.
    */
   hiddenPerTurn(plan: CompactionPlan): Uint32Array;
+  /** 1 at each log position the plan summarizes or drops (kept with `hiddenPerTurn`, the same way). */
+  hiddenAt(plan: CompactionPlan): Uint8Array;
 }
 
 /** The actions whose messages a summary or a drop may no longer take (already summarized or dropped). */
@@ -130,9 +132,9 @@ export function createPlanningIndex(thread: Thread): PlanningIndex {
       state.perTurn[ranges[position]!]! += on === 1 ? 1 : -1;
     }
   };
-  const hiddenPerTurn = (plan: CompactionPlan): Uint32Array => {
+  const hiddenState = (plan: CompactionPlan): { hidden: Uint8Array; perTurn: Uint32Array } => {
     let state = hiddenByPlan.get(plan);
-    if (state) return state.perTurn;
+    if (state) return state;
     const records = normalized(plan).records;
     const parent = editedFrom(plan);
     const parentState = parent && hiddenByPlan.get(parent);
@@ -149,7 +151,7 @@ export function createPlanningIndex(thread: Thread): PlanningIndex {
       for (const record of records) if (hidesWholly(record)) mark(state, record, 1);
     }
     hiddenByPlan.set(plan, state);
-    return state.perTurn;
+    return state;
   };
   function normalized(plan: CompactionPlan): NormalizedPlan {
     let known = normalizations.get(plan);
@@ -194,7 +196,8 @@ export function createPlanningIndex(thread: Thread): PlanningIndex {
     rememberPositions(record, positions) {
       if (!positionsOfRecords.has(record)) positionsOfRecords.set(record, positions);
     },
-    hiddenPerTurn,
+    hiddenPerTurn: (plan) => hiddenState(plan).perTurn,
+    hiddenAt: (plan) => hiddenState(plan).hidden,
     partnersEdge(start) {
       let edge = edges.get(start);
       if (edge === undefined) {
