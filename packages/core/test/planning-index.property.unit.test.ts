@@ -138,7 +138,7 @@ describe('the planning index equals planning from scratch (ADR-0280)', () => {
           for (const planned of [...chain, ...chain]) {
             const normalized = index.normalized(planned);
             const fresh = normalizePlan(planned);
-            expect(normalized).toEqual(fresh);
+            expect(withActionsAsMap(normalized)).toEqual(fresh);
             // The same owners by identity too (a record a conflict reduced is owned as its copy).
             for (const [id, { record }] of fresh.actions)
               expect(normalized.actions.get(id)?.record).toBe(record);
@@ -202,6 +202,13 @@ describe('the planning index equals planning from scratch (ADR-0280)', () => {
           });
           // Counted step by step (each plan from its parent's counts) and from nothing (a new index).
           expect([...index.hiddenPerTurn(planned)]).toEqual(expected);
+          // The per-position flags the counts are kept with, which `keptUserMessageIds` reads (ADR-0386).
+          expect([...index.hiddenAt(planned)]).toEqual(
+            run.thread.messages.map((message) => {
+              const action = fresh.actions.get(message.id)?.action;
+              return action === 'summarize' || action === 'drop' ? 1 : 0;
+            }),
+          );
           expect([...createPlanningIndex(run.thread).hiddenPerTurn(planned)]).toEqual(expected);
           const context = {
             input: { thread: run.thread },
@@ -246,6 +253,7 @@ describe('the planning index equals planning from scratch (ADR-0280)', () => {
     fc.assert(
       fc.property(editCase, (run) => {
         let plan = run.plans[0]!;
+        const chain = [plan];
         run.plans.slice(1).forEach((step, position) => {
           const normalized = normalizedPlanOf(plan);
           const remove = new Set(normalized.records.filter((_, at) => run.removals[position]?.[at] === true));
@@ -262,11 +270,28 @@ describe('the planning index equals planning from scratch (ADR-0280)', () => {
             return true;
           });
           plan = editPlan(plan, added, (record) => remove.has(record), normalized);
+          chain.push(plan);
           const known = normalizedPlanOf(plan);
           const fresh = normalizePlan(plan);
-          expect(known).toEqual(fresh);
+          expect(withActionsAsMap(known)).toEqual(fresh);
           for (const [id, { record }] of fresh.actions) expect(known.actions.get(id)?.record).toBe(record);
         });
+        // Each edit took its owner map over from its parent's (ADR-0385): every earlier plan still answers
+        // as it did, read through the later ones, and a parent edited again takes the map back.
+        for (const planned of [...chain].reverse()) {
+          const known = normalizedPlanOf(planned);
+          const fresh = normalizePlan(planned);
+          expect(withActionsAsMap(known)).toEqual(fresh);
+          for (const [id, { record }] of fresh.actions) expect(known.actions.get(id)?.record).toBe(record);
+          for (const message of run.thread.messages)
+            expect(known.actions.get(message.id)?.record).toBe(fresh.actions.get(message.id)?.record);
+        }
+        // An edited plan whose map a later edit took (any but the last) is edited again: it takes the map back.
+        const earlier = chain[chain.length > 2 ? 1 : 0]!;
+        const again = editPlan(earlier, [], () => false, normalizedPlanOf(earlier));
+        expect(withActionsAsMap(normalizedPlanOf(again))).toEqual(normalizePlan(again));
+        for (const planned of chain)
+          expect(withActionsAsMap(normalizedPlanOf(planned))).toEqual(normalizePlan(planned));
       }),
       { numRuns: 200 },
     );
@@ -294,6 +319,11 @@ describe('the planning index equals planning from scratch (ADR-0280)', () => {
     );
   });
 });
+
+/** A normalization with its owner map as a plain `Map` (an edit's is a `VersionedActions`, ADR-0385), to compare with `toEqual`. */
+function withActionsAsMap(normalized: NormalizedPlan): NormalizedPlan {
+  return { ...normalized, actions: new Map(normalized.actions) };
+}
 
 /** `structuralTurnCandidates` as it was before turns were passed over by their counts: every turn's messages read. */
 function candidatesWalkingEveryTurn(context: RungContext, splitTurn: boolean): TurnCandidate[] {

@@ -1,5 +1,6 @@
 import {
   type CompactionPlan,
+  createPlanningIndex,
   editPlan,
   foldThread,
   normalizePlan,
@@ -126,13 +127,16 @@ describe('measuring a plan from the previous measurement (ADR-0300)', () => {
 
   it('derives the resolution a full resolution gives', { timeout: 60_000 }, () => {
     fc.assert(
-      fc.property(scenario, ({ thread, plans }) => {
+      fc.property(scenario, fc.boolean(), ({ thread, plans }, planned) => {
         const exchanges = indexToolExchanges(thread.messages, undefined);
         const positions = new Map(thread.messages.map((message, position) => [message.id, position]));
         fc.pre(positions.size === thread.messages.length);
+        // As after a planning run of this thread: its records' positions known (ADR-0388), read instead of ids.
+        const index = planned ? createPlanningIndex(thread) : undefined;
         let base = resolvePlan(thread, undefined, exchanges, undefined, undefined);
         for (const plan of ladderOf(plans)) {
           const normalized = normalizePlan(plan);
+          for (const record of normalized.records) index?.recordPositions(record);
           const derived = deriveResolution(thread, normalized, exchanges, undefined, base, (id) =>
             positions.get(id),
           );

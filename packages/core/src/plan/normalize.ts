@@ -35,6 +35,16 @@ const actionOfKind: Record<CompactionRecord['kind'], Exclude<CompactionAction, '
 };
 
 /**
+ * The action a record gives the messages it owns.
+ *
+ * @param record - A record.
+ * @returns Its action.
+ */
+export function actionOfRecord(record: CompactionRecord): Exclude<CompactionAction, 'include'> {
+  return actionOfKind[record.kind];
+}
+
+/**
  * Records ordered strongest action first by `ACTION_PRECEDENCE`; records of equal precedence keep
  * their order (the sort is stable), so the earlier record wins a tie.
  *

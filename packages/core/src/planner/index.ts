@@ -35,6 +35,7 @@ export type {
   RungExecution,
   RungName,
 } from './planner-types.js';
+export { createPlanningIndex, knownRecordPositions, type PlanningIndex } from './planning-index.js';
 export {
   computeProtectedRegions,
   type ProtectedRegions,

@@ -30,7 +30,11 @@ export function keptUserMessageIds(
   if (!policy.keepUserMessages) return kept;
   // Only what still renders verbatim can be kept verbatim: an earlier round's choice stands. An
   // abridged message still shows the person's words (ADR-0266).
+  // A turn start the plan summarizes or drops is passed over by the index's flags (ADR-0386): most of a
+  // long compacted thread's turn starts are, and each would otherwise be looked up by id at every step.
+  const hidden = planningIndex?.hiddenAt(normalized.plan);
   const candidates = (planningIndex?.turnStarts ?? thread.messages.filter(isTurnStart)).filter((message) => {
+    if (hidden?.[message.index] === 1) return false;
     const action = normalized.actions.get(message.id)?.action;
     return action === undefined || action === 'abridge';
   });

@@ -1,4 +1,6 @@
 import {
+  actionOfRecord,
+  byPrecedence,
   type NormalizedPlan,
   normalizePlan,
   type PlannedAction,
@@ -6,6 +8,7 @@ import {
 } from '../plan/normalize.js';
 import type { CompactionPlan } from '../plan/plan.js';
 import type { CompactionRecord } from '../plan/records.js';
+import { VersionedActions } from '../plan/versioned-actions.js';
 
 /** The normalization of each plan `editPlan` returned: its records are disjoint, so it is known already. */
 const normalizationsOfEdits = new WeakMap<CompactionPlan, NormalizedPlan>();
@@ -64,6 +67,8 @@ export function editPlan(
   normalized: NormalizedPlan = normalizedPlanOf(plan),
 ): CompactionPlan {
   const kept = normalized.records.filter((record) => !remove(record));
+  const disjoint = editOfDisjointRecords(plan, normalized, kept, added);
+  if (disjoint) return disjoint;
   const given = [...kept, ...added];
   const merged = normalizePlan({ ...plan, ...recordsToPlanLists(given) });
   const edited = { ...plan, ...recordsToPlanLists(merged.records) };
@@ -82,5 +87,52 @@ export function editPlan(
     normalizationsOfEdits.set(edited, { plan: edited, actions, records: merged.records, warnings: [] });
     parentsOfEdits.set(edited, plan);
   }
+  return edited;
+}
+
+/**
+ * `editPlan` when nothing conflicts (ADR-0385): the plan's normalization had no conflict (each record owns
+ * every id it names) and the added records name no id a kept record owns, nor one id twice between them.
+ * Then normalizing the kept and added records from scratch keeps every record whole, in precedence order
+ * (kind by kind, kept before added), and changes owners only at the ids of the removed and added records:
+ * the owner map is derived from the plan's by those ids alone (a `VersionedActions` sharing its entries),
+ * not by walking every id the plan owns. Undefined when the edit needs a full normalization.
+ */
+function editOfDisjointRecords(
+  plan: CompactionPlan,
+  normalized: NormalizedPlan,
+  kept: readonly CompactionRecord[],
+  added: readonly CompactionRecord[],
+): CompactionPlan | undefined {
+  if (normalized.warnings.length > 0) return undefined;
+  const keptRecords = new Set(kept);
+  const removed = new Set(normalized.records.filter((record) => !keptRecords.has(record)));
+  // A record added again, or twice, names its ids twice: a conflict.
+  if (
+    new Set(added).size !== added.length ||
+    added.some((record) => removed.has(record) || keptRecords.has(record))
+  )
+    return undefined;
+  const actions = VersionedActions.derive(
+    normalized.actions,
+    removed,
+    added.map((record) => ({
+      ids: record.span.messageIds,
+      owner: { action: actionOfRecord(record), record },
+    })),
+  );
+  if (!actions) return undefined;
+  const lists = recordsToPlanLists([...kept, ...added]);
+  // A record naming no id owns nothing, and normalizing leaves it out.
+  const records = byPrecedence([
+    ...lists.drops,
+    ...lists.externalizations,
+    ...lists.summarizations,
+    ...lists.clearings,
+    ...lists.abridgements,
+  ]).filter((record) => record.span.messageIds.length > 0);
+  const edited = { ...plan, ...recordsToPlanLists(records) };
+  normalizationsOfEdits.set(edited, { plan: edited, actions, records, warnings: [] });
+  parentsOfEdits.set(edited, plan);
   return edited;
 }

@@ -52,6 +52,35 @@ export interface PlanningIndex {
    * two normalizations do not share, so a step reads the records it changed, not the hidden history.
    */
   hiddenPerTurn(plan: CompactionPlan): Uint32Array;
+  /** 1 at each log position the plan summarizes or drops (kept with `hiddenPerTurn`, the same way). */
+  hiddenAt(plan: CompactionPlan): Uint8Array;
+}
+
+/**
+ * Record positions a planning run read, for the renderer's measurement of the same thread (ADR-0388): each
+ * with the message array they index, so a record seen with another thread object (the next check's, or a
+ * branch) is never read by stale positions.
+ */
+const knownPositions = new WeakMap<
+  CompactionRecord,
+  { readonly messages: readonly ThreadMessage[]; readonly positions: Int32Array }
+>();
+
+/**
+ * A record's positions in `messages` (its ids' log positions in its order, -1 for an id not there), when a
+ * planning run of that very message array has read them: a merged summary block names most of the hidden
+ * history, and its positions are known from merging its parts.
+ *
+ * @param record - A record of a plan over `messages`.
+ * @param messages - The thread's messages (compared by identity).
+ * @returns The positions, or undefined when no run of this array knows them.
+ */
+export function knownRecordPositions(
+  record: CompactionRecord,
+  messages: readonly ThreadMessage[],
+): Int32Array | undefined {
+  const known = knownPositions.get(record);
+  return known?.messages === messages ? known.positions : undefined;
 }
 
 /** The actions whose messages a summary or a drop may no longer take (already summarized or dropped). */
@@ -111,6 +140,7 @@ export function createPlanningIndex(thread: Thread): PlanningIndex {
       positions = new Int32Array(ids.length);
       for (let at = 0; at < ids.length; at += 1) positions[at] = positionOf(ids[at]!) ?? -1;
       positionsOfRecords.set(record, positions);
+      knownPositions.set(record, { messages, positions });
     }
     return positions;
   };
@@ -130,9 +160,9 @@ export function createPlanningIndex(thread: Thread): PlanningIndex {
       state.perTurn[ranges[position]!]! += on === 1 ? 1 : -1;
     }
   };
-  const hiddenPerTurn = (plan: CompactionPlan): Uint32Array => {
+  const hiddenState = (plan: CompactionPlan): { hidden: Uint8Array; perTurn: Uint32Array } => {
     let state = hiddenByPlan.get(plan);
-    if (state) return state.perTurn;
+    if (state) return state;
     const records = normalized(plan).records;
     const parent = editedFrom(plan);
     const parentState = parent && hiddenByPlan.get(parent);
@@ -149,7 +179,7 @@ export function createPlanningIndex(thread: Thread): PlanningIndex {
       for (const record of records) if (hidesWholly(record)) mark(state, record, 1);
     }
     hiddenByPlan.set(plan, state);
-    return state.perTurn;
+    return state;
   };
   function normalized(plan: CompactionPlan): NormalizedPlan {
     let known = normalizations.get(plan);
@@ -192,9 +222,12 @@ export function createPlanningIndex(thread: Thread): PlanningIndex {
     normalized,
     recordPositions,
     rememberPositions(record, positions) {
-      if (!positionsOfRecords.has(record)) positionsOfRecords.set(record, positions);
+      if (positionsOfRecords.has(record)) return;
+      positionsOfRecords.set(record, positions);
+      knownPositions.set(record, { messages, positions });
     },
-    hiddenPerTurn,
+    hiddenPerTurn: (plan) => hiddenState(plan).perTurn,
+    hiddenAt: (plan) => hiddenState(plan).hidden,
     partnersEdge(start) {
       let edge = edges.get(start);
       if (edge === undefined) {

@@ -26,6 +26,11 @@ export interface ProtectedTailOptions {
   shrinkAbove: number;
   /** Moves a start back so no tool call is cut from its result (units that already pair them: identity). */
   withPartners?: (start: number) => number;
+  /**
+   * Units that cost nothing whatever their `tokens` say (the planner's: what the plan drops), asked only
+   * of the units the tail reads, so a caller need not copy every unit to zero a few (ADR-0387).
+   */
+  costsNothing?: (index: number) => boolean;
 }
 
 /** Where the protected tail starts, and why. */
@@ -50,7 +55,8 @@ export interface ProtectedTail {
  */
 export function protectedTail(units: readonly TailUnit[], options: ProtectedTailOptions): ProtectedTail {
   const withPartners = options.withPartners ?? ((start: number) => start);
-  const tokenStart = withPartners(tokenSuffixStart(units, options.keepRecentTokens));
+  const costsNothing = options.costsNothing;
+  const tokenStart = withPartners(tokenSuffixStart(units, options.keepRecentTokens, costsNothing));
   let turnStart = units.length;
   if (options.keepRecentTurns > 0) {
     const firstProtectedTurn = Math.max(1, options.lastTurn - options.keepRecentTurns + 1);
@@ -61,18 +67,22 @@ export function protectedTail(units: readonly TailUnit[], options: ProtectedTail
     turnStart = tokenStart;
     while (turnStart > 0 && units[turnStart - 1]!.turn === turn) turnStart -= 1;
   }
-  if (tokenStart > turnStart && unitTokensFrom(units, turnStart) > options.shrinkAbove) {
+  if (tokenStart > turnStart && unitTokensFrom(units, turnStart, costsNothing) > options.shrinkAbove) {
     return { start: tokenStart, rule: 'recent-tokens' };
   }
   return { start: turnStart, rule: 'recent-turns' };
 }
 
 /** The longest suffix within `keepRecentTokens`; the newest unit always counts. */
-function tokenSuffixStart(units: readonly TailUnit[], keepRecentTokens: number): number {
+function tokenSuffixStart(
+  units: readonly TailUnit[],
+  keepRecentTokens: number,
+  costsNothing?: (index: number) => boolean,
+): number {
   let start = units.length;
   let tokens = 0;
   while (start > 0) {
-    const cost = units[start - 1]!.tokens;
+    const cost = costsNothing?.(start - 1) ? 0 : units[start - 1]!.tokens;
     if (start < units.length && tokens + cost > keepRecentTokens) break;
     tokens += cost;
     start -= 1;
@@ -85,11 +95,17 @@ function tokenSuffixStart(units: readonly TailUnit[], keepRecentTokens: number):
  *
  * @param units - The conversation in order.
  * @param start - The first unit counted.
+ * @param costsNothing - Units counted as 0 (`ProtectedTailOptions.costsNothing`).
  * @returns Their tokens.
  */
-export function unitTokensFrom(units: readonly TailUnit[], start: number): number {
+export function unitTokensFrom(
+  units: readonly TailUnit[],
+  start: number,
+  costsNothing?: (index: number) => boolean,
+): number {
   let tokens = 0;
-  for (let index = start; index < units.length; index += 1) tokens += units[index]!.tokens;
+  for (let index = start; index < units.length; index += 1)
+    if (!costsNothing?.(index)) tokens += units[index]!.tokens;
   return tokens;
 }
 
@@ -143,7 +159,7 @@ export function computeProtectedRegions(
   const dependence = planDependence(index, normalized);
   const known = memo.get(dependence.key);
   if (known) return known;
-  const regions = regionsOf(index, policy, countMessage, normalized, targetTokens, dependence.dropped());
+  const regions = regionsOf(index, policy, countMessage, normalized, targetTokens);
   memo.set(dependence.key, regions);
   return regions;
 }
@@ -154,27 +170,26 @@ function regionsOf(
   countMessage: (message: ThreadMessage) => number,
   normalized: NormalizedPlan,
   targetTokens: number,
-  dropped: readonly number[],
 ): ProtectedRegions {
   const { thread } = index;
   const messages = thread.messages;
   // Every message as counted, once per run and only when read: the tail is found from the newest
-  // message back, so a long history before it is never counted. A dropped message costs nothing.
-  let units: TailUnit[] = getOrSet(
+  // message back, so a long history before it is never counted.
+  const units: TailUnit[] = getOrSet(
     getOrSet(baseUnits, index, () => new WeakMap()),
     countMessage,
     () => messages.map((message) => new CountedOnRead(message, countMessage)),
   );
-  if (dropped.length > 0) {
-    units = units.slice();
-    for (const position of dropped) units[position] = { turn: units[position]!.turn, tokens: 0 };
-  }
+  // A dropped message costs nothing: asked of the messages the tail reads, not marked in a copy of every
+  // unit (a long compacted thread drops tens of thousands of messages, and most steps miss the memo).
+  const owners = normalized.actions;
   const tail = protectedTail(units, {
     keepRecentTurns: policy.keepRecentTurns,
     keepRecentTokens: policy.keepRecentTokens,
     lastTurn: messages.at(-1)?.turn ?? 0,
     shrinkAbove: targetTokens / 2,
     withPartners: index.partnersEdge,
+    costsNothing: (position) => owners.get(messages[position]!.id)?.action === 'drop',
   });
   // A provider's opaque part is kept verbatim (ADR-0250): its message is pinned.
   const untouchable = new Set(index.pinned);
@@ -231,11 +246,10 @@ function getOrSet<K, V>(
   return value;
 }
 
-/** What one record of a normalized plan contributes to `planDependence`: the positions it drops. */
+/** What one record of a normalized plan contributes to `planDependence`. */
 interface RecordDependence {
   /** A number naming the record (a record object is never edited). */
   id: number;
-  dropped: number[];
 }
 
 const recordDependences = new WeakMap<PlanningIndex, WeakMap<CompactionRecord, RecordDependence | null>>();
@@ -248,15 +262,15 @@ function recordDependence(index: PlanningIndex, record: CompactionRecord): Recor
   const known = getOrSet(recordDependences, index, () => new WeakMap());
   const memo = known.get(record);
   if (memo !== undefined) return memo;
-  const dropped: number[] = [];
+  let drops = false;
   let holdsTurnStart = false;
   const turnStartAt = index.turnStartAt;
   for (const position of index.recordPositions(record)) {
     if (position < 0) continue;
-    if (record.kind === 'drop') dropped.push(position);
+    if (record.kind === 'drop') drops = true;
     if (turnStartAt[position] === 1) holdsTurnStart = true;
   }
-  const result = dropped.length > 0 || holdsTurnStart ? { id: nextRecordId++, dropped } : null;
+  const result = drops || holdsTurnStart ? { id: nextRecordId++ } : null;
   known.set(record, result);
   return result;
 }
@@ -269,18 +283,12 @@ let nextRecordId = 0;
  * the records it added, not every message the plan hides. Two plans with the same key have the same
  * regions; two with the same positions but different records only miss the memo.
  */
-function planDependence(
-  index: PlanningIndex,
-  normalized: NormalizedPlan,
-): { key: string; dropped: () => number[] } {
+function planDependence(index: PlanningIndex, normalized: NormalizedPlan): { key: string } {
   const contributing: RecordDependence[] = [];
   for (const record of normalized.records) {
     // A normalized record owns every id it names (a conflict leaves a reduced copy, a new object).
     const dependence = recordDependence(index, record);
     if (dependence) contributing.push(dependence);
   }
-  return {
-    key: contributing.map((dependence) => dependence.id).join(','),
-    dropped: () => contributing.flatMap((dependence) => dependence.dropped),
-  };
+  return { key: contributing.map((dependence) => dependence.id).join(',') };
 }

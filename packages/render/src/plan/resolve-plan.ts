@@ -3,6 +3,7 @@ import {
   type CompactionPlan,
   type CompactionRecord,
   externalizesInPlaceAmong,
+  knownRecordPositions,
   type NormalizedPlan,
   normalizedPlanOf,
   type Thread,
@@ -346,7 +347,7 @@ export function deriveResolution(
   const after = normalized?.actions;
   const changed =
     base.normalized && normalized
-      ? changedByRecords(base.normalized, normalized, messages.length, positionOf)
+      ? changedByRecords(base.normalized, normalized, messages, positionOf)
       : undefined;
   if (changed) resolution.plannedIdsSeen += changed.seen;
   const positionsChanged = changed?.positions ?? [];
@@ -404,19 +405,28 @@ export function deriveResolution(
 function changedByRecords(
   before: NormalizedPlan,
   after: NormalizedPlan,
-  size: number,
+  messages: readonly ThreadMessage[],
   positionOf: (id: string) => number | undefined,
 ): { positions: number[]; seen: number } | undefined {
   if (before.warnings.length > 0 || after.warnings.length > 0) return undefined;
   const kept = new Set(before.records);
   const now = new Set(after.records);
-  const marked = new Uint8Array(size);
+  const marked = new Uint8Array(messages.length);
   const positions: number[] = [];
   let seen = 0;
+  // A record's positions as the planning run of this thread read them (ADR-0388; a merged summary block's
+  // are known from merging its parts), else each id looked up.
+  const positionIn = (record: CompactionRecord): ((at: number, id: string) => number | undefined) => {
+    const known = knownRecordPositions(record, messages);
+    return known ? (at) => (known[at]! < 0 ? undefined : known[at]) : (_, id) => positionOf(id);
+  };
   for (const record of after.records) {
     if (kept.has(record)) continue;
-    for (const id of record.span.messageIds) {
-      const position = positionOf(id);
+    const ids = record.span.messageIds;
+    const at = positionIn(record);
+    for (let index = 0; index < ids.length; index += 1) {
+      const id = ids[index]!;
+      const position = at(index, id);
       if (position === undefined || marked[position] === 1) continue;
       marked[position] = 1;
       positions.push(position);
@@ -425,8 +435,11 @@ function changedByRecords(
   }
   for (const record of before.records) {
     if (now.has(record)) continue;
-    for (const id of record.span.messageIds) {
-      const position = positionOf(id);
+    const ids = record.span.messageIds;
+    const at = positionIn(record);
+    for (let index = 0; index < ids.length; index += 1) {
+      const id = ids[index]!;
+      const position = at(index, id);
       if (position === undefined || marked[position] === 1) continue;
       // Owned by a record only `after` holds: read above. Owned by none now: it left the plan.
       if (after.actions.has(id)) continue;
