@@ -9,6 +9,7 @@ export {
   type HeapCompaction,
   type HeapCompactionSetting,
   heapCompactionEnvironment,
+  heapCompactionSettingFrom,
   heapCompactionSettingOf,
   INGEST_HEAP_COMPACTION,
   WORKER_HEAP_COMPACTION,

@@ -8,7 +8,7 @@ import { runInNewContext } from 'node:vm';
 import { type CompactionPlan, systemClock, type Thread } from '@compactor/core';
 import { createEmbeddedStores } from '@compactor/embedded';
 import { createCompactionEngine, createThreadFoldCache, type ThreadFoldCache } from '@compactor/engine';
-import { applyHeapCompaction, type HeapCompaction } from '@compactor/ingest';
+import { applyHeapCompaction, type HeapCompaction, heapCompactionSettingFrom } from '@compactor/ingest';
 import { createRenderCache, type RenderCache, renderPromptSync } from '@compactor/render';
 import { benchBudget, benchPlan, benchSystem, benchTools, percentile } from '@compactor/render/bench';
 import { createExtractiveSummarizer } from '@compactor/summarizer';
@@ -354,7 +354,8 @@ function garbageCollector(): () => void {
  * under the heap compaction mode given (applied as the servers apply it). Run it in a fresh process
  * per mode (`manyThreadsInFreshProcess`), so neither run starts from the other's pages.
  *
- * @param heapCompaction - The mode, applied to this process first.
+ * @param heapCompaction - The mode, applied to this process first (`when-fragmented`'s interval:
+ *   COMPACTOR_HEAP_COMPACTION_INTERVAL_SECONDS, as the servers read it).
  * @param sizes - The many-threads workload.
  * @returns RSS, heap and cache figures before and after touching every thread.
  */
@@ -362,7 +363,10 @@ export async function benchManyThreads(
   heapCompaction: HeapCompaction,
   sizes: ScalingSizes['manyThreads'],
 ): Promise<ManyThreadsResult> {
-  const heap = applyHeapCompaction(heapCompaction);
+  // The mode given; when-fragmented's interval from COMPACTOR_HEAP_COMPACTION_INTERVAL_SECONDS as the servers read it.
+  const heap = applyHeapCompaction(
+    heapCompactionSettingFrom({ ...process.env, COMPACTOR_HEAP_COMPACTION: heapCompaction }, heapCompaction),
+  );
   let scheduledCompactions = 0;
   heap.onEvent((event) => {
     if (event.kind === 'compacted') scheduledCompactions += 1;

@@ -77,6 +77,25 @@ export function heapCompactionSettingOf(values: {
   };
 }
 
+/**
+ * The setting from an environment, for a process that reads only these two variables (the benches).
+ *
+ * @param environment - The variables (`COMPACTOR_HEAP_COMPACTION`, `COMPACTOR_HEAP_COMPACTION_INTERVAL_SECONDS`).
+ * @param defaultMode - The mode when none is given.
+ * @throws Error naming the variable when a value is invalid.
+ */
+export function heapCompactionSettingFrom(
+  environment: Record<string, string | undefined>,
+  defaultMode: HeapCompaction,
+): HeapCompactionSetting {
+  const parsed = z.object(heapCompactionEnvironment(defaultMode)).safeParse(environment);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`${issue?.path.join('.')} ${issue?.message}`);
+  }
+  return heapCompactionSettingOf(parsed.data);
+}
+
 /** The V8 flag `every-full-gc` sets. Not accepted in NODE_OPTIONS, hence set from the entry. */
 export const COMPACT_ON_EVERY_FULL_GC_FLAG = '--compact-on-every-full-gc';
 
