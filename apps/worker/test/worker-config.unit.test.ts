@@ -7,19 +7,19 @@ describe('loadWorkerConfig', () => {
     expect(loadWorkerConfig({})).toEqual({
       metricsPort: undefined,
       metricsHost: '127.0.0.1',
-      heapCompaction: { mode: 'every-full-gc', intervalMs: 60_000 },
+      heapCompaction: { mode: 'every-full-gc', intervalMs: 300_000 },
     });
     expect(loadWorkerConfig({ COMPACTOR_WORKER_METRICS_PORT: '' })).toEqual({
       metricsPort: undefined,
       metricsHost: '127.0.0.1',
-      heapCompaction: { mode: 'every-full-gc', intervalMs: 60_000 },
+      heapCompaction: { mode: 'every-full-gc', intervalMs: 300_000 },
     });
     expect(
       loadWorkerConfig({ COMPACTOR_WORKER_METRICS_PORT: '9464', COMPACTOR_WORKER_METRICS_HOST: '0.0.0.0' }),
     ).toEqual({
       metricsPort: 9464,
       metricsHost: '0.0.0.0',
-      heapCompaction: { mode: 'every-full-gc', intervalMs: 60_000 },
+      heapCompaction: { mode: 'every-full-gc', intervalMs: 300_000 },
     });
   });
 
@@ -31,12 +31,12 @@ describe('loadWorkerConfig', () => {
     expect(
       loadWorkerConfig({
         COMPACTOR_HEAP_COMPACTION: 'when-fragmented',
-        COMPACTOR_HEAP_COMPACTION_INTERVAL_SECONDS: '300',
+        COMPACTOR_HEAP_COMPACTION_INTERVAL_SECONDS: '120',
       }).heapCompaction,
-    ).toEqual({ mode: 'when-fragmented', intervalMs: 300_000 });
+    ).toEqual({ mode: 'when-fragmented', intervalMs: 120_000 });
     expect(
       loadWorkerConfig({ COMPACTOR_HEAP_COMPACTION_INTERVAL_SECONDS: '' }).heapCompaction.intervalMs,
-    ).toBe(60_000);
+    ).toBe(300_000);
     expect(() => loadWorkerConfig({ COMPACTOR_HEAP_COMPACTION: 'off' })).toThrow(
       'COMPACTOR_HEAP_COMPACTION must be one of every-full-gc, when-fragmented, v8-default',
     );

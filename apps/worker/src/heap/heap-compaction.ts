@@ -21,7 +21,7 @@ export const INGEST_HEAP_COMPACTION: HeapCompaction = 'when-fragmented';
 /** The worker's default: no request waits on its pauses (ADR-0395). */
 export const WORKER_HEAP_COMPACTION: HeapCompaction = 'every-full-gc';
 /** `when-fragmented`'s least time between two compactions, seconds (ADR-0395). */
-export const DEFAULT_HEAP_COMPACTION_INTERVAL_SECONDS = 60;
+export const DEFAULT_HEAP_COMPACTION_INTERVAL_SECONDS = 300;
 const MAX_HEAP_COMPACTION_INTERVAL_SECONDS = 86_400;
 
 /** The servers' heap setting, as configured. */
