@@ -124,7 +124,10 @@ export interface ManyThreadsResult {
    * the longest pause, ms (ADR-0395).
    */
   fullCollections: { count: number; totalPauseMs: number; longestPauseMs: number };
-  /** Full collections run with `--compact-on-every-full-gc` turned on by `when-fragmented` (0 otherwise). */
+  /**
+   * Full collections run with `--compact-on-every-full-gc` turned on by `when-fragmented` (0 otherwise),
+   * over the whole process: the warm-up and the bench's forced collections included.
+   */
   scheduledCompactions: number;
 }
 
