@@ -6,7 +6,8 @@ import { type AppProcess, startApp } from './app-process.js';
 
 /**
  * The ingest process (`apps/ingest/src/main.ts`, as `pnpm start` runs it) sets the V8 heap compaction
- * its configuration names before anything else (ADR-0355); the worker's own is tested in apps/worker.
+ * its configuration names before anything else (ADR-0355; its default is when-fragmented, ADR-0395); the
+ * worker's own is tested in apps/worker.
  */
 describe('the ingest process applies COMPACTOR_HEAP_COMPACTION at start', () => {
   const cleanups: Array<() => Promise<unknown>> = [];
@@ -28,7 +29,8 @@ describe('the ingest process applies COMPACTOR_HEAP_COMPACTION at start', () => 
   }
 
   it.each([
-    [{}, 'every-full-gc', ['--compact-on-every-full-gc']],
+    [{}, 'when-fragmented', []],
+    [{ COMPACTOR_HEAP_COMPACTION: 'every-full-gc' }, 'every-full-gc', ['--compact-on-every-full-gc']],
     [{ COMPACTOR_HEAP_COMPACTION: 'v8-default' }, 'v8-default', []],
   ])('with %j it starts with %s and sets %j', async (environment, mode, flags) => {
     const ingest = await startIngest(environment);

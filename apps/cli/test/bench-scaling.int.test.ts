@@ -38,8 +38,12 @@ describe('compactor bench --scaling (issue #18)', () => {
       // The fold keeps what the plan hides in compact form (ADR-0285): well under the ~2 KB a message held in full.
       expect(result.rows[2]!.foldBytesPerMessage).toBeLessThan(1_000);
       expect(result.checkP50Ratio).toBeCloseTo(result.rows[2]!.check.p50Ms / result.rows[0]!.check.p50Ms, 6);
-      // The many-threads phase ran once per heap compaction mode, each in its own process (ADR-0355).
-      expect(result.manyThreads.map((many) => many.heapCompaction)).toEqual(['every-full-gc', 'v8-default']);
+      // The many-threads phase ran once per heap compaction mode, each in its own process (ADR-0355, ADR-0395).
+      expect(result.manyThreads.map((many) => many.heapCompaction)).toEqual([
+        'every-full-gc',
+        'when-fragmented',
+        'v8-default',
+      ]);
       for (const many of result.manyThreads) {
         expect(many.threads).toBe(200);
         expect(many.foldCache.bytes).toBeLessThanOrEqual(many.foldCache.maxBytes);
@@ -54,6 +58,8 @@ describe('compactor bench --scaling (issue #18)', () => {
         // Linux splits the resident set; anonymous memory holds at least the committed heap.
         expect(many.rssAnonymousMiB!.after).toBeGreaterThan(many.heapUsedAfterMiB);
         expect(many.rssFileMiB!.after).toBeGreaterThan(0);
+        expect(many.fullCollections.longestPauseMs).toBeLessThanOrEqual(many.fullCollections.totalPauseMs);
+        if (many.heapCompaction !== 'when-fragmented') expect(many.scheduledCompactions).toBe(0);
       }
       const svg = await readFile(chart, 'utf8');
       expect(svg.startsWith('<svg')).toBe(true);

@@ -1,6 +1,11 @@
 export { TOKENIZER_FAMILY_METADATA_KEY } from '@compactor/core';
 // The servers' heap setting is the worker's (the ingest runs it in process); `compactor serve` applies it too.
-export { applyHeapCompaction, type HeapCompaction } from '@compactor/worker';
+export {
+  applyHeapCompaction,
+  type HeapCompaction,
+  type HeapCompactionSetting,
+  heapCompactionSettingFrom,
+} from '@compactor/worker';
 export { buildIngestApp, INGEST_API_VERSION } from './app/build-ingest-app.js';
 export { type ApiKeyGrant, type Caller, parseApiKeys, requesterIdOf } from './auth/api-keys.js';
 export { type IngestConfig, loadIngestConfig } from './config/ingest-config.js';

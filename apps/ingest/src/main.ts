@@ -11,10 +11,18 @@ import { startIngestServer } from './runtime/start-ingest-server.js';
 
 const runtimeConfig = loadRuntimeConfig();
 const ingestConfig = loadIngestConfig();
-// Before the runtime allocates anything: RSS follows the heap only if full collections compact (ADR-0355).
-const v8Flags = applyHeapCompaction(ingestConfig.heapCompaction);
+// Before the runtime allocates anything: RSS follows the heap only if full collections compact (ADR-0355, ADR-0395).
+const heap = applyHeapCompaction(ingestConfig.heapCompaction);
 const logger = pino({ level: runtimeConfig.logLevel, name: 'compactor-ingest' });
-logger.info({ heapCompaction: ingestConfig.heapCompaction, v8Flags }, 'starting ingest');
+logger.info(
+  {
+    heapCompaction: ingestConfig.heapCompaction.mode,
+    heapCompactionIntervalMs: ingestConfig.heapCompaction.intervalMs,
+    v8Flags: heap.v8Flags,
+  },
+  'starting ingest',
+);
+heap.onEvent((event) => logger.info(event, 'heap compaction'));
 const runtime = await createRuntime(runtimeConfig, { logger });
 const server = await startIngestServer({ runtime, ingest: ingestConfig, logger });
 await server.app.listen({ port: ingestConfig.port, host: ingestConfig.host });

@@ -1,12 +1,28 @@
 export { createCompactionHandler } from './compaction/compaction-handler.js';
 export { jobResultOf } from './compaction/job-result.js';
 export {
+  type AppliedHeapCompaction,
   applyHeapCompaction,
   COMPACT_ON_EVERY_FULL_GC_FLAG,
+  DEFAULT_HEAP_COMPACTION_INTERVAL_SECONDS,
   HEAP_COMPACTION_MODES,
   type HeapCompaction,
+  type HeapCompactionSetting,
   heapCompactionEnvironment,
+  heapCompactionSettingFrom,
+  heapCompactionSettingOf,
+  INGEST_HEAP_COMPACTION,
+  WORKER_HEAP_COMPACTION,
 } from './heap/heap-compaction.js';
+export {
+  FRAGMENTATION_MIN_SLACK_BYTES,
+  FRAGMENTATION_MIN_SLACK_RATIO,
+  type FullCollection,
+  type HeapCompactionEvent,
+  HeapCompactionSchedule,
+  type HeapCompactionScheduleOptions,
+  type OldSpaceReading,
+} from './heap/heap-compaction-schedule.js';
 export {
   startWorkerHttpServer,
   type WorkerHttpServer,

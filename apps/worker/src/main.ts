@@ -24,13 +24,19 @@ try {
   process.exit(1);
 }
 
-// Before the runtime allocates anything: RSS follows the heap only if full collections compact (ADR-0355).
-const v8Flags = applyHeapCompaction(workerConfig.heapCompaction);
+// Before the runtime allocates anything: RSS follows the heap only if full collections compact (ADR-0355, ADR-0395).
+const heap = applyHeapCompaction(workerConfig.heapCompaction);
 const logger = pino({ level: config.logLevel, name: 'compactor-worker' });
 logger.info(
-  { config: describeRuntimeConfig(config), heapCompaction: workerConfig.heapCompaction, v8Flags },
+  {
+    config: describeRuntimeConfig(config),
+    heapCompaction: workerConfig.heapCompaction.mode,
+    heapCompactionIntervalMs: workerConfig.heapCompaction.intervalMs,
+    v8Flags: heap.v8Flags,
+  },
   'starting compaction worker',
 );
+heap.onEvent((event) => logger.info(event, 'heap compaction'));
 
 /**
  * Of the grace period, what is kept for closing the HTTP server and the runtime (the producer's

@@ -1,6 +1,11 @@
 import { fieldIssuesFrom, ValidationError } from '@compactor/core';
 import { z } from 'zod';
-import { type HeapCompaction, heapCompactionEnvironment } from './heap/heap-compaction.js';
+import {
+  type HeapCompactionSetting,
+  heapCompactionEnvironment,
+  heapCompactionSettingOf,
+  WORKER_HEAP_COMPACTION,
+} from './heap/heap-compaction.js';
 
 /** The worker's own variables (the shared ones are the runtime's: see @compactor/runtime). */
 const workerEnvironmentSchema = z.object({
@@ -17,7 +22,7 @@ const workerEnvironmentSchema = z.object({
     (value) => (value === '' ? undefined : value),
     z.string().default('127.0.0.1'),
   ),
-  ...heapCompactionEnvironment,
+  ...heapCompactionEnvironment(WORKER_HEAP_COMPACTION),
 });
 
 /** The names of the variables the worker reads besides the runtime's. */
@@ -28,8 +33,8 @@ export interface WorkerConfig {
   /** Where `/metrics`, `/healthz` and `/readyz` listen; undefined = no listener. 0 = any free port. */
   metricsPort: number | undefined;
   metricsHost: string;
-  /** How the process's V8 heap is compacted (ADR-0355); applied by the entry before anything else. */
-  heapCompaction: HeapCompaction;
+  /** How the process's V8 heap is compacted (ADR-0355, ADR-0395); applied by the entry before anything else. */
+  heapCompaction: HeapCompactionSetting;
 }
 
 /**
@@ -51,6 +56,6 @@ export function loadWorkerConfig(
   return {
     metricsPort: parsed.data.COMPACTOR_WORKER_METRICS_PORT,
     metricsHost: parsed.data.COMPACTOR_WORKER_METRICS_HOST,
-    heapCompaction: parsed.data.COMPACTOR_HEAP_COMPACTION,
+    heapCompaction: heapCompactionSettingOf(parsed.data),
   };
 }

@@ -16,7 +16,7 @@ const run = promisify(execFile);
 const FRAGMENTED_OLD_SPACE = `
 import { getHeapSpaceStatistics } from 'node:v8';
 import { applyHeapCompaction } from './src/index.ts';
-const v8Flags = applyHeapCompaction(process.argv[1]);
+const { v8Flags } = applyHeapCompaction(process.argv[1]);
 let all = [];
 for (let index = 0; index < 800_000; index += 1) all.push({ index, text: 'entry ' + index, next: null });
 gc(); gc();
@@ -50,6 +50,68 @@ describe('heap compaction (ADR-0355)', () => {
   });
 });
 
+/**
+ * In a fresh Node process under \`when-fragmented\` (interval one hour): fragment the old space, let a
+ * full collection be observed (the schedule turns the flag on), run the next one (it compacts and
+ * the schedule turns the flag off), then fragment again: within the interval the flag stays off and
+ * V8's heuristics leave the pages committed. What V8 did is read from the old space, not assumed.
+ */
+const WHEN_FRAGMENTED = `
+import { getHeapSpaceStatistics } from 'node:v8';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { applyHeapCompaction } from './src/index.ts';
+const heap = applyHeapCompaction({ mode: 'when-fragmented', intervalMs: 3_600_000 });
+const events = [];
+heap.onEvent((event) => events.push(event.kind));
+const oldSpace = () => {
+  const old = getHeapSpaceStatistics().find((space) => space.space_name === 'old_space');
+  return { slack: old.space_size - old.space_used_size };
+};
+function fragment() {
+  let all = [];
+  for (let index = 0; index < 800_000; index += 1) all.push({ index, text: 'entry ' + index, next: null });
+  gc(); gc();
+  const kept = all.filter((_, index) => index % 8 === 0);
+  all = [];
+  return kept;
+}
+// Observer callbacks run after the collection, on the event loop.
+async function collect() { gc(); await sleep(20); }
+const first = fragment();
+await collect();
+const afterArming = { events: [...events], ...oldSpace() };
+await collect();
+const afterCompaction = { events: [...events], ...oldSpace() };
+const second = fragment();
+await collect();
+await collect();
+const withinInterval = { events: [...events], ...oldSpace() };
+heap.stop();
+process.stdout.write(JSON.stringify({ v8Flags: heap.v8Flags, kept: first.length + second.length, afterArming, afterCompaction, withinInterval }));
+`;
+
+describe('when-fragmented in a real process (ADR-0395)', () => {
+  it('turns --compact-on-every-full-gc on for one full collection once the old space is fragmented, then off', async () => {
+    const { stdout } = await run(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', '--input-type=module', '--eval', WHEN_FRAGMENTED],
+      { cwd: workerDirectory },
+    );
+    const result = JSON.parse(stdout);
+    expect(result.v8Flags).toEqual([]);
+    expect(result.kept).toBe(200_000);
+    // The first observed collection left the fragmented pages (flag off) and armed the schedule.
+    expect(result.afterArming.events).toEqual(['armed']);
+    expect(result.afterArming.slack).toBeGreaterThan(10 * 1024 * 1024);
+    // The next one ran with the flag on: compacted to within a page or two.
+    expect(result.afterCompaction.events).toEqual(['armed', 'compacted']);
+    expect(result.afterCompaction.slack).toBeLessThan(2 * 1024 * 1024);
+    // Fragmented again within the interval: the flag is off, so V8's heuristics keep the pages.
+    expect(result.withinInterval.events).toEqual(['armed', 'compacted']);
+    expect(result.withinInterval.slack).toBeGreaterThan(10 * 1024 * 1024);
+  });
+});
+
 describe('the worker process (tsx src/main.ts) applies COMPACTOR_HEAP_COMPACTION at start', () => {
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
@@ -69,6 +131,7 @@ describe('the worker process (tsx src/main.ts) applies COMPACTOR_HEAP_COMPACTION
 
   it.each([
     [{}, 'every-full-gc', ['--compact-on-every-full-gc']],
+    [{ COMPACTOR_HEAP_COMPACTION: 'when-fragmented' }, 'when-fragmented', []],
     [{ COMPACTOR_HEAP_COMPACTION: 'v8-default' }, 'v8-default', []],
   ])('with %j it starts with %s and sets %j', async (environment, mode, flags) => {
     const worker = await start(environment);
@@ -83,6 +146,8 @@ describe('the worker process (tsx src/main.ts) applies COMPACTOR_HEAP_COMPACTION
   it('refuses an unknown mode at start, naming the variable', async () => {
     const worker = await start({ COMPACTOR_HEAP_COMPACTION: 'sometimes' });
     expect((await worker.exited).code).toBe(1);
-    expect(worker.output()).toContain('COMPACTOR_HEAP_COMPACTION must be one of every-full-gc, v8-default');
+    expect(worker.output()).toContain(
+      'COMPACTOR_HEAP_COMPACTION must be one of every-full-gc, when-fragmented, v8-default',
+    );
   });
 });

@@ -1,13 +1,14 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { type CompactionPlan, systemClock, type Thread } from '@compactor/core';
 import { createEmbeddedStores } from '@compactor/embedded';
 import { createCompactionEngine, createThreadFoldCache, type ThreadFoldCache } from '@compactor/engine';
-import { applyHeapCompaction, type HeapCompaction } from '@compactor/ingest';
+import { applyHeapCompaction, type HeapCompaction, heapCompactionSettingFrom } from '@compactor/ingest';
 import { createRenderCache, type RenderCache, renderPromptSync } from '@compactor/render';
 import { benchBudget, benchPlan, benchSystem, benchTools, percentile } from '@compactor/render/bench';
 import { createExtractiveSummarizer } from '@compactor/summarizer';
@@ -117,6 +118,17 @@ export interface ManyThreadsResult {
   heapGrowthOverBounds: number;
   /** Heap-committed growth over the same bounds. */
   heapCommittedGrowthOverBounds: number;
+  /**
+   * The full (mark-compact) collections V8 ran on its own while the threads were touched (the
+   * bench's forced ones excluded), from `perf_hooks` 'gc' entries: their count, pauses in all and
+   * the longest pause, ms (ADR-0395).
+   */
+  fullCollections: { count: number; totalPauseMs: number; longestPauseMs: number };
+  /**
+   * Full collections run with `--compact-on-every-full-gc` turned on by `when-fragmented` (0 otherwise),
+   * over the whole process: the warm-up and the bench's forced collections included.
+   */
+  scheduledCompactions: number;
 }
 
 export interface ScalingBenchResult {
@@ -138,8 +150,12 @@ export type ManyThreadsRunner = (
   sizes: ScalingSizes['manyThreads'],
 ) => Promise<ManyThreadsResult>;
 
-/** The modes the bench compares: what the servers run, then V8's default. */
-export const MANY_THREADS_HEAP_MODES: readonly HeapCompaction[] = ['every-full-gc', 'v8-default'];
+/** The modes the bench compares: the worker's default, the ingest's, then V8's default (ADR-0395). */
+export const MANY_THREADS_HEAP_MODES: readonly HeapCompaction[] = [
+  'every-full-gc',
+  'when-fragmented',
+  'v8-default',
+];
 
 const TENANT = 'bench';
 const CONTEXT_WINDOW = 200_000;
@@ -341,7 +357,8 @@ function garbageCollector(): () => void {
  * under the heap compaction mode given (applied as the servers apply it). Run it in a fresh process
  * per mode (`manyThreadsInFreshProcess`), so neither run starts from the other's pages.
  *
- * @param heapCompaction - The mode, applied to this process first.
+ * @param heapCompaction - The mode, applied to this process first (`when-fragmented`'s interval:
+ *   COMPACTOR_HEAP_COMPACTION_INTERVAL_SECONDS, as the servers read it).
  * @param sizes - The many-threads workload.
  * @returns RSS, heap and cache figures before and after touching every thread.
  */
@@ -349,12 +366,21 @@ export async function benchManyThreads(
   heapCompaction: HeapCompaction,
   sizes: ScalingSizes['manyThreads'],
 ): Promise<ManyThreadsResult> {
-  applyHeapCompaction(heapCompaction);
+  // The mode given; when-fragmented's interval from COMPACTOR_HEAP_COMPACTION_INTERVAL_SECONDS as the servers read it.
+  const heap = applyHeapCompaction(
+    heapCompactionSettingFrom({ ...process.env, COMPACTOR_HEAP_COMPACTION: heapCompaction }, heapCompaction),
+  );
+  let scheduledCompactions = 0;
+  heap.onEvent((event) => {
+    if (event.kind === 'compacted') scheduledCompactions += 1;
+  });
   const dataDir = await mkdtemp(join(tmpdir(), 'compactor-many-threads-'));
   const stores = await createEmbeddedStores({ dataDir });
   try {
-    return { heapCompaction, ...(await touchManyThreads(stores, sizes)) };
+    const touched = await touchManyThreads(stores, sizes);
+    return { heapCompaction, ...touched, scheduledCompactions };
   } finally {
+    heap.stop();
     await stores.close();
     await rm(dataDir, { recursive: true, force: true });
   }
@@ -396,7 +422,7 @@ async function residentSplit(): Promise<{ anonymousMiB: number; fileMiB: number 
 async function touchManyThreads(
   stores: Stores,
   sizes: ScalingSizes['manyThreads'],
-): Promise<Omit<ManyThreadsResult, 'heapCompaction'>> {
+): Promise<Omit<ManyThreadsResult, 'heapCompaction' | 'scheduledCompactions'>> {
   const folds = createThreadFoldCache({ maxBytes: sizes.foldCacheBytes });
   const cache = createRenderCache({ maxBytes: sizes.renderCacheBytes });
   const collect = garbageCollector();
@@ -414,7 +440,17 @@ async function touchManyThreads(
   const before = await settledMemoryUsage();
   const residentBefore = await residentSplit();
   const rssBefore = before.rss;
+  const pauses: number[] = [];
+  const collections = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries())
+      if ((entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR)
+        pauses.push(entry.duration);
+  });
+  collections.observe({ entryTypes: ['gc'] });
   await touchThreads(stores, 'many', sizes.threads, sizes.messagesPerThread, folds, cache);
+  // Entries reach the observer after a collection ends: let the last ones in before stopping.
+  await sleep(50);
+  collections.disconnect();
   collect();
   const memory = await settledMemoryUsage();
   const residentAfter = await residentSplit();
@@ -452,5 +488,10 @@ async function touchManyThreads(
     growthOverBounds: Math.max(0, memory.rss - rssBefore) / bounds,
     heapGrowthOverBounds: Math.max(0, memory.heapUsed - before.heapUsed) / bounds,
     heapCommittedGrowthOverBounds: Math.max(0, memory.heapTotal - before.heapTotal) / bounds,
+    fullCollections: {
+      count: pauses.length,
+      totalPauseMs: pauses.reduce((sum, pause) => sum + pause, 0),
+      longestPauseMs: Math.max(0, ...pauses),
+    },
   };
 }

@@ -47,15 +47,23 @@ export function registerServeCommand(program: Command): void {
         PORT: String(options.port),
         HOST: options.host,
       });
-      // Before the runtime allocates anything, as the ingest and worker entries do (ADR-0355).
-      const v8Flags = applyHeapCompaction(ingestConfig.heapCompaction);
+      // Before the runtime allocates anything, as the ingest and worker entries do (ADR-0355, ADR-0395).
+      const heap = applyHeapCompaction(ingestConfig.heapCompaction);
       // Logs go to stderr; stdout carries only what a person needs to start.
       // On a terminal: short lines, no per-request chatter. Anywhere else: JSON lines.
       const logger = pino(
         { level: runtimeConfig.logLevel, name: 'compactor' },
         process.stderr.isTTY ? terminalLogDestination() : pino.destination(2),
       );
-      logger.debug({ heapCompaction: ingestConfig.heapCompaction, v8Flags }, 'heap compaction');
+      logger.debug(
+        {
+          heapCompaction: ingestConfig.heapCompaction.mode,
+          heapCompactionIntervalMs: ingestConfig.heapCompaction.intervalMs,
+          v8Flags: heap.v8Flags,
+        },
+        'heap compaction',
+      );
+      heap.onEvent((event) => logger.debug(event, 'heap compaction'));
       const runtime = await createRuntime(runtimeConfig, { logger });
       const server = await startIngestServer({ runtime, ingest: ingestConfig, logger, runWorker: true });
       const address = await server.app.listen({ port: ingestConfig.port, host: ingestConfig.host });

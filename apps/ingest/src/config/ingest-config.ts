@@ -1,5 +1,10 @@
 import { fieldIssuesFrom, ValidationError } from '@compactor/core';
-import { type HeapCompaction, heapCompactionEnvironment } from '@compactor/worker';
+import {
+  type HeapCompactionSetting,
+  heapCompactionEnvironment,
+  heapCompactionSettingOf,
+  INGEST_HEAP_COMPACTION,
+} from '@compactor/worker';
 import { z } from 'zod';
 import { type ApiKeyGrant, parseApiKeys } from '../auth/api-keys.js';
 import { defaultIngestTimeouts, type IngestTimeouts } from '../dependencies.js';
@@ -20,7 +25,7 @@ const environmentSchema = z
     COMPACTOR_IDLE_TIMEOUT_MS: milliseconds(defaultIngestTimeouts.idleMs),
     COMPACTOR_KEEP_ALIVE_TIMEOUT_MS: milliseconds(defaultIngestTimeouts.keepAliveMs),
     COMPACTOR_SLOW_REQUEST_MS: milliseconds(defaultIngestTimeouts.slowRequestMs),
-    ...heapCompactionEnvironment,
+    ...heapCompactionEnvironment(INGEST_HEAP_COMPACTION),
   })
   .refine((values) => values.COMPACTOR_HEADERS_TIMEOUT_MS <= values.COMPACTOR_REQUEST_TIMEOUT_MS, {
     path: ['COMPACTOR_HEADERS_TIMEOUT_MS'],
@@ -38,8 +43,8 @@ export interface IngestConfig {
   apiKeys: Map<string, ApiKeyGrant>;
   limits: { maxBodyBytes: number; maxEventsPerBatch: number };
   timeouts: IngestTimeouts;
-  /** How the process's V8 heap is compacted (ADR-0355); applied by the entry before anything else. */
-  heapCompaction: HeapCompaction;
+  /** How the process's V8 heap is compacted (ADR-0355, ADR-0395); applied by the entry before anything else. */
+  heapCompaction: HeapCompactionSetting;
 }
 
 /**
@@ -79,6 +84,6 @@ export function loadIngestConfig(environment: NodeJS.ProcessEnv = process.env): 
       keepAliveMs: values.COMPACTOR_KEEP_ALIVE_TIMEOUT_MS,
       slowRequestMs: values.COMPACTOR_SLOW_REQUEST_MS,
     },
-    heapCompaction: values.COMPACTOR_HEAP_COMPACTION,
+    heapCompaction: heapCompactionSettingOf(values),
   };
 }
