@@ -344,11 +344,11 @@ describe('consolidateSummaryBlocks', () => {
     expect(
       result.blocks.reduce((sum, record) => sum + countText(summaryText(record)), 0),
     ).toBeLessThanOrEqual(200);
-    // The newest block alone leaves the two oldest no room, so all three are joined (ADR-0403): the
-    // oldest pinned facts behind the pointer line, the newest one still in the text.
-    expect(result.blocks).toHaveLength(1);
-    const [merged] = result.blocks as [SummarizationRecord];
-    expect(merged.summary.facts.map((fact) => fact.text)).toEqual([`pinned ${'x'.repeat(400)} 2`]);
+    // The two oldest merged, their pinned facts behind the pointer line; the newest block is untouched.
+    const [merged, newest] = result.blocks as [SummarizationRecord, SummarizationRecord];
+    expect(result.blocks).toHaveLength(2);
+    expect(newest).toBe(blocks[2]);
+    expect(merged.summary.facts).toEqual([]);
     expect(merged.summary.externalizedFacts?.map((fact) => fact.text)).toEqual([
       `pinned ${'x'.repeat(400)} 0`,
       `pinned ${'x'.repeat(400)} 1`,
@@ -356,7 +356,7 @@ describe('consolidateSummaryBlocks', () => {
     expect(summaryText(merged)).toContain('2 earlier pinned instructions');
   });
 
-  it('joins more of the oldest blocks while two would be trimmed to less than an even share (ADR-0403)', () => {
+  it('on a coding session, joins more of the oldest blocks while two would be trimmed to less than an even share (ADR-0403)', () => {
     const facts = (index: number) =>
       Array.from({ length: 12 }, (_, fact) => ({
         text: `turn ${index}: file-${index}-${fact}.ts edited`,
@@ -367,8 +367,10 @@ describe('consolidateSummaryBlocks', () => {
     // The three newest alone take more than half the budget: two oldest merged would get a room of 1.
     const budgetTokens = Math.floor(each * 4.5);
     const maxBlocks = 8;
-    const result = consolidateSummaryBlocks(blocks, { maxBlocks, budgetTokens, countText }, (id) =>
-      Number(id.slice(1)),
+    const result = consolidateSummaryBlocks(
+      blocks,
+      { maxBlocks, budgetTokens, countText, joinOldest: true },
+      (id) => Number(id.slice(1)),
     );
     const total = result.blocks.reduce((sum, record) => sum + countText(summaryText(record)), 0);
     expect(total).toBeLessThanOrEqual(budgetTokens);
@@ -381,6 +383,11 @@ describe('consolidateSummaryBlocks', () => {
       expect(merged.summary.facts.some((fact) => fact.text.startsWith(`turn ${index}:`))).toBe(true);
     for (const [index, record] of rest.entries()) expect(record).toBe(blocks[joined + index]);
     expect(result.merged).toBe(joined - 1);
+    // A dialogue's blocks (joinOldest off) still merge two at a time, the oldest emptied first.
+    const pairwise = consolidateSummaryBlocks(blocks, { maxBlocks, budgetTokens, countText }, (id) =>
+      Number(id.slice(1)),
+    );
+    expect(pairwise.blocks[0]!.summary.facts.some((fact) => fact.text.startsWith('turn 0:'))).toBe(false);
   });
 
   it('merges nothing while the blocks are within both caps', () => {

@@ -27,6 +27,13 @@ export interface SummaryBlockLimits {
   countCapMerges?: 'oldest' | 'newest';
   /** A planning run's positions of each block's span, read instead of each id's (ADR-0350). */
   spanPositions?: SpanPositions;
+  /**
+   * Whether a budget merge joins as many of the oldest blocks as leave it an even share of room (ADR-0403;
+   * a coding session's blocks), or always the two oldest (a dialogue's: joined, its scored turns were
+   * thinned further and LoCoMo lost evidence).
+   * @defaultValue false
+   */
+  joinOldest?: boolean;
 }
 
 /**
@@ -265,7 +272,7 @@ function mergeOldestWithin(
   limits: SummaryBlockLimits,
   indexOf: (messageId: string) => number,
 ): SummarizationRecord[] {
-  const joined = oldestToJoin(blocks, limits);
+  const joined = limits.joinOldest ? oldestToJoin(blocks, limits) : 2;
   const newer = summaryBlockTokens(blocks.slice(joined), limits.countText);
   const room = limits.budgetTokens - newer;
   if (room <= 0) return mergeOldest(blocks, Number.POSITIVE_INFINITY, limits, indexOf);
