@@ -356,6 +356,40 @@ describe('consolidateSummaryBlocks', () => {
     expect(summaryText(merged)).toContain('2 earlier pinned instructions');
   });
 
+  it('on a coding session, joins more of the oldest blocks while two would be trimmed to less than an even share (ADR-0403)', () => {
+    const facts = (index: number) =>
+      Array.from({ length: 12 }, (_, fact) => ({
+        text: `turn ${index}: file-${index}-${fact}.ts edited`,
+        pinned: false,
+      }));
+    const blocks = Array.from({ length: 5 }, (_, index) => block(index, facts(index)));
+    const each = countText(summaryText(blocks[0]!));
+    // The three newest alone take more than half the budget: two oldest merged would get a room of 1.
+    const budgetTokens = Math.floor(each * 4.5);
+    const maxBlocks = 8;
+    const result = consolidateSummaryBlocks(
+      blocks,
+      { maxBlocks, budgetTokens, countText, joinOldest: true },
+      (id) => Number(id.slice(1)),
+    );
+    const total = result.blocks.reduce((sum, record) => sum + countText(summaryText(record)), 0);
+    expect(total).toBeLessThanOrEqual(budgetTokens);
+    const [merged, ...rest] = result.blocks as [SummarizationRecord, ...SummarizationRecord[]];
+    // The merged block says something of each block it joined, and what follows it is untouched.
+    expect(countText(summaryText(merged))).toBeGreaterThanOrEqual(Math.floor(budgetTokens / maxBlocks) / 2);
+    const joined = blocks.length - rest.length;
+    expect(joined).toBeGreaterThan(2);
+    for (let index = 0; index < joined; index += 1)
+      expect(merged.summary.facts.some((fact) => fact.text.startsWith(`turn ${index}:`))).toBe(true);
+    for (const [index, record] of rest.entries()) expect(record).toBe(blocks[joined + index]);
+    expect(result.merged).toBe(joined - 1);
+    // A dialogue's blocks (joinOldest off) still merge two at a time, the oldest emptied first.
+    const pairwise = consolidateSummaryBlocks(blocks, { maxBlocks, budgetTokens, countText }, (id) =>
+      Number(id.slice(1)),
+    );
+    expect(pairwise.blocks[0]!.summary.facts.some((fact) => fact.text.startsWith('turn 0:'))).toBe(false);
+  });
+
   it('merges nothing while the blocks are within both caps', () => {
     const blocks = [block(0, [{ text: 'a', pinned: true }]), block(1, [{ text: 'b', pinned: false }])];
     const result = consolidateSummaryBlocks(blocks, { maxBlocks: 2, budgetTokens: 10_000, countText }, (id) =>

@@ -162,6 +162,40 @@ describe('trimSummaryToBudget', () => {
     expect(renderSummary(trimmed).match(/held outside this summary/g)).toHaveLength(1);
   });
 
+  it('thins the commands that succeeded before a file the session modified or a failure (ADR-0400)', () => {
+    const files = Array.from({ length: 8 }, (_, index) => `packages/app/src/module-${index}.ts`);
+    const coding = structuredSummarySchema.parse({
+      filesModified: files,
+      toolOutcomes: [
+        ...Array.from({ length: 24 }, (_, index) => ({
+          toolName: 'bash',
+          toolCallId: `ok-${index}`,
+          outcome: 'success',
+          keyFields: { command: `cd packages/app && npm run build:step-${index} 2>&1 | tail -3` },
+        })),
+        {
+          toolName: 'bash',
+          toolCallId: 'failed',
+          outcome: 'failure',
+          keyFields: { command: 'git commit -m "Release v0.8.0"' },
+          errorMessage: 'pre-commit hook failed',
+        },
+      ],
+    });
+    const full = countText(renderSummary(coding));
+    const budget = Math.floor(full / 2);
+    const trimmed = trimSummaryToBudget(coding, budget, countText);
+    expect(countText(renderSummary(trimmed))).toBeLessThanOrEqual(budget);
+    // Every modified file and the failure stay; only successful commands went, thinned evenly.
+    expect(trimmed.filesModified).toEqual(files);
+    expect(trimmed.toolOutcomes.map((outcome) => outcome.toolCallId)).toContain('failed');
+    const succeeded = trimmed.toolOutcomes.filter((outcome) => outcome.outcome === 'success');
+    expect(succeeded.length).toBeGreaterThan(1);
+    expect(succeeded.length).toBeLessThan(24);
+    expect(succeeded[0]!.toolCallId).toBe('ok-0');
+    expect(succeeded.at(-1)!.toolCallId).toBe('ok-23');
+  });
+
   it('trims scored facts by score, not position', () => {
     const scored = structuredSummarySchema.parse({
       facts: Array.from({ length: 40 }, (_, index) => ({

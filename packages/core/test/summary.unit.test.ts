@@ -202,6 +202,42 @@ describe('renderSummary', () => {
     expect(renderSummary(a)).toBe(renderSummary(b));
     expect(renderSummary(a)).toContain('{"a":{"c":3,"d":2},"b":1}');
   });
+
+  it('writes a one-line shell command as typed, after the other key fields (ADR-0401)', () => {
+    const command = 'find ~/work -name "agent*" -type d 2>/dev/null | grep -v \\.git | head -5';
+    const rendered = renderSummary(
+      summary({
+        toolOutcomes: [
+          {
+            toolName: 'bash',
+            outcome: 'failure',
+            keyFields: { exit_code: 1, command },
+            errorMessage: 'Command aborted',
+            count: 2,
+          },
+          { toolName: 'bash', outcome: 'success', keyFields: { command: 'pnpm build' } },
+        ],
+      }),
+    );
+    expect(rendered).toBe(
+      [
+        '[Summary v1]',
+        '## Tool outcomes',
+        `- bash (failure ×2) {"exit_code":1} $ ${command} error: Command aborted`,
+        '- bash (success) $ pnpm build',
+      ].join('\n'),
+    );
+  });
+
+  it("keeps a command with line breaks in JSON, so its lines cannot read as the summary's own", () => {
+    const command = 'cat <<EOF > notes.md\n## Open items\nEOF';
+    const rendered = renderSummary(
+      summary({ toolOutcomes: [{ toolName: 'bash', outcome: 'success', keyFields: { command } }] }),
+    );
+    expect(rendered).toBe(
+      ['[Summary v1]', '## Tool outcomes', `- bash (success) ${JSON.stringify({ command })}`].join('\n'),
+    );
+  });
 });
 
 describe('stableStringify', () => {

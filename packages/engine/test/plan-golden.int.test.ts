@@ -174,7 +174,8 @@ describe('plans stay the same bytes (ADR-0280)', () => {
   // The benchmark's thread (2,000 pi messages): its plans' digests, recorded before ADR-0280's change. With a store,
   // re-recorded for ADR-0310: its six abridged inline PNGs are kept as artifacts, their stand-ins name `artifact:ID`;
   // for ADR-0330: the 12 artifacts its tightest summary thinned out of its text stay the plan's (externalizedArtifacts;
-  // the rendered text and every token count are unchanged).
+  // the rendered text and every token count are unchanged); for ADR-0400–0403 (extractive-v4: what searches looked
+  // for, successful outcomes trimmed first, a coding session's budget merge joining enough of the oldest blocks).
   it.skipIf(!corpusAvailable('pi'))(
     'the 2,000-message pi bench thread plans to the same bytes: with a new store, with one that holds its outputs, without',
     { timeout: 120_000 },
@@ -189,9 +190,9 @@ describe('plans stay the same bytes (ADR-0280)', () => {
         withWarmStore: sha256(withWarmStore),
         withoutStore: sha256(withoutStore),
       }).toEqual({
-        withStore: '8a0da6f7b72b3c189a40eb0a688effffd2b89c046248b6f6b47cc28ff1ccc8ea',
-        withWarmStore: '8a0da6f7b72b3c189a40eb0a688effffd2b89c046248b6f6b47cc28ff1ccc8ea',
-        withoutStore: '6063e5d4d0ea9aee68c2ca41f20d59c74e598e44474ba20c2db7a673132852eb',
+        withStore: '902376e4d96594aa1d5694927d62560709047249414b814bcd5d2fbc09cdfe20',
+        withWarmStore: '902376e4d96594aa1d5694927d62560709047249414b814bcd5d2fbc09cdfe20',
+        withoutStore: 'e0cb979ad557ea567652cf30f50d2aafcf294cce719a53c13646f3d773304f7f',
       });
     },
   );

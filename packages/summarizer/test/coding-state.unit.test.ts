@@ -2,7 +2,7 @@ import { renderSummary, spanOf, type Thread, trimSummaryToBudget } from '@compac
 import { threadBuilder } from '@compactor/testkit/thread-builder';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isLookingCommand } from '../src/extractive/shell-commands.js';
+import { isLookingCommand, searchPatternsOf } from '../src/extractive/shell-commands.js';
 import { createExtractiveSummarizer } from '../src/index.js';
 
 /*
@@ -100,10 +100,15 @@ describe('a coding span keeps what a person needs to continue (ADR-0271)', () =>
   });
 
   it('leaves out commands that only looked and succeeded, and keeps the ones that failed', () => {
-    const rendered = renderSummary(extract(debuggingSession()));
-    for (const looked of ['parseExpression', "sed -n '40,80p'", 'ls -la test/', 'git status', 'git diff'])
+    const summary = extract(debuggingSession());
+    const rendered = renderSummary(summary);
+    for (const looked of ['grep -rn', "sed -n '40,80p'", 'ls -la test/', 'git status', 'git diff'])
       expect(rendered).not.toContain(looked);
-    expect(rendered).toContain('- bash (failure) {"command":"pnpm vitest run test/parser.test.ts"}');
+    // What a search looked for is kept as a name, once, in one fact (ADR-0402).
+    expect(summary.facts.filter((fact) => fact.text.startsWith('Searched for'))).toEqual([
+      { text: 'Searched for: parseExpression', pinned: false },
+    ]);
+    expect(rendered).toContain('- bash (failure) $ pnpm vitest run test/parser.test.ts');
   });
 
   it('gives a repeated command the outcome of its last run: a failure after successes is a failure', () => {
@@ -120,9 +125,20 @@ describe('a coding span keeps what a person needs to continue (ADR-0271)', () =>
     const summary = extract(builder.build().thread);
     expect(summary.toolOutcomes).toHaveLength(1);
     expect(renderSummary(summary)).toContain(
-      '- bash (failure ×3) {"command":"pnpm build"} error: error TS2304: Cannot find name Foo',
+      '- bash (failure ×3) $ pnpm build error: error TS2304: Cannot find name Foo',
     );
   });
+});
+
+describe('searchPatternsOf (ADR-0402)', () => {
+  it.each([
+    ['grep -A 15 "interface ToolAPI" src/core/custom-tools/types.ts', ['interface ToolAPI']],
+    ['grep "43 color tokens\\|theme" README.md | head -20', ['43 color tokens\\|theme']],
+    ["cd pkg && rg -n --type ts 'StringEnum' src", ['StringEnum']],
+    ['grep -rn parseExpression src/ | wc -l', ['parseExpression']],
+    ['grep -C 3 -e "foo" a.ts; grep bar b.ts', ['foo', 'bar']],
+    ['ls -la src && cat package.json', []],
+  ])('%s', (command, patterns) => expect(searchPatternsOf(command)).toEqual(patterns));
 });
 
 describe('isLookingCommand', () => {

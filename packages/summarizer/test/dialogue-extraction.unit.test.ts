@@ -247,7 +247,7 @@ describe('extractive summarizer on a long coding session (ADR-0160)', () => {
     // Every line stands for the five runs of its command; the last one failed and is kept with its error.
     expect(summary.toolOutcomes.every((outcome) => outcome.count === 5)).toBe(true);
     expect(renderSummary(summary)).toContain(
-      '- bash (failure ×5) {"command":"pnpm --filter pkg-59 build"} error: error TS2304: Cannot find name Foo',
+      '- bash (failure ×5) $ pnpm --filter pkg-59 build error: error TS2304: Cannot find name Foo',
     );
   });
 });

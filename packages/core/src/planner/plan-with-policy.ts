@@ -137,7 +137,8 @@ async function recursiveSummarization(
     input.onSummarizationFailure?.({ threadId: input.thread.id, error });
     return start.outcome('unchanged', 'recursive summarization failed; history left unchanged');
   }
-  const budget = summaryBudgetFor(start.policy, input.targetTokens, threadKindOf(input.thread.messages));
+  const kind = threadKindOf(input.thread.messages);
+  const budget = summaryBudgetFor(start.policy, input.targetTokens, kind);
   const record = summaryRecord({
     summary: result.summary,
     covered: append ? messages : coveredWith(input.thread.messages, previous, archived),
@@ -162,6 +163,7 @@ async function recursiveSummarization(
       budget,
       countText: input.countText,
       messages: input.thread.messages,
+      kind,
     });
     const removedFirstIds = new Set([...blocks.removed].map((candidate) => candidate.span.messageIds[0]));
     added = blocks.added;

@@ -28,6 +28,13 @@ export interface SummaryBlockLimits {
   countCapMerges?: 'oldest' | 'newest';
   /** A planning run's positions of each block's span, read instead of each id's (ADR-0350). */
   spanPositions?: SpanPositions;
+  /**
+   * Whether a budget merge joins as many of the oldest blocks as leave it an even share of room (ADR-0403;
+   * a coding session's blocks), or always the two oldest (a dialogue's: joined, its scored turns were
+   * thinned further and LoCoMo lost evidence).
+   * @defaultValue false
+   */
+  joinOldest?: boolean;
 }
 
 /**
@@ -312,8 +319,9 @@ export function consolidateSummaryBlocks(
   // because their pinned facts alone exceed it (as before) kept every summary over it in every later
   // round; the oldest pinned facts behind one pointer are still recallable.
   while (current.length > 1 && over(current)) {
+    const before = current.length;
     current = mergeOldestWithin(current, limits, indexOf);
-    merged += 1;
+    merged += before - current.length;
   }
   const [only] = current;
   if (current.length === 1 && only && over(current)) current = [retrimmed(only, limits)];
@@ -321,28 +329,70 @@ export function consolidateSummaryBlocks(
 }
 
 /**
- * The two oldest blocks merged for the budget: trimmed to the low-water room (half the budget less the
- * newer blocks) when that keeps every pinned fact in the text, else to the budget less the newer blocks;
- * untrimmed while the newer blocks alone fill the budget (a later merge trims them all at once, which
- * thins evenly instead of emptying the oldest first).
+ * The oldest blocks merged for the budget (two, or more while that leaves them under an even share of the
+ * low-water room, ADR-0403): trimmed to the low-water room (half the budget less the newer blocks) when
+ * that keeps every pinned fact in the text, else to the budget less the newer blocks; untrimmed while the
+ * newer blocks alone fill the budget (a later merge trims them all at once, which thins evenly instead of
+ * emptying the oldest first).
  */
 function mergeOldestWithin(
   blocks: readonly SummarizationRecord[],
   limits: SummaryBlockLimits,
   indexOf: (messageId: string) => number,
 ): SummarizationRecord[] {
-  const newer = summaryBlockTokens(blocks.slice(2), limits.countText);
+  const joined = limits.joinOldest ? oldestToJoin(blocks, limits) : 2;
+  const newer = summaryBlockTokens(blocks.slice(joined), limits.countText);
   const room = limits.budgetTokens - newer;
   if (room <= 0) return mergeOldest(blocks, Number.POSITIVE_INFINITY, limits, indexOf);
-  const lowWater = mergeOldest(
+  const lowWater = mergeOldestN(
     blocks,
+    joined,
     Math.max(1, Math.floor(limits.budgetTokens / 2) - newer),
     limits,
     indexOf,
   );
-  return keepsPinnedFacts(blocks.slice(0, 2), lowWater.slice(0, 1))
+  return keepsPinnedFacts(blocks.slice(0, joined), lowWater.slice(0, 1))
     ? lowWater
-    : mergeOldest(blocks, room, limits, indexOf);
+    : mergeOldestN(blocks, joined, room, limits, indexOf);
+}
+
+/**
+ * How many of the oldest blocks a budget merge joins (ADR-0403): two, or more while the low-water room
+ * beside the rest (half the budget less the newer blocks) is under an even share of the budget. Joining
+ * the oldest rewrites every block after them anyway, so a third costs the cache nothing more; trimmed
+ * to a room of a few tokens, two blocks came out empty ("Turns 2-43" in 20 tokens for 130k).
+ */
+function oldestToJoin(blocks: readonly SummarizationRecord[], limits: SummaryBlockLimits): number {
+  const evenShare = Math.floor(limits.budgetTokens / Math.max(1, limits.maxBlocks));
+  let joined = 2;
+  while (
+    joined < blocks.length &&
+    Math.floor(limits.budgetTokens / 2) - summaryBlockTokens(blocks.slice(joined), limits.countText) <
+      evenShare
+  )
+    joined += 1;
+  return joined;
+}
+
+/** The `count` oldest blocks merged into one (untrimmed until the last merge), then the rest. */
+function mergeOldestN(
+  blocks: readonly SummarizationRecord[],
+  count: number,
+  maxTokens: number,
+  limits: SummaryBlockLimits,
+  indexOf: (messageId: string) => number,
+): SummarizationRecord[] {
+  let merged = blocks[0]!;
+  for (let at = 1; at < count; at += 1)
+    merged = mergeSummaryBlocks(
+      merged,
+      blocks[at]!,
+      indexOf,
+      at === count - 1 ? maxTokens : Number.POSITIVE_INFINITY,
+      limits.countText,
+      limits.spanPositions,
+    );
+  return [merged, ...blocks.slice(count)];
 }
 
 /** A lone block over the budget (written under a larger one) trimmed to it, its counts updated. */

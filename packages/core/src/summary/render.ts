@@ -52,11 +52,17 @@ export function renderSummary(summary: StructuredSummary): string {
   section(
     'Tool outcomes',
     summary.toolOutcomes.map((outcome) => {
-      const keyFields =
-        Object.keys(outcome.keyFields).length > 0 ? ` ${stableStringify(outcome.keyFields)}` : '';
+      const { command, ...others } = outcome.keyFields;
+      // A one-line shell command is written as typed, after `$` (ADR-0401): inside JSON its quotes and
+      // backslashes came out escaped, so the line did not hold the command a person would run again. One
+      // with line breaks stays in JSON, so its lines cannot pass for the summary's own.
+      const shell = typeof command === 'string' && !/[\r\n]/.test(command) ? command : undefined;
+      const fields = shell === undefined ? outcome.keyFields : others;
+      const keyFields = Object.keys(fields).length > 0 ? ` ${stableStringify(fields)}` : '';
+      const commandLine = shell === undefined ? '' : ` $ ${shell}`;
       const error = outcome.errorMessage ? ` error: ${outcome.errorMessage}` : '';
       const count = outcome.count ? ` ×${outcome.count}` : '';
-      return `- ${outcome.toolName} (${outcome.outcome}${count})${keyFields}${error}`;
+      return `- ${outcome.toolName} (${outcome.outcome}${count})${keyFields}${commandLine}${error}`;
     }),
   );
   // Artifacts thinned out of the text (ADR-0330) are not named here: a line counting them would take

@@ -54,13 +54,15 @@ function largestFitting(
 
 /**
  * Bring a summary within `maxTokens`; a summary is never dropped whole and no pinned fact is lost
- * (ADR-0161). Three stages, each only when the one before cannot fit:
+ * (ADR-0161). Four stages, each only when the one before cannot fit:
  * 1. the loose parts: unpinned facts (the highest-scored first, unscored ones thinned evenly so
  *    early turns stay represented, unlike a window), plain tool outcomes, decisions, files read and
  *    low-priority items;
- * 2. what is otherwise kept: tool outcomes with key fields, files modified, artifacts, open items
- *    and the current plan are thinned evenly, and the current task is clipped;
- * 3. the oldest pinned facts move to `externalizedFacts`, rendered as one pointer line, as few as
+ * 2. successful tool outcomes with key fields (a command that ran, a call that worked: what happened,
+ *    not what the work is left in), thinned evenly (ADR-0400);
+ * 3. when the rest alone does not fit: every tool outcome with key fields, files modified, artifacts,
+ *    open items and the current plan are thinned evenly, and the current task is clipped;
+ * 4. the oldest pinned facts move to `externalizedFacts`, rendered as one pointer line, as few as
  *    make it fit.
  * Deterministic.
  *
@@ -94,7 +96,21 @@ export function trimSummaryToBudget(
   const bare = loose(0);
   if (fits(bare)) return largestFitting(loose, fits);
 
-  // Stage 2: everything but the pinned facts.
+  // Stage 2: successful outcomes before the state (ADR-0400). Thinned in one list with files modified and
+  // failures, a run of successful commands took the place of a file the session changed.
+  const succeeded = anchored.filter((outcome) => outcome.outcome === 'success');
+  const withSucceeded = (share: number): StructuredSummary => {
+    const keptSucceeded = new Set(thin(succeeded, Math.floor(succeeded.length * share)));
+    return {
+      ...bare,
+      toolOutcomes: anchored.filter((outcome) => outcome.outcome !== 'success' || keptSucceeded.has(outcome)),
+    };
+  };
+  const stateOnly = withSucceeded(0);
+  if (fits(stateOnly)) return largestFitting(withSucceeded, fits);
+
+  // Stage 3: everything but the pinned facts, thinned evenly (successful outcomes with the rest again, so
+  // no section is emptied while another keeps lines).
   const plan = summary.currentPlan;
   const kept = (share: number): StructuredSummary => ({
     ...bare,
@@ -108,7 +124,7 @@ export function trimSummaryToBudget(
   const minimal = kept(0);
   if (fits(minimal)) return largestFitting(kept, fits);
 
-  // Stage 3: the oldest pinned facts behind one pointer, as few as fit.
+  // Stage 4: the oldest pinned facts behind one pointer, as few as fit.
   const already = summary.externalizedFacts ?? [];
   const externalize = (count: number): StructuredSummary => ({
     ...minimal,

@@ -9,7 +9,7 @@ import {
   threadKindOf,
   toolDurabilityPolicySchema,
 } from '@compactor/core';
-import { textOf } from '../text.js';
+import { clip, textOf } from '../text.js';
 import { extractCurrentTask, extractDecisions, extractNextSteps } from './assistant-notes.js';
 import { extractDialogueTurns } from './dialogue.js';
 import { extractFiles, withoutFileEchoes } from './files.js';
@@ -72,8 +72,18 @@ export interface ExtractiveSummarizerOptions {
   defaultToolDurability?: ToolDurabilityPolicy;
 }
 
+/** Search patterns kept from one span, the newest (ADR-0402). */
+const MAX_SEARCHES = 12;
+
+/** One fact naming what the span's successful searches looked for (ADR-0402), or none. */
+function searchedFor(searches: readonly string[]): { text: string; pinned: boolean }[] {
+  const newest = searches.slice(-MAX_SEARCHES).map((pattern) => clip(pattern, 80));
+  // As typed (no JSON quoting: a pattern's backslashes would come out doubled), one `; ` between two.
+  return newest.length > 0 ? [{ text: `Searched for: ${newest.join('; ')}`, pinned: false }] : [];
+}
+
 /** The extractive summarizer's id and prompt version (part of its cache keys). */
-export const EXTRACTIVE_SUMMARIZER_VERSION = 'extractive-v3';
+export const EXTRACTIVE_SUMMARIZER_VERSION = 'extractive-v4';
 
 function instructionFacts(request: SummarizeRequest): { text: string; pinned: boolean }[] {
   return request.instructions
@@ -138,7 +148,12 @@ export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions 
       maxOutcomes: settings.maxOutcomes,
     });
     return structuredSummarySchema.parse({
-      facts: [...intent.constraints, ...intent.requests, ...instructionFacts(request)],
+      facts: [
+        ...intent.constraints,
+        ...intent.requests,
+        ...searchedFor(tools.searches),
+        ...instructionFacts(request),
+      ],
       decisions: extractDecisions(messages, settings.maxDecisions),
       openItems: tools.openItems,
       toolOutcomes: withoutFileEchoes(tools.outcomes, files),

@@ -62,3 +62,62 @@ export function isLookingCommand(command: string): boolean {
     return program !== undefined && LOOKING_PROGRAMS.has(program);
   });
 }
+
+/** Programs whose first operand is what they search for. */
+const SEARCH_PROGRAMS = new Set(['grep', 'egrep', 'fgrep', 'rg', 'ag']);
+
+/**
+ * What a searching command looked for (ADR-0402): the pattern of each `grep`/`rg`/`ag` segment, unquoted. A successful looking command has no line of its own
+ * (ADR-0271), but what it searched for names the symbol the agent was after ("interface ToolAPI").
+ *
+ * @param command - The command line.
+ * @returns The patterns, in order.
+ */
+export function searchPatternsOf(command: string): string[] {
+  const patterns: string[] = [];
+  for (const words of shellSegments(command)) {
+    if (words.length === 0 || !SEARCH_PROGRAMS.has(words[0]!.text)) continue;
+    // A quoted operand is the pattern when there is one (an option's own value, `--type ts`, is not
+    // quoted); else the first word that is neither an option nor a number (`-A 15`).
+    const operands = words.slice(1);
+    const pattern =
+      operands.find((word) => word.quoted) ??
+      operands.find((word) => !word.text.startsWith('-') && !/^\d+$/.test(word.text));
+    if (pattern && pattern.text.trim().length > 0) patterns.push(pattern.text);
+  }
+  return patterns;
+}
+
+/** A command line's segments (split at `|`, `||`, `&&`, `;` and line breaks outside quotes), as words. */
+function shellSegments(command: string): Array<Array<{ text: string; quoted: boolean }>> {
+  const segments: Array<Array<{ text: string; quoted: boolean }>> = [[]];
+  let word: { text: string; quoted: boolean } | undefined;
+  let quote: string | undefined;
+  const endWord = () => {
+    if (word) segments.at(-1)!.push(word);
+    word = undefined;
+  };
+  for (let at = 0; at < command.length; at += 1) {
+    const char = command[at]!;
+    if (quote) {
+      if (char === quote) quote = undefined;
+      // Inside double quotes a backslash escapes only `$`, a backquote, `"` and itself (as the shell reads it).
+      else if (char === '\\' && quote === '"' && /[$`"\\]/.test(command[at + 1] ?? ''))
+        word!.text += command[++at];
+      else word!.text += char;
+    } else if (char === '"' || char === "'") {
+      quote = char;
+      word ??= { text: '', quoted: true };
+      word.quoted = true;
+    } else if (/[|;&\n]/.test(char)) {
+      endWord();
+      if (segments.at(-1)!.length > 0) segments.push([]);
+    } else if (/\s/.test(char)) endWord();
+    else {
+      word ??= { text: '', quoted: false };
+      word.text += char;
+    }
+  }
+  endWord();
+  return segments;
+}

@@ -8,13 +8,15 @@ import {
   type ToolDurabilityPolicy,
 } from '@compactor/core';
 import { clip } from '../text.js';
-import { isLookingCommand } from './shell-commands.js';
+import { isLookingCommand, searchPatternsOf } from './shell-commands.js';
 
 const SHELL_TOOLS = /^(bash|shell|sh|exec|run|run_command|terminal|execute_command|command)$/i;
 
 export interface ToolOutcomeExtraction {
   outcomes: SummaryToolOutcome[];
   openItems: SummaryOpenItem[];
+  /** What the successful searching commands (which have no line) looked for, unique, in order (ADR-0402). */
+  searches: string[];
 }
 
 export interface ToolOutcomeOptions {
@@ -56,6 +58,7 @@ export function extractToolOutcomes(
   const withKeyFields: SummaryToolOutcome[] = [];
   const failures: Array<SummaryToolOutcome & { index: number }> = [];
   const commands: SummaryToolOutcome[] = [];
+  const searches = new Set<string>();
   const lastOutcomeByTool = new Map<string, { outcome: string; index: number }>();
   /** The newest success per call target (tool and command or key fields): a failure it follows is fixed. */
   const lastSuccessByTarget = new Map<string, number>();
@@ -91,9 +94,11 @@ export function extractToolOutcomes(
           typeof (input as Record<string, unknown>).command === 'string'
             ? clip((input as Record<string, string>).command!, 160)
             : undefined;
-        // A command that only looked and succeeded is like a file read: no line of its own (ADR-0271).
-        if (command && !(part.outcome === 'success' && isLookingCommand(command)))
-          commands.push({ ...base, keyFields: { ...keyFields, command } });
+        // A command that only looked and succeeded is like a file read: no line of its own (ADR-0271);
+        // what it searched for is kept as a name (ADR-0402).
+        if (command && part.outcome === 'success' && isLookingCommand(command))
+          for (const pattern of searchPatternsOf(command)) searches.add(pattern);
+        else if (command) commands.push({ ...base, keyFields: { ...keyFields, command } });
       }
     }
   }
@@ -138,7 +143,11 @@ export function extractToolOutcomes(
       (positionOf.get(left.toolCallId ?? '') ?? 0) - (positionOf.get(right.toolCallId ?? '') ?? 0),
   );
   // Newest first: the failure the agent was stuck on last is the one to keep when a budget thins the list.
-  return { outcomes: groupOutcomes(inLogOrder, options.maxOutcomes), openItems: openItems.reverse() };
+  return {
+    outcomes: groupOutcomes(inLogOrder, options.maxOutcomes),
+    openItems: openItems.reverse(),
+    searches: [...searches],
+  };
 }
 
 /**

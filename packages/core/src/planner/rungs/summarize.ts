@@ -167,6 +167,8 @@ export function appendSummaryBlock(
     positionOf?: (id: string) => number | undefined;
     /** A planning run's positions of the blocks' spans (ADR-0350). */
     spanPositions?: SpanPositions;
+    /** The thread's kind: a coding session's budget merges join enough of the oldest blocks (ADR-0403). */
+    kind?: ThreadKind;
   },
 ): { added: SummarizationRecord[]; removed: Set<SummarizationRecord>; merged: number } {
   let positionOf = parts.positionOf;
@@ -186,6 +188,7 @@ export function appendSummaryBlock(
       budgetTokens: parts.budget,
       countText: parts.countText,
       countCapMerges: policy.summaryBlockMerge,
+      joinOldest: parts.kind === 'coding',
       ...(parts.spanPositions ? { spanPositions: parts.spanPositions } : {}),
     },
     indexOf,
@@ -342,6 +345,7 @@ export const summarizeRung: Rung = {
         countText: context.input.countText,
         messages: context.input.thread.messages,
         positionOf: context.index.positionOf,
+        kind: context.index.kind,
         spanPositions: {
           of: (block) => context.index.recordPositions(block),
           remember: (block, positions) => context.index.rememberPositions(block, positions),
