@@ -130,6 +130,31 @@ describe('a coding span keeps what a person needs to continue (ADR-0271)', () =>
   });
 });
 
+describe('a failed command older than the recent failures', () => {
+  // Found by the property below (one run in ~1,500): the grep failed first, eight later failures pushed it
+  // out of the recent failures, and its success (a looking command) has no line of its own, so the summary
+  // reported as failing a search that had been fixed.
+  it('still says a later call fixed it, with its own error', () => {
+    const builder = threadBuilder('older-failure').user('Find and fix the module.');
+    const call = (id: string, name: string, input: Record<string, unknown>, failed: boolean, text: string) =>
+      builder.assistant(undefined, { toolCalls: [{ id, name, input }] }).toolResult(id, text, {
+        outcome: failed ? 'failure' : 'success',
+        keyFields: name === 'bash' ? {} : input,
+      });
+    call('grep-1', 'bash', { command: 'grep -n "x0" src/' }, true, 'grep: src/: No such file or directory');
+    for (let index = 0; index < 8; index += 1)
+      call(`edit-${index}`, 'edit', { path: 'src/module-0.ts' }, true, `error ${index}`);
+    call('grep-2', 'bash', { command: 'grep -n "x0" src/' }, false, 'src/module-0.ts:1:x0');
+    const summary = extract(builder.build().thread);
+    const grepLine = summary.toolOutcomes.find(
+      (outcome) => outcome.keyFields.command === 'grep -n "x0" src/',
+    );
+    expect(grepLine?.outcome).toBe('failure');
+    expect(grepLine?.errorMessage).toBe('grep: src/: No such file or directory (a later call succeeded)');
+    expect(summary.openItems.map((item) => item.description).join('\n')).not.toContain('grep');
+  });
+});
+
 describe('searchPatternsOf (ADR-0402)', () => {
   it.each([
     ['grep -A 15 "interface ToolAPI" src/core/custom-tools/types.ts', ['interface ToolAPI']],

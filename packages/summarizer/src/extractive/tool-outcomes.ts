@@ -103,16 +103,20 @@ export function extractToolOutcomes(
     }
   }
   const openItems: SummaryOpenItem[] = [];
-  const recentFailures = failures.slice(-options.maxFailures).map(({ index: failureIndex, ...failure }) => {
-    // Fixed when the tool's last call succeeded, or a later call on the same target did (the same
-    // command run again, the same file): another tool's failure after it does not reopen it.
+  // Fixed when the tool's last call succeeded, or a later call on the same target did (the same
+  // command run again, the same file): another tool's failure after it does not reopen it.
+  const isResolvedLater = (failure: SummaryToolOutcome, failureIndex: number) => {
     const last = lastOutcomeByTool.get(failure.toolName);
     const sameTarget = lastSuccessByTarget.get(
       targetOf(failure.toolName, failure.toolCallId ?? '', failure.keyFields),
     );
-    const resolvedLater =
+    return (
       (last !== undefined && last.index > failureIndex && last.outcome === 'success') ||
-      (sameTarget !== undefined && sameTarget > failureIndex);
+      (sameTarget !== undefined && sameTarget > failureIndex)
+    );
+  };
+  const recentFailures = failures.slice(-options.maxFailures).map(({ index: failureIndex, ...failure }) => {
+    const resolvedLater = isResolvedLater(failure, failureIndex);
     if (!resolvedLater) {
       const command = commandOf(failure.toolCallId);
       openItems.push({
@@ -125,8 +129,19 @@ export function extractToolOutcomes(
       errorMessage: `${failure.errorMessage ?? ''}${resolvedLater ? ' (a later call succeeded)' : ''}`,
     };
   });
+  // A failed command older than the recent failures has no error line; when a later call fixed it
+  // (a looking command's success has no line of its own to group it under), its line must still say
+  // so, or the summary reports as failing what was fixed.
+  const withRecentFailure = new Set(recentFailures.map((failure) => failure.toolCallId));
+  const olderFailures = new Map(failures.map((failure) => [failure.toolCallId, failure]));
+  const keptCommands = commands.slice(-options.maxCommands).map((command) => {
+    const failure = olderFailures.get(command.toolCallId);
+    if (failure === undefined || withRecentFailure.has(command.toolCallId)) return command;
+    if (!isResolvedLater(failure, failure.index)) return command;
+    return { ...command, errorMessage: `${failure.errorMessage ?? ''} (a later call succeeded)` };
+  });
   const byCall = new Map<string, SummaryToolOutcome>();
-  for (const outcome of [...withKeyFields, ...recentFailures, ...commands.slice(-options.maxCommands)]) {
+  for (const outcome of [...withKeyFields, ...recentFailures, ...keptCommands]) {
     const key = outcome.toolCallId ?? `${outcome.toolName}:${byCall.size}`;
     const previous = byCall.get(key);
     byCall.set(
