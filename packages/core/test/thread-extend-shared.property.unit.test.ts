@@ -41,7 +41,9 @@ function reading(thread: Thread) {
   const indexed: string[] = [];
   for (let position = 0; position < messages.length; position += 1) indexed.push(messages[position]!.id);
   const visited: string[] = [];
-  messages.forEach((message) => visited.push(message.id));
+  messages.forEach((message) => {
+    visited.push(message.id);
+  });
   // Values only (ids, JSON texts): a snapshot that a later change to the array cannot reach.
   return {
     length: messages.length,
