@@ -66,6 +66,26 @@ describe('ThreadFoldCache (ADR-0121)', () => {
     expect(after.messages).toHaveLength(81);
   });
 
+  it("grows the kept fold's message array in place, and a thread handed out before reads what it read (ADR-0375)", async () => {
+    const store = await stores();
+    await store.events.append('tenant-1', 'grown', asInputs(conversation('grown', 30)));
+    const folds = createThreadFoldCache();
+    const first = await folds.load(store.events, 'tenant-1', 'grown');
+    const array = first.messages;
+    const firstJson = JSON.stringify(first);
+    for (let step = 1; step <= 3; step += 1) {
+      await store.events.append('tenant-1', 'grown', [appended(step, `grown-late-${step}`)]);
+      const later = await folds.load(store.events, 'tenant-1', 'grown');
+      // No copy of the history: the newest thread reads the same array, one message longer.
+      expect(later.messages).toBe(array);
+      expect(later.messages).toHaveLength(60 + step);
+      expect(later).toEqual(foldThread(await store.events.readAll('tenant-1', 'grown')));
+    }
+    expect(first.messages).not.toBe(array);
+    expect(first.messages).toHaveLength(60);
+    expect(JSON.stringify(first)).toBe(firstJson);
+  });
+
   it('tolerates events that are not messages (plan commits, lifecycle, policy updates)', async () => {
     const store = await stores();
     await store.events.append('tenant-1', 'mixed', asInputs(conversation('mixed', 3)));

@@ -1,3 +1,4 @@
+import { withOwnMessages } from '../thread/fold.js';
 import {
   callsBeforeNextCompaction,
   chooseCompactionDepth,
@@ -41,11 +42,13 @@ export const LADDER: readonly Rung[] = [abridgeRung, externalizeRung, summarizeR
  * that fails (summarizer down, store refused) is skipped, never retried in a loop; a thread that
  * cannot be brought under target returns `target_unreachable` with the best plan found.
  *
- * @param input - The thread, its plan, the target, counting functions and adapters.
+ * @param given - The thread, its plan, the target, counting functions and adapters.
  * @returns The outcome with the plan to commit.
  * @throws The signal's reason when `input.signal` is aborted.
  */
-export function planCompaction(input: PlannerInput): Promise<PlannerOutcome> {
+export function planCompaction(given: PlannerInput): Promise<PlannerOutcome> {
+  // As `planWithPolicy`: the messages are read across awaits, so a growable array is copied (ADR-0375).
+  const input = { ...given, thread: withOwnMessages(given.thread) };
   return climbLadder(input, startPlanning(input));
 }
 

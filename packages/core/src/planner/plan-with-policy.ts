@@ -10,6 +10,7 @@ import { tokenBudgetSuffix } from '../strategies/token-budget-suffix.js';
 import { turnWindow } from '../strategies/turn-window.js';
 import type { DeterministicStrategyResult } from '../strategies/window-result.js';
 import { renderSummary } from '../summary/render.js';
+import { withOwnMessages } from '../thread/fold.js';
 import { threadKindOf } from '../thread/thread-kind.js';
 import { climbLadder } from './ladder.js';
 import { editPlan } from './plan-edit.js';
@@ -37,11 +38,14 @@ type RecursiveMode = Extract<CompactionMode, { kind: 'recursive-summarization' }
  * Run the thread's compaction mode: the ladder, a deterministic window, or recursive summarization.
  * Every mode opens the same way (`startPlanning`, then `reasonToStop`), once.
  *
- * @param input - As for `planCompaction`, plus the failure callback.
+ * @param given - As for `planCompaction`, plus the failure callback.
  * @returns The outcome with the plan to commit (unchanged when recursive summarization fails).
  * @throws ValidationError when a recursive mode's `overlapSize` is not below `maxEventsToKeep`.
  */
-export async function planWithPolicy(input: PolicyPlannerInput): Promise<PlannerOutcome> {
+export async function planWithPolicy(given: PolicyPlannerInput): Promise<PlannerOutcome> {
+  // Planning reads the thread's messages across awaits (summarizer, artifact store): an array a fold
+  // grows in place is copied first, so a newer fold made meanwhile is not seen (ADR-0375).
+  const input = { ...given, thread: withOwnMessages(given.thread) };
   const start = startPlanning(input);
   const mode = start.policy.mode;
   if (mode.kind === 'ladder') return climbLadder(input, start);

@@ -43,6 +43,16 @@ const NO_SERVICE_RECORDS: ServiceRecords = {
 };
 
 /**
+ * The thread allowed to push onto each message array a fold made: the newest thread of a line of
+ * extensions (ADR-0375). Extending that thread appends its new messages to the same array in place
+ * (no copy of the history) and turns the older thread's `messages` into a lazy copy of its own
+ * prefix, so the older thread reads exactly what it read before. Any other thread (an older one
+ * extended again, a branch; a copy made by spreading; a thread a caller built) is extended by
+ * copying its array once, as before.
+ */
+const growableBy = new WeakMap<readonly ThreadMessage[], Thread>();
+
+/**
  * Fold a thread's events (in sequence order) into its messages. Only `thread.created` and
  * `message.appended` shape the message list; `policy.updated` patches the policy (later patches
  * win); `thread.branched` records the origin; plans and lifecycle events are recorded elsewhere.
@@ -82,7 +92,7 @@ export function foldThreadEvents(events: readonly StoredEvent[]): ThreadFold {
     messages: [],
     branchedFrom: undefined,
   };
-  return foldInto(
+  const fold = foldInto(
     {
       thread,
       createdPolicy: first.policy,
@@ -94,14 +104,23 @@ export function foldThreadEvents(events: readonly StoredEvent[]): ThreadFold {
     1,
     true,
   );
+  growableBy.set(thread.messages, thread);
+  return fold;
 }
 
 /**
- * Fold more events into an already folded thread, in time linear in the new events only (and a copy
- * of the message array's references). Pure: `fold` is unchanged, and folding a prefix then extending
- * with the rest equals folding everything at once (property-tested). Events at or below the thread's
- * version are skipped (an overlapping read is harmless); every event type is accepted, and only
- * messages, branch origins and policy patches change the thread.
+ * Fold more events into an already folded thread, in time linear in the new events only when `fold`
+ * is the newest fold of its line (the common case: a cache extending the fold it keeps), otherwise
+ * with one copy of the message array's references. Pure to every reader of a thread: `fold.thread`
+ * reads the same messages afterwards (its `messages` becomes a lazy copy of its prefix when its
+ * array was extended in place, ADR-0375), and folding a prefix then extending with the rest equals
+ * folding everything at once (property-tested). Events at or below the thread's version are skipped
+ * (an overlapping read is harmless); every event type is accepted, and only messages, branch origins
+ * and policy patches change the thread.
+ *
+ * An array read from `thread.messages` earlier may grow when that fold is extended (its existing
+ * positions never change): whoever keeps a thread's messages across an await keeps the thread and
+ * reads `messages` again, or takes {@link withOwnMessages}.
  *
  * @param fold - A fold from {@link foldThreadEvents} or a previous `extendThread`.
  * @param events - Later events of the same thread, in sequence order.
@@ -112,17 +131,16 @@ export function extendThread(fold: ThreadFold, events: readonly StoredEvent[]): 
   let from = 0;
   while (from < events.length && events[from]!.seq <= fold.thread.version) from += 1;
   if (from === events.length) return fold;
+  const previous = fold.thread;
+  const before = previous.messages;
   // The ids set is shared along one line of extensions; a fold extended a second time (a fork, or
   // after a failed extension) no longer matches it and takes its own copy.
-  const ids =
-    fold.ids.size === fold.thread.messages.length
-      ? fold.ids
-      : new Set(fold.thread.messages.map((message) => message.id));
-  // The new messages are folded into their own array and joined to the old ones once: copying the
-  // old array and pushing onto the copy grew it, a second copy of every reference (ADR-0307).
+  const ids = fold.ids.size === before.length ? fold.ids : new Set(before.map((message) => message.id));
+  // The new messages are folded into their own array first, so a batch that fails part-way leaves
+  // the shared array as it was.
   const extended = foldInto(
     {
-      thread: { ...fold.thread, messages: [] },
+      thread: { ...previous, messages: [] },
       createdPolicy: fold.createdPolicy,
       patches: fold.patches,
       ids,
@@ -131,11 +149,61 @@ export function extendThread(fold: ThreadFold, events: readonly StoredEvent[]): 
     events,
     from,
     false,
-    fold.thread.messages,
+    before,
   );
   const added = extended.thread.messages;
-  extended.thread.messages = added.length === 0 ? fold.thread.messages : fold.thread.messages.concat(added);
+  if (growableBy.get(before) === previous && keepsOwnPrefix(previous, before, before.length)) {
+    for (const message of added) before.push(message);
+    extended.thread.messages = before;
+    growableBy.set(before, extended.thread);
+  } else if (added.length === 0 && !growableBy.has(before)) {
+    // An array no fold grows may be shared by both threads as it is.
+    extended.thread.messages = before;
+  } else {
+    // Another thread's growable array (a fork of an older fold, a spread copy) or a caller's: one
+    // copy of the references, which the new thread may then grow (ADR-0307).
+    extended.thread.messages = before.concat(added);
+    growableBy.set(extended.thread.messages, extended.thread);
+  }
   return extended;
+}
+
+/**
+ * Redefines `thread.messages` as a copy of the first `length` messages of `shared`, made on first
+ * read (then a plain data property again): what the thread read before, whatever is pushed onto
+ * `shared` later. False when the property cannot be redefined (a frozen thread).
+ */
+function keepsOwnPrefix(thread: Thread, shared: readonly ThreadMessage[], length: number): boolean {
+  const settle = (messages: ThreadMessage[]): ThreadMessage[] => {
+    Reflect.defineProperty(thread, 'messages', {
+      value: messages,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+    return messages;
+  };
+  return Reflect.defineProperty(thread, 'messages', {
+    get: () => settle(shared.slice(0, length)),
+    set: (messages: ThreadMessage[]) => {
+      settle(messages);
+    },
+    enumerable: true,
+    configurable: true,
+  });
+}
+
+/**
+ * A thread equal to `thread` whose message array no later extension will grow: `thread` itself
+ * unless its array is the one a fold extends in place (then a copy of the array's references), for
+ * a caller that keeps the array across an await (the planner, ADR-0375).
+ *
+ * @param thread - A folded thread.
+ * @returns `thread`, or a shallow copy with its own message array.
+ */
+export function withOwnMessages(thread: Thread): Thread {
+  const messages = thread.messages;
+  return growableBy.has(messages) ? { ...thread, messages: messages.slice() } : thread;
 }
 
 /**
