@@ -1,29 +1,29 @@
-import type { CompactionPlan, ProviderName, Thread } from '@compactor/core';
+import type { CompactionPlan, Thread } from '@compactor/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRenderCache } from '../src/index.js';
 import { validateProviderRequest } from '../src/validate/index.js';
-import { ids, planOf, summarize } from './support/plans.js';
 import {
   callPrefixes,
+  notesSummaryPlan,
   RECALL_MARKER,
+  recallNotesArbitraries,
   recallNotesThread,
   renderWithin,
+  withAppendRecall,
 } from './support/recall-notes-thread.js';
 import { wireMessages, withoutCacheControl } from './support/render-helpers.js';
-import { PROVIDERS } from './support/tokenizers.js';
 
 /**
  * Compacted notes, then agent turns that ask about some of them, worked through with tool calls; the
  * plan was made while the first of those turns was running (its basis is inside that turn).
  */
 const scenario = fc.record({
-  notes: fc.array(fc.tuple(fc.nat(7), fc.nat(7), fc.nat(9_999)), { minLength: 4, maxLength: 10 }),
-  turns: fc.array(
-    fc.record({ asks: fc.uniqueArray(fc.nat(7), { minLength: 1, maxLength: 3 }), exchanges: fc.nat(2) }),
-    { minLength: 2, maxLength: 5 },
-  ),
-  provider: fc.constantFrom<ProviderName>(...PROVIDERS),
+  ...recallNotesArbitraries({
+    notes: { minLength: 4, maxLength: 10 },
+    turns: { minLength: 2, maxLength: 5 },
+    maxExchanges: 2,
+  }),
   share: fc.constantFrom(0.125, 0.25, 0.5),
 });
 type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
@@ -33,23 +33,10 @@ function calls(
   keepBasisTurn: boolean,
 ): { prefixes: Thread[]; plan: CompactionPlan } {
   const { thread: built, compacted } = recallNotesThread('basis', notes, turns, 1);
-  const thread: Thread = {
-    ...built,
-    policy: {
-      ...built.policy,
-      recall: {
-        ...built.policy.recall,
-        placement: 'append',
-        appendTurnShare: share,
-        appendKeepsBasisTurn: keepBasisTurn,
-      },
-    },
-  };
+  const thread = withAppendRecall(built, { appendTurnShare: share, appendKeepsBasisTurn: keepBasisTurn });
   // Basis: the first tool result of the first live turn (its opening, call and result are live).
   const basis = compacted + 2;
-  const plan = planOf(thread, [summarize(thread, ids(1, compacted), { facts: [{ text: 'notes' }] })], {
-    basedOnSeq: thread.messages[basis]!.seq,
-  });
+  const plan = notesSummaryPlan(thread, compacted, basis);
   return { prefixes: callPrefixes(thread, basis + 1), plan };
 }
 

@@ -1,29 +1,29 @@
-import type { CompactionPlan, ProviderName, Thread } from '@compactor/core';
+import type { CompactionPlan, Thread } from '@compactor/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRenderCache, type RenderCache } from '../src/index.js';
 import { validateProviderRequest } from '../src/validate/index.js';
-import { ids, planOf, summarize } from './support/plans.js';
 import {
   callPrefixes,
+  notesSummaryPlan,
   RECALL_MARKER,
+  recallNotesArbitraries,
   recallNotesThread,
   renderWithin,
+  withAppendRecall,
 } from './support/recall-notes-thread.js';
 import { wireMessages, withoutCacheControl } from './support/render-helpers.js';
-import { PROVIDERS } from './support/tokenizers.js';
 
 /**
  * ADR-0390: compacted notes, then agent turns long enough (many tool calls) that the newest turn's own
  * recall block stops fitting beside its growing messages under a tight ceiling.
  */
 const scenario = fc.record({
-  notes: fc.array(fc.tuple(fc.nat(7), fc.nat(7), fc.nat(9_999)), { minLength: 16, maxLength: 40 }),
-  turns: fc.array(
-    fc.record({ asks: fc.uniqueArray(fc.nat(7), { minLength: 1, maxLength: 3 }), exchanges: fc.nat(14) }),
-    { minLength: 1, maxLength: 3 },
-  ),
-  provider: fc.constantFrom<ProviderName>(...PROVIDERS),
+  ...recallNotesArbitraries({
+    notes: { minLength: 16, maxLength: 40 },
+    turns: { minLength: 1, maxLength: 3 },
+    maxExchanges: 14,
+  }),
   turnShare: fc.constantFrom(0.125, 0.25, 0.5),
   movedShare: fc.constantFrom(0.25, 0.5, 0.75),
   fraction: fc.double({ min: 0.6, max: 1, noNaN: true }),
@@ -35,21 +35,8 @@ function calls(
   movedShare: number,
 ): { prefixes: Thread[]; plan: CompactionPlan; ceiling: number } {
   const { thread: built, compacted } = recallNotesThread('moved', input.notes, input.turns, 6);
-  const thread: Thread = {
-    ...built,
-    policy: {
-      ...built.policy,
-      recall: {
-        ...built.policy.recall,
-        placement: 'append',
-        appendTurnShare: input.turnShare,
-        appendMovedShare: movedShare,
-      },
-    },
-  };
-  const plan = planOf(thread, [summarize(thread, ids(1, compacted), { facts: [{ text: 'notes' }] })], {
-    basedOnSeq: thread.messages[compacted - 1]!.seq,
-  });
+  const thread = withAppendRecall(built, { appendTurnShare: input.turnShare, appendMovedShare: movedShare });
+  const plan = notesSummaryPlan(thread, compacted);
   const prefixes = callPrefixes(thread, compacted + 1);
   const roomy = renderWithin(prefixes.at(-1)!, plan, input.provider, 1_000_000, createRenderCache());
   return { prefixes, plan, ceiling: Math.max(1, Math.floor(roomy.tokens.total * input.fraction)) };

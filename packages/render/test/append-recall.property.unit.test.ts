@@ -1,31 +1,31 @@
-import { type CompactionPlan, type ProviderName, type Thread, threadKindOf } from '@compactor/core';
+import { type CompactionPlan, type Thread, threadKindOf } from '@compactor/core';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRenderCache, type RenderCache } from '../src/index.js';
 import { recallOnlyWhenAsked, recallPlacement } from '../src/recall/place-recall.js';
 import { validateProviderRequest } from '../src/validate/index.js';
-import { ids, planOf, summarize } from './support/plans.js';
 import {
   callPrefixes,
+  notesSummaryPlan,
   RECALL_MARKER,
+  recallNotesArbitraries,
   recallNotesThread,
   renderWithin,
+  withAppendRecall,
 } from './support/recall-notes-thread.js';
 import { wireMessages, withoutCacheControl } from './support/render-helpers.js';
-import { PROVIDERS } from './support/tokenizers.js';
 
 /**
  * Compacted turns, each a note naming two words of the vocabulary, then live turns that ask about
  * some of them, some worked through with tool calls: every prefix an agent would call the model with.
  */
 const scenario = fc.record({
-  notes: fc.array(fc.tuple(fc.nat(7), fc.nat(7), fc.nat(9_999)), { minLength: 4, maxLength: 10 }),
-  turns: fc.array(
-    fc.record({ asks: fc.uniqueArray(fc.nat(7), { minLength: 1, maxLength: 3 }), exchanges: fc.nat(2) }),
-    { minLength: 2, maxLength: 6 },
-  ),
-  provider: fc.constantFrom<ProviderName>(...PROVIDERS),
+  ...recallNotesArbitraries({
+    notes: { minLength: 4, maxLength: 10 },
+    turns: { minLength: 2, maxLength: 6 },
+    maxExchanges: 2,
+  }),
   share: fc.constantFrom(0.1, 0.25, 0.5, 1),
 });
 
@@ -39,21 +39,8 @@ type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
 
 function calls({ notes, turns, share }: Scenario, withinHighWater = true): Calls {
   const { thread: built, compacted } = recallNotesThread('append', notes, turns);
-  const thread: Thread = {
-    ...built,
-    policy: {
-      ...built.policy,
-      recall: {
-        ...built.policy.recall,
-        placement: 'append',
-        appendTurnShare: share,
-        appendWithinHighWater: withinHighWater,
-      },
-    },
-  };
-  const plan = planOf(thread, [summarize(thread, ids(1, compacted), { facts: [{ text: 'notes' }] })], {
-    basedOnSeq: thread.messages[compacted - 1]!.seq,
-  });
+  const thread = withAppendRecall(built, { appendTurnShare: share, appendWithinHighWater: withinHighWater });
+  const plan = notesSummaryPlan(thread, compacted);
   return { prefixes: callPrefixes(thread, compacted + 1), plan };
 }
 
@@ -236,22 +223,8 @@ describe('remembered turns (ADR-0305)', () => {
     for (let turn = 0; turn < 4; turn += 1)
       builder.user('Where is the violin case?').assistant(`Answer ${turn}.`);
     const built = builder.build().thread;
-    const thread: Thread = {
-      ...built,
-      policy: {
-        ...built.policy,
-        recall: {
-          ...built.policy.recall,
-          placement: 'append',
-          appendTurnShare: 0.25,
-          topK: 2,
-          freeRoomTopK: 2,
-        },
-      },
-    };
-    const plan = planOf(thread, [summarize(thread, ids(1, compacted), { facts: [{ text: 'notes' }] })], {
-      basedOnSeq: thread.messages[compacted - 1]!.seq,
-    });
+    const thread = withAppendRecall(built, { appendTurnShare: 0.25, topK: 2, freeRoomTopK: 2 });
+    const plan = notesSummaryPlan(thread, compacted);
     const warm = createRenderCache();
     let blocks = 0;
     for (let end = compacted + 1; end <= thread.messages.length; end += 1) {

@@ -1,7 +1,16 @@
-import { type CompactionPlan, type ProviderName, type Thread, tokenBudget } from '@compactor/core';
+import {
+  type CompactionPlan,
+  type ProviderName,
+  type RecallPolicy,
+  type Thread,
+  tokenBudget,
+} from '@compactor/core';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
+import fc from 'fast-check';
 import { type RenderCache, renderPromptSync } from '../../src/index.js';
+import { ids, planOf, summarize } from './plans.js';
 import { renderInput } from './render-helpers.js';
+import { PROVIDERS } from './tokenizers.js';
 
 /** How a recall block starts in the rendered request. */
 export const RECALL_MARKER = '[Recalled from earlier in this conversation';
@@ -85,4 +94,45 @@ export function renderWithin(
     rehydrationReserveTokens: 200,
   });
   return renderPromptSync(renderInput(provider, thread, plan, { budget, cache }));
+}
+
+/**
+ * The arbitraries every append-only recall property draws its thread from: notes (two words of the
+ * vocabulary and a code each), live turns asking about some words with up to `maxExchanges` tool calls,
+ * and a provider. Spread into a `fc.record` beside the property's own settings.
+ */
+export function recallNotesArbitraries(bounds: {
+  notes: { minLength: number; maxLength: number };
+  turns: { minLength: number; maxLength: number };
+  maxExchanges: number;
+}) {
+  return {
+    notes: fc.array(fc.tuple(fc.nat(7), fc.nat(7), fc.nat(9_999)), bounds.notes),
+    turns: fc.array(
+      fc.record({
+        asks: fc.uniqueArray(fc.nat(7), { minLength: 1, maxLength: 3 }),
+        exchanges: fc.nat(bounds.maxExchanges),
+      }),
+      bounds.turns,
+    ),
+    provider: fc.constantFrom<ProviderName>(...PROVIDERS),
+  };
+}
+
+/** The thread with append-only recall (ADR-0276) and the given recall settings over its policy's. */
+export function withAppendRecall(thread: Thread, recall: Partial<RecallPolicy>): Thread {
+  return {
+    ...thread,
+    policy: {
+      ...thread.policy,
+      recall: { ...thread.policy.recall, placement: 'append', ...recall },
+    },
+  };
+}
+
+/** A plan summarizing the notes (the first `compacted` messages), based on the message at `basis`. */
+export function notesSummaryPlan(thread: Thread, compacted: number, basis = compacted - 1): CompactionPlan {
+  return planOf(thread, [summarize(thread, ids(1, compacted), { facts: [{ text: 'notes' }] })], {
+    basedOnSeq: thread.messages[basis]!.seq,
+  });
 }
