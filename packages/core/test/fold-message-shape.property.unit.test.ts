@@ -28,10 +28,29 @@ describe('folded messages (ADR-0406)', () => {
   });
 
   it('keeps an own `__proto__` key a key, as the spread did, and the prototype plain', () => {
-    const message = JSON.parse('{"id":"m1","role":"user","content":[{"type":"text","text":"hi"}],"__proto__":{"x":1}}');
+    const message = JSON.parse(
+      '{"id":"m1","role":"user","content":[{"type":"text","text":"hi"}],"__proto__":{"x":1}}',
+    );
     const events = [
-      { eventId: 'e1', tenantId: 't', threadId: 'th', seq: 1, timestamp: '2025-01-01T00:00:00.000Z', type: 'thread.created', model: 'm', contextWindow: 1000 },
-      { eventId: 'e2', tenantId: 't', threadId: 'th', seq: 2, timestamp: '2025-01-01T00:00:00.000Z', type: 'message.appended', message },
+      {
+        eventId: 'e1',
+        tenantId: 't',
+        threadId: 'th',
+        seq: 1,
+        timestamp: '2025-01-01T00:00:00.000Z',
+        type: 'thread.created',
+        model: 'm',
+        contextWindow: 1000,
+      },
+      {
+        eventId: 'e2',
+        tenantId: 't',
+        threadId: 'th',
+        seq: 2,
+        timestamp: '2025-01-01T00:00:00.000Z',
+        type: 'message.appended',
+        message,
+      },
     ] as unknown as StoredEvent[];
     const [folded] = foldThread(events).messages;
     expect(Object.getPrototypeOf(folded)).toBe(Object.prototype);

@@ -22,7 +22,8 @@ function searchPatternsBefore(command: string): string[] {
     const char = command[at]!;
     if (quote) {
       if (char === quote) quote = undefined;
-      else if (char === '\\' && quote === '"' && /[$`"\\]/.test(command[at + 1] ?? '')) word!.text += command[++at];
+      else if (char === '\\' && quote === '"' && /[$`"\\]/.test(command[at + 1] ?? ''))
+        word!.text += command[++at];
       else word!.text += char;
     } else if (char === '"' || char === "'") {
       quote = char;
@@ -52,8 +53,37 @@ function searchPatternsBefore(command: string): string[] {
 
 /** Shell-ish text: search programs, options, quotes, escapes, separators and every kind of whitespace. */
 const shellPiece = fc.constantFrom(
-  'grep', 'rg', 'ag', 'egrep', 'cat', 'ls', '-n', '-A', '15', '--type', 'ts', 'foo', 'interface ToolAPI',
-  '"', "'", '\\', '$', '`', '|', '||', '&&', ';', '\n', ' ', '  ', '\t', '\u00a0', '\u2003', '\ufeff', '\v', 'x',
+  'grep',
+  'rg',
+  'ag',
+  'egrep',
+  'cat',
+  'ls',
+  '-n',
+  '-A',
+  '15',
+  '--type',
+  'ts',
+  'foo',
+  'interface ToolAPI',
+  '"',
+  "'",
+  '\\',
+  '$',
+  '`',
+  '|',
+  '||',
+  '&&',
+  ';',
+  '\n',
+  ' ',
+  '  ',
+  '\t',
+  '\u00a0',
+  '\u2003',
+  '\ufeff',
+  '\v',
+  'x',
 );
 const shellCommand = fc.array(shellPiece, { maxLength: 24 }).map((pieces) => pieces.join(''));
 
@@ -93,23 +123,56 @@ function decisionsBefore(messages: Parameters<typeof extractDecisions>[0], maxDe
 }
 
 const prosePiece = fc.constantFrom(
-  "I'll", 'i will', "let's", 'we will', 'because', 'switched to', 'the problem was', 'root cause', 'instead',
-  'decided', 'The', 'file', 'is', 'fixed', '.', '!', '?', ' ', '\n', '```', 'x```y', '(', '"', 'A', '0', 'i', 'will',
-  "let", "'s", '-', 'ab', '  ',
+  "I'll",
+  'i will',
+  "let's",
+  'we will',
+  'because',
+  'switched to',
+  'the problem was',
+  'root cause',
+  'instead',
+  'decided',
+  'The',
+  'file',
+  'is',
+  'fixed',
+  '.',
+  '!',
+  '?',
+  ' ',
+  '\n',
+  '```',
+  'x```y',
+  '(',
+  '"',
+  'A',
+  '0',
+  'i',
+  'will',
+  'let',
+  "'s",
+  '-',
+  'ab',
+  '  ',
 );
 const prose = fc.array(prosePiece, { maxLength: 30 }).map((pieces) => pieces.join(''));
 
 describe('extractDecisions (ADR-0405: a message without a marker is not split)', () => {
   it('keeps the same decisions as splitting every message, for any assistant prose', () => {
     fc.assert(
-      fc.property(fc.array(prose, { minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 12 }), (texts, max) => {
-        const builder = threadBuilder();
-        for (const text of texts) builder.user('go on').assistant(text);
-        const messages = builder.build().thread.messages;
-        expect(extractDecisions(messages, max).map(({ decision, turn }) => ({ decision, turn }))).toEqual(
-          decisionsBefore(messages, max),
-        );
-      }),
+      fc.property(
+        fc.array(prose, { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 1, max: 12 }),
+        (texts, max) => {
+          const builder = threadBuilder();
+          for (const text of texts) builder.user('go on').assistant(text);
+          const messages = builder.build().thread.messages;
+          expect(extractDecisions(messages, max).map(({ decision, turn }) => ({ decision, turn }))).toEqual(
+            decisionsBefore(messages, max),
+          );
+        },
+      ),
       { numRuns: 1500 },
     );
   });
