@@ -19,7 +19,26 @@ export function textOf(content: readonly { type: string; text?: string }[]): str
  * @returns The non-empty sentences.
  */
 export function sentencesOf(text: string): string[] {
-  const withoutCode = text.replace(/```[\s\S]*?```/g, ' ');
+  return sentencesOfProse(withoutCodeFences(text));
+}
+
+/**
+ * The text with each fenced code block replaced by a space: what {@link sentencesOf} splits.
+ *
+ * @param text - Prose, possibly with code.
+ * @returns The prose.
+ */
+export function withoutCodeFences(text: string): string {
+  return text.replace(/```[\s\S]*?```/g, ' ');
+}
+
+/**
+ * Sentences and list items of text whose code fences are already gone ({@link withoutCodeFences}).
+ *
+ * @param withoutCode - Prose without code fences.
+ * @returns The non-empty sentences.
+ */
+export function sentencesOfProse(withoutCode: string): string[] {
   const pieces: string[] = [];
   for (const line of withoutCode.split('\n')) {
     const trimmed = line.trim();

@@ -1,5 +1,5 @@
 import { isTurnStart, type SummaryDecision, type ThreadMessage } from '@compactor/core';
-import { clip, sentencesOf, textOf } from '../text.js';
+import { clip, sentencesOf, sentencesOfProse, textOf, withoutCodeFences } from '../text.js';
 
 const DECISION_MARKERS =
   /\b(i'll|i will|let's|let us|we'll|we will|decided|decision|going to|instead|the fix is|root cause|the problem (is|was)|the issue (is|was)|because|switch(ed)? to|chose|choose)\b/i;
@@ -15,7 +15,11 @@ export function extractDecisions(
   const seen = new Set<string>();
   for (const message of messages) {
     if (message.role !== 'assistant' || message.subagentId !== undefined) continue;
-    for (const sentence of sentencesOf(textOf(message.content))) {
+    const prose = withoutCodeFences(textOf(message.content));
+    // Each sentence is a stretch of the prose bounded by whitespace, so a sentence with a marker means the prose
+    // has one: a message without one is not split at all (ADR-0405, most of the summarizer's sentence work).
+    if (!DECISION_MARKERS.test(prose)) continue;
+    for (const sentence of sentencesOfProse(prose)) {
       if (sentence.length < 20 || !DECISION_MARKERS.test(sentence)) continue;
       const decision = clip(sentence, 220);
       if (seen.has(decision)) continue;

@@ -88,13 +88,24 @@ export function searchPatternsOf(command: string): string[] {
   return patterns;
 }
 
-/** A command line's segments (split at `|`, `||`, `&&`, `;` and line breaks outside quotes), as words. */
+/** Whether a character is whitespace as `\s` reads it, without running a regex per ASCII character (ADR-0405). */
+function isSpace(char: string): boolean {
+  const code = char.charCodeAt(0);
+  if (code < 128) return code === 32 || (code >= 9 && code <= 13);
+  return /\s/.test(char);
+}
+
+/**
+ * A command line's segments (split at `|`, `||`, `&&`, `;` and line breaks outside quotes), as words.
+ * Character comparisons, not a regex per character (ADR-0405: the summarizer reads every looking command).
+ */
 function shellSegments(command: string): Array<Array<{ text: string; quoted: boolean }>> {
-  const segments: Array<Array<{ text: string; quoted: boolean }>> = [[]];
+  let segment: Array<{ text: string; quoted: boolean }> = [];
+  const segments = [segment];
   let word: { text: string; quoted: boolean } | undefined;
   let quote: string | undefined;
   const endWord = () => {
-    if (word) segments.at(-1)!.push(word);
+    if (word) segment.push(word);
     word = undefined;
   };
   for (let at = 0; at < command.length; at += 1) {
@@ -102,17 +113,20 @@ function shellSegments(command: string): Array<Array<{ text: string; quoted: boo
     if (quote) {
       if (char === quote) quote = undefined;
       // Inside double quotes a backslash escapes only `$`, a backquote, `"` and itself (as the shell reads it).
-      else if (char === '\\' && quote === '"' && /[$`"\\]/.test(command[at + 1] ?? ''))
+      else if (char === '\\' && quote === '"' && isDoubleQuoteEscapable(command[at + 1]))
         word!.text += command[++at];
       else word!.text += char;
     } else if (char === '"' || char === "'") {
       quote = char;
       word ??= { text: '', quoted: true };
       word.quoted = true;
-    } else if (/[|;&\n]/.test(char)) {
+    } else if (char === '|' || char === ';' || char === '&' || char === '\n') {
       endWord();
-      if (segments.at(-1)!.length > 0) segments.push([]);
-    } else if (/\s/.test(char)) endWord();
+      if (segment.length > 0) {
+        segment = [];
+        segments.push(segment);
+      }
+    } else if (isSpace(char)) endWord();
     else {
       word ??= { text: '', quoted: false };
       word.text += char;
@@ -120,4 +134,8 @@ function shellSegments(command: string): Array<Array<{ text: string; quoted: boo
   }
   endWord();
   return segments;
+}
+
+function isDoubleQuoteEscapable(char: string | undefined): boolean {
+  return char === '$' || char === '`' || char === '"' || char === '\\';
 }

@@ -47,13 +47,20 @@ export function extractToolOutcomes(
   for (const message of messages) {
     for (const part of message.content) if (part.type === 'tool_call') inputs.set(part.id, part.input);
   }
+  // A call's command is asked for up to three times (its target, its line, its failure): clipped once (ADR-0405).
+  const clippedCommands = new Map<string, string | undefined>();
   const commandOf = (toolCallId: string | undefined): string | undefined => {
-    const input = toolCallId === undefined ? undefined : inputs.get(toolCallId);
-    return typeof input === 'object' &&
+    if (toolCallId === undefined) return undefined;
+    if (clippedCommands.has(toolCallId)) return clippedCommands.get(toolCallId);
+    const input = inputs.get(toolCallId);
+    const command =
+      typeof input === 'object' &&
       input !== null &&
       typeof (input as Record<string, unknown>).command === 'string'
-      ? clip((input as Record<string, string>).command!, 160)
-      : undefined;
+        ? clip((input as Record<string, string>).command!, 160)
+        : undefined;
+    clippedCommands.set(toolCallId, command);
+    return command;
   };
   const withKeyFields: SummaryToolOutcome[] = [];
   const failures: Array<SummaryToolOutcome & { index: number }> = [];
@@ -87,13 +94,7 @@ export function extractToolOutcomes(
       if (part.outcome === 'failure')
         failures.push({ ...base, errorMessage: firstLine(part.content), index });
       if (SHELL_TOOLS.test(part.toolName)) {
-        const input = inputs.get(part.toolCallId);
-        const command =
-          typeof input === 'object' &&
-          input !== null &&
-          typeof (input as Record<string, unknown>).command === 'string'
-            ? clip((input as Record<string, string>).command!, 160)
-            : undefined;
+        const command = commandOf(part.toolCallId);
         // A command that only looked and succeeded is like a file read: no line of its own (ADR-0271);
         // what it searched for is kept as a name (ADR-0402).
         if (command && part.outcome === 'success' && isLookingCommand(command))
