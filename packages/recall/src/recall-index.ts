@@ -503,7 +503,20 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
         termLists.clear();
         cachedEntries = 0;
       }
-      for (const document of documents) {
+      // A batch longer than the bound keeps only its newest `maxDocuments` (every older document, and
+      // everything held before, would be evicted by the end of it): the rest are not indexed only to be
+      // discarded, which left the index that much dirt to vacuum while later renders search it. Their
+      // ids are still removed, as adding them would have. Only for a batch of distinct ids, where that
+      // is exactly the set the one-by-one path ends with (the same sequence numbers, so the same tie-breaks).
+      const skipped =
+        documents.length > maxDocuments &&
+        new Set(documents.map((document) => document.id)).size === documents.length
+          ? documents.length - maxDocuments
+          : 0;
+      for (let position = 0; position < skipped; position += 1) removeOne(documents[position]!.id);
+      nextSeq += skipped;
+      for (let position = skipped; position < documents.length; position += 1) {
+        const document = documents[position]!;
         removeOne(document.id);
         const entry: Stored = {
           id: document.id,

@@ -218,6 +218,43 @@ describe('createRecallIndex memory (ADR-0286)', () => {
   });
 });
 
+describe('createRecallIndex, a batch longer than its bound', () => {
+  // The batch path skips the documents it would evict before its end; one by one, each is added and evicted.
+  it('holds, counts and finds exactly what adding the same documents one by one does', () => {
+    const words = ['violin', 'harbour', 'lantern', 'orchard', 'glacier'];
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.nat(60), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.nat(60), { maxLength: 6 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.constantFrom(...words),
+        (ids, vocabulary, heldBefore, maxDocuments, query) => {
+          const document = (id: number) => ({
+            id: `m${id}`,
+            text: `note ${id}: the ${vocabulary[id % vocabulary.length]} and the ${words[id % words.length]}`,
+            turn: id,
+          });
+          const batch = createRecallIndex({ maxDocuments });
+          const single = createRecallIndex({ maxDocuments });
+          for (const id of heldBefore) {
+            batch.add([document(id)]);
+            single.add([document(id)]);
+          }
+          batch.add(ids.map(document));
+          for (const id of ids) single.add([document(id)]);
+          expect(batch.size).toBe(single.size);
+          expect(batch.approximateBytes).toBe(single.approximateBytes);
+          for (let id = 0; id <= 60; id += 1) expect(batch.has(`m${id}`)).toBe(single.has(`m${id}`));
+          const options = { query, topK: 5, maxTokens: 1_000, countTokens: (text: string) => text.length };
+          expect(batch.search(options)).toEqual(single.search(options));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe('recallQuery', () => {
   const message = (
     id: string,
