@@ -8,6 +8,7 @@ import {
   normalizePlan,
   recordsToPlanLists,
 } from '../src/index.js';
+import { planRecords } from '../src/plan/normalize.js';
 import { arbitraryCompactionPlan, arbitraryThread } from './support/testkit.js';
 
 /** ADR-0003's precedence, written down here rather than read from the code under test. */
@@ -22,17 +23,6 @@ const rank: Record<CompactionRecord['kind'], number> = {
 const threadAndPlan = arbitraryThread({ maxTurns: 4 }).chain(({ thread }) =>
   fc.tuple(fc.constant(thread), arbitraryCompactionPlan(thread, { maxRecords: 8 })),
 );
-
-/** Every record of the plan in precedence order: drops, externalizations, summarizations, clearings, abridgements. */
-function allRecords(plan: CompactionPlan): CompactionRecord[] {
-  return [
-    ...plan.drops,
-    ...plan.externalizations,
-    ...plan.summarizations,
-    ...plan.clearings,
-    ...plan.abridgements,
-  ];
-}
 
 describe('plan normalization (properties)', () => {
   it('generated plans are valid plans', () => {
@@ -55,7 +45,7 @@ describe('plan normalization (properties)', () => {
             owners.set(id, record);
           }
         }
-        const records = allRecords(plan);
+        const records = planRecords(plan);
         for (const message of thread.messages) {
           const claimants = records.filter((record) => record.span.messageIds.includes(message.id));
           if (claimants.length === 0) {
@@ -83,7 +73,7 @@ describe('plan normalization (properties)', () => {
         const normalized = normalizePlan(plan);
         let lostClaims = 0;
         const survivors: { record: CompactionRecord; owned: string[] }[] = [];
-        for (const record of allRecords(plan)) {
+        for (const record of planRecords(plan)) {
           const owned = record.span.messageIds.filter((id) => normalized.actions.get(id)?.record === record);
           lostClaims += record.span.messageIds.length - owned.length;
           if (owned.length > 0) survivors.push({ record, owned });

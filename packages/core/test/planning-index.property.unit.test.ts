@@ -5,9 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type NormalizedPlan, normalizePlan } from '../src/plan/normalize.js';
-import type { CompactionPlan } from '../src/plan/plan.js';
-import type { CompactionRecord } from '../src/plan/records.js';
+import { type NormalizedPlan, normalizePlan, planRecords } from '../src/plan/normalize.js';
 import { structuralTurnCandidates, type TurnCandidate } from '../src/planner/candidates.js';
 import { keptUserMessageIds } from '../src/planner/kept-user-words.js';
 import { editPlan, normalizedPlanOf } from '../src/planner/plan-edit.js';
@@ -104,13 +102,6 @@ describe('the planning index equals planning from scratch (ADR-0280)', () => {
   });
 
   it('protected regions along a run of edits (records kept across steps, some removed) equal the direct ones (ADR-0325)', () => {
-    const recordsOf = (plan: CompactionPlan): CompactionRecord[] => [
-      ...plan.drops,
-      ...plan.externalizations,
-      ...plan.summarizations,
-      ...plan.clearings,
-      ...plan.abridgements,
-    ];
     fc.assert(
       fc.property(
         runCase.chain((run) =>
@@ -132,7 +123,7 @@ describe('the planning index equals planning from scratch (ADR-0280)', () => {
             const remove = new Set(
               index.normalized(plan).records.filter((_, at) => removals[position]?.[at] === true),
             );
-            plan = editPlan(plan, recordsOf(step), (record) => remove.has(record), index.normalized(plan));
+            plan = editPlan(plan, planRecords(step), (record) => remove.has(record), index.normalized(plan));
             chain.push(plan);
           });
           for (const planned of [...chain, ...chain]) {
@@ -153,13 +144,6 @@ describe('the planning index equals planning from scratch (ADR-0280)', () => {
   });
 
   it('summarized and dropped messages per turn, and the structural candidates, along a run of edits equal a walk over every turn (ADR-0350)', () => {
-    const recordsOf = (plan: CompactionPlan): CompactionRecord[] => [
-      ...plan.drops,
-      ...plan.externalizations,
-      ...plan.summarizations,
-      ...plan.clearings,
-      ...plan.abridgements,
-    ];
     const editCase = arbitraryThread({ maxTurns: 7 }).chain(({ thread }) =>
       fc.record({
         thread: fc.constant(thread),
@@ -187,7 +171,7 @@ describe('the planning index equals planning from scratch (ADR-0280)', () => {
           const remove = new Set(
             index.normalized(plan).records.filter((_, at) => run.removals[position]?.[at] === true),
           );
-          plan = editPlan(plan, recordsOf(step), (record) => remove.has(record), index.normalized(plan));
+          plan = editPlan(plan, planRecords(step), (record) => remove.has(record), index.normalized(plan));
           chain.push(plan);
         });
         for (const planned of chain) {
@@ -233,13 +217,6 @@ describe('the planning index equals planning from scratch (ADR-0280)', () => {
   });
 
   it('an edit adding records disjoint from what it keeps is normalized as from scratch, step after step (ADR-0325)', () => {
-    const recordsOf = (plan: CompactionPlan): CompactionRecord[] => [
-      ...plan.drops,
-      ...plan.externalizations,
-      ...plan.summarizations,
-      ...plan.clearings,
-      ...plan.abridgements,
-    ];
     const editCase = arbitraryThread({ maxTurns: 7 }).chain(({ thread }) =>
       fc.record({
         thread: fc.constant(thread),
@@ -263,7 +240,7 @@ describe('the planning index equals planning from scratch (ADR-0280)', () => {
               .filter((record) => !remove.has(record))
               .flatMap((record) => record.span.messageIds),
           );
-          const added = recordsOf(step).filter((record) => {
+          const added = planRecords(step).filter((record) => {
             const ids = record.span.messageIds;
             if (new Set(ids).size !== ids.length || ids.some((id) => taken.has(id))) return false;
             for (const id of ids) taken.add(id);

@@ -6,8 +6,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { planRecords } from '../src/plan/normalize.js';
 import type { CompactionPlan } from '../src/plan/plan.js';
-import type { CompactionRecord } from '../src/plan/records.js';
 import { editPlan } from '../src/planner/plan-edit.js';
 import type { PlannerInput, Rung, RungContext } from '../src/planner/planner-types.js';
 import { createPlanningIndex, type PlanningIndex } from '../src/planner/planning-index.js';
@@ -21,14 +21,6 @@ import { arbitraryCompactionPlan, arbitraryThread } from './support/testkit.js';
 
 /** A deterministic stand-in for a tokenizer: both sides count alike. */
 const countMessage = (message: ThreadMessage) => 5 + JSON.stringify(message.content).length / 4;
-
-const recordsOf = (plan: CompactionPlan): CompactionRecord[] => [
-  ...plan.drops,
-  ...plan.externalizations,
-  ...plan.summarizations,
-  ...plan.clearings,
-  ...plan.abridgements,
-];
 
 const runCase = arbitraryThread({ maxTurns: 7, hugeToolResults: true }).chain(({ thread }) =>
   fc.record({
@@ -91,7 +83,7 @@ describe('a rung step reads its proposals from the previous analysis (ADR-0380)'
             const remove = new Set(
               index.normalized(plan).records.filter((_, at) => run.removals[position]?.[at] === true),
             );
-            plan = editPlan(plan, recordsOf(step), (record) => remove.has(record), index.normalized(plan));
+            plan = editPlan(plan, planRecords(step), (record) => remove.has(record), index.normalized(plan));
           }
           chain.push(plan);
         });

@@ -85,6 +85,17 @@ export interface NormalizedPlan {
   warnings: string[];
 }
 
+/** Every record of the plan, by list: drops, externalizations, summarizations, clearings, abridgements. */
+export function planRecords(plan: CompactionPlan): CompactionRecord[] {
+  return [
+    ...plan.drops,
+    ...plan.externalizations,
+    ...plan.summarizations,
+    ...plan.clearings,
+    ...plan.abridgements,
+  ];
+}
+
 /**
  * Resolve overlapping records so each message id belongs to at most one record: the higher
  * precedence wins; between equals, the earlier record wins. Every conflict is reported.
@@ -93,13 +104,7 @@ export interface NormalizedPlan {
  * @returns The owner of each message, the reduced records and the conflicts.
  */
 export function normalizePlan(plan: CompactionPlan): NormalizedPlan {
-  const ordered = byPrecedence([
-    ...plan.drops,
-    ...plan.externalizations,
-    ...plan.summarizations,
-    ...plan.clearings,
-    ...plan.abridgements,
-  ]);
+  const ordered = byPrecedence(planRecords(plan));
   const actions = new Map<string, PlannedAction>();
   const warnings: string[] = [];
   const kindName = (record: CompactionRecord) => record.kind;
