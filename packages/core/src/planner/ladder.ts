@@ -23,6 +23,7 @@ import type {
   Rung,
   RungContext,
 } from './planner-types.js';
+import { restampedPlan } from './plan-edit.js';
 import { createPlanningIndex } from './planning-index.js';
 import { type PlanningStart, reasonToStop, startPlanning } from './planning-start.js';
 import { computeProtectedRegions } from './protected-tail.js';
@@ -147,13 +148,12 @@ function startClimb(input: PlannerInput, start: PlanningStart): PricedClimb {
     ...chooseDepth(input, start),
     index: createPlanningIndex(input.thread),
     firstChangedIndex: Number.POSITIVE_INFINITY,
-    plan: {
-      ...start.base,
+    plan: restampedPlan(start.base, {
       threadId: input.thread.id,
       basedOnSeq: input.thread.version,
       createdAt: input.now,
       policyVersion: start.policy.version,
-    },
+    }),
     tokensNow: start.tokensBefore,
     added: [],
     proposals: [],
