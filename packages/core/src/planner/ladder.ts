@@ -15,6 +15,7 @@ import {
   spanKey,
   takeBatch,
 } from './ladder-steps.js';
+import { restampedPlan } from './plan-edit.js';
 import type {
   PlannerInput,
   PlannerOutcome,
@@ -23,7 +24,6 @@ import type {
   Rung,
   RungContext,
 } from './planner-types.js';
-import { restampedPlan } from './plan-edit.js';
 import { createPlanningIndex } from './planning-index.js';
 import { type PlanningStart, reasonToStop, startPlanning } from './planning-start.js';
 import { computeProtectedRegions } from './protected-tail.js';

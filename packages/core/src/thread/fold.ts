@@ -223,10 +223,7 @@ const copiedFrom = new WeakMap<readonly ThreadMessage[], readonly ThreadMessage[
  * @param right - Another.
  * @returns True when they are known to be position for position the same.
  */
-export function sameMessageArrays(
-  left: readonly ThreadMessage[],
-  right: readonly ThreadMessage[],
-): boolean {
+export function sameMessageArrays(left: readonly ThreadMessage[], right: readonly ThreadMessage[]): boolean {
   if (left === right) return true;
   return (copiedFrom.get(left) === right || copiedFrom.get(right) === left) && left.length === right.length;
 }
