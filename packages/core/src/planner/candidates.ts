@@ -28,14 +28,6 @@ export interface TurnCandidate {
 }
 
 /**
- * What a summary or a drop may take of a turn: a message not already summarized or dropped (an
- * externalized one too: a summary or a drop takes it over, by precedence).
- */
-function structuralRungTakes(action: CompactionAction): boolean {
-  return action === 'include' || action === 'clear' || action === 'abridge' || action === 'externalize';
-}
-
-/**
  * Whole turns before the turn tail, oldest first, each with the messages a structural rung (summarize,
  * drop) may take: not pinned, not already summarized or dropped, and only when every tool partner comes
  * along. Produced on demand (the summarize rung stops once it has enough), and a turn the plan already
@@ -59,17 +51,18 @@ export function* structuralTurnCandidates(
   const edge = context.regions.protectedStart;
   const ranges = index.turnRanges;
   const hidden = index.hiddenPerTurn(context.plan);
+  const hiddenAt = index.hiddenAt(context.plan);
   for (let at = 0; at < ranges.length; at += 1) {
     const range = ranges[at]!;
     const split = range.end > edge;
     if (split && !(options.splitTurn && range.start < edge)) break;
     // Every message summarized or dropped: nothing to take, as the walk below would find.
     if (!split && hidden[at] === range.end - range.start) continue;
+    // What a summary or a drop may take: a message not already summarized or dropped (an externalized one
+    // too: a summary or a drop takes it over, by precedence), read by position (ADR-0417).
     const taken = messages
       .slice(range.start, Math.min(range.end, edge))
-      .filter(
-        (message) => !context.regions.untouchable.has(message.id) && structuralRungTakes(actionOf(message)),
-      );
+      .filter((message) => hiddenAt[message.index] === 0 && !context.regions.untouchable.has(message.id));
     if (taken.length === 0) {
       if (split) break;
       continue;

@@ -15,6 +15,7 @@ import {
   spanKey,
   takeBatch,
 } from './ladder-steps.js';
+import { restampedPlan } from './plan-edit.js';
 import type {
   PlannerInput,
   PlannerOutcome,
@@ -147,13 +148,12 @@ function startClimb(input: PlannerInput, start: PlanningStart): PricedClimb {
     ...chooseDepth(input, start),
     index: createPlanningIndex(input.thread),
     firstChangedIndex: Number.POSITIVE_INFINITY,
-    plan: {
-      ...start.base,
+    plan: restampedPlan(start.base, {
       threadId: input.thread.id,
       basedOnSeq: input.thread.version,
       createdAt: input.now,
       policyVersion: start.policy.version,
-    },
+    }),
     tokensNow: start.tokensBefore,
     added: [],
     proposals: [],

@@ -16,15 +16,28 @@ const normalizationsOfEdits = new WeakMap<CompactionPlan, NormalizedPlan>();
 const parentsOfEdits = new WeakMap<CompactionPlan, CompactionPlan>();
 
 /**
+ * The normalization of each other plan asked for (a committed plan, a stored one), once per plan object
+ * (plans are never edited in place; ADR-0415): a check measures the committed plan and then plans from it,
+ * and both read this one normalization instead of each walking every id the plan hides. Its owner map stays a
+ * plain `Map` that each run's first edit copies: shared as a `VersionedActions`, every later run from the
+ * same plan object took the map back through the previous run's differences (more than a copy, measured).
+ */
+const normalizationsOfPlans = new WeakMap<CompactionPlan, NormalizedPlan>();
+
+/**
  * `normalizePlan(plan)`, without walking the plan again when `editPlan` made it (its records are the
  * normalized records of the edit, so normalizing them again gives the same owners, the same records in
- * the same order, and no conflicts).
+ * the same order, and no conflicts), nor when this plan object was normalized before (ADR-0415).
  *
  * @param plan - A plan, edited or not.
  * @returns Its normalization.
  */
 export function normalizedPlanOf(plan: CompactionPlan): NormalizedPlan {
-  return normalizationsOfEdits.get(plan) ?? normalizePlan(plan);
+  const known = normalizationsOfEdits.get(plan) ?? normalizationsOfPlans.get(plan);
+  if (known) return known;
+  const normalized = normalizePlan(plan);
+  normalizationsOfPlans.set(plan, normalized);
+  return normalized;
 }
 
 /**
@@ -48,6 +61,29 @@ export function isEditedPlan(plan: CompactionPlan): boolean {
  */
 export function editedFrom(plan: CompactionPlan): CompactionPlan | undefined {
   return parentsOfEdits.get(plan);
+}
+
+/**
+ * `plan` with other stamps (thread, seq, time, policy version) and the very same record lists: what a
+ * planning run starts from. Its normalization is `plan`'s (normalization reads the record lists only), so
+ * it is recorded as an edit of `plan` instead of being normalized again per run (ADR-0415).
+ *
+ * @param plan - The plan the run starts from (unchanged).
+ * @param stamps - The fields that differ.
+ * @returns The restamped plan.
+ */
+export function restampedPlan(
+  plan: CompactionPlan,
+  stamps: Pick<CompactionPlan, 'threadId' | 'basedOnSeq' | 'createdAt' | 'policyVersion'>,
+): CompactionPlan {
+  const normalized = normalizedPlanOf(plan);
+  const restamped = { ...plan, ...stamps };
+  // An edit's normalization has no conflicts (`editOfDisjointRecords` relies on it): a plan that has
+  // some is normalized again the first time it is asked for, as before.
+  if (normalized.warnings.length > 0) return restamped;
+  normalizationsOfEdits.set(restamped, { ...normalized, plan: restamped });
+  parentsOfEdits.set(restamped, plan);
+  return restamped;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { NormalizedPlan } from '../plan/normalize.js';
 import type { CompactionPlan } from '../plan/plan.js';
 import type { CompactionRecord } from '../plan/records.js';
 import { holdsOpaquePart } from '../schemas/content.js';
+import { sameMessageArrays } from '../thread/fold.js';
 import { isTurnStart, type Thread, type ThreadMessage } from '../thread/thread.js';
 import { hasNamedSpeakers, type ThreadKind, threadKindOf } from '../thread/thread-kind.js';
 import { buildToolPairIndex, closeOverToolPairs, type ToolPairIndex } from '../thread/tool-pairs.js';
@@ -68,8 +69,9 @@ const knownPositions = new WeakMap<
 
 /**
  * A record's positions in `messages` (its ids' log positions in its order, -1 for an id not there), when a
- * planning run of that very message array has read them: a merged summary block names most of the hidden
- * history, and its positions are known from merging its parts.
+ * planning run of that very message array (or of its `withOwnMessages` copy, while the two are equal,
+ * ADR-0416) has read them: a merged summary block names most of the hidden history, and its positions are
+ * known from merging its parts.
  *
  * @param record - A record of a plan over `messages`.
  * @param messages - The thread's messages (compared by identity).
@@ -80,7 +82,7 @@ export function knownRecordPositions(
   messages: readonly ThreadMessage[],
 ): Int32Array | undefined {
   const known = knownPositions.get(record);
-  return known?.messages === messages ? known.positions : undefined;
+  return known && sameMessageArrays(known.messages, messages) ? known.positions : undefined;
 }
 
 /** The actions whose messages a summary or a drop may no longer take (already summarized or dropped). */

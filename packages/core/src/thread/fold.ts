@@ -204,7 +204,28 @@ function keepsOwnPrefix(thread: Thread, shared: readonly ThreadMessage[], length
  */
 export function withOwnMessages(thread: Thread): Thread {
   const messages = thread.messages;
-  return growableBy.has(messages) ? { ...thread, messages: messages.slice() } : thread;
+  if (!growableBy.has(messages)) return thread;
+  const own = messages.slice();
+  copiedFrom.set(own, messages);
+  return { ...thread, messages: own };
+}
+
+/** Each array `withOwnMessages` made → the growable array it copied. */
+const copiedFrom = new WeakMap<readonly ThreadMessage[], readonly ThreadMessage[]>();
+
+/**
+ * Whether two message arrays hold the same messages at the same positions, known without reading them:
+ * the same array, or a copy `withOwnMessages` made and the array it copied, of equal length (a growable
+ * array only grows at its end, ADR-0375, and the copy is never written). What a planning run derived by
+ * position over its own copy then holds for the caller's array too (ADR-0416).
+ *
+ * @param left - A message array.
+ * @param right - Another.
+ * @returns True when they are known to be position for position the same.
+ */
+export function sameMessageArrays(left: readonly ThreadMessage[], right: readonly ThreadMessage[]): boolean {
+  if (left === right) return true;
+  return (copiedFrom.get(left) === right || copiedFrom.get(right) === left) && left.length === right.length;
 }
 
 /**

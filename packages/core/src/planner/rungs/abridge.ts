@@ -105,13 +105,15 @@ function abridgeProposals(context: RungContext): Proposal[] {
   const { regions, policy, input } = context;
   const messages = input.thread.messages;
   const lastTurn = messages.at(-1)?.turn ?? 0;
+  const hiddenAt = context.index.hiddenAt(context.plan);
   const older: Proposal[] = [];
   const tail: Proposal[] = [];
   for (const message of messages) {
     const inTail = message.index >= regions.protectedStart;
     // The tail's older turns give up their pictures only (ADR-0267); the newest turn keeps everything.
     if (inTail && (!policy.abridgeTailMedia || message.turn >= lastTurn)) break;
-    if (actionOf(message) !== 'include') continue;
+    // Summarized or dropped (most of a long history): known by position, without the owner map (ADR-0417).
+    if (hiddenAt[message.index] === 1 || actionOf(message) !== 'include') continue;
     if (regions.untouchable.has(message.id) && !regions.keptUserWords.has(message.id)) continue;
     if (message.pinned === true || holdsOpaquePart(message)) continue;
     const drafted = draftAbridgement(message, policy.abridgePasteEdgeLines);
