@@ -293,6 +293,7 @@ describe('policy and trigger schemas', () => {
         appendKeepsBasisTurn: false,
         appendCommitWhenLeftOut: false,
         appendMovedShare: 0.5,
+        appendRestartWithinHighWater: 1.25,
         gate: 'auto',
         quotedHits: 'skip',
       },

@@ -89,6 +89,16 @@ export const recallPolicySchema = z.object({
    */
   appendMovedShare: z.number().min(0).max(1).default(0.5),
   /**
+   * With `placement: 'append'` (ADR-0435): an epoch of blocks that a restart began (ADR-0276's reset, when a
+   * new turn finds too little room beside the blocks) holds its blocks together within this multiple of the
+   * room the request has once the messages reach the high-water mark, and no further epoch starts before the
+   * next commit. Each restart rewrites everything after the plan version's first block (pi/large-session @64k:
+   * 17 restarts wrote 179k tokens), and an unbounded restarted epoch fills up and restarts again before the
+   * commit. `0`: ADR-0276's restarts as often as the room runs out. The first epoch after a commit is unbounded
+   * (ADR-0335's bound there cost recall).
+   */
+  appendRestartWithinHighWater: z.number().min(0).max(8).default(1.25),
+  /**
    * When a recall block is written at all (ADR-0320): `always`, on every render with hits; `question`,
    * only when the newest turn asks something (a question, or a cue such as "remind me"), since a block
    * for small talk is read by no one and, in a dialogue where every call opens a turn, written uncached
@@ -308,6 +318,7 @@ export const compactionPolicyFieldsSchema = z.object({
     appendKeepsBasisTurn: false,
     appendCommitWhenLeftOut: false,
     appendMovedShare: 0.5,
+    appendRestartWithinHighWater: 1.25,
     gate: 'auto',
     quotedHits: 'skip',
   }),
