@@ -288,7 +288,7 @@ describe('policy and trigger schemas', () => {
         fillFreeRoom: true,
         freeRoomTopK: 24,
         placement: 'auto',
-        appendTurnShare: 0.125,
+        appendTurnShare: 0.1,
         appendWithinHighWater: false,
         appendKeepsBasisTurn: false,
         appendCommitWhenLeftOut: false,

@@ -50,10 +50,10 @@ export const recallPolicySchema = z.object({
    * With `placement: 'append'` (ADR-0276): every turn of a plan version keeps its block where it was
    * first sent, and each turn's block takes at most this share of the room its epoch began with (at
    * least the reserve's allowance). Smaller: more turns before the blocks are reset (a cache break),
-   * a smaller block per turn (0.125 by default, ADR-0321: each block is written once, and half of
-   * ADR-0276's 0.25 kept every coding probe for less).
+   * a smaller block per turn (0.1 by default, ADR-0436: each block is written once; ADR-0321's 0.125,
+   * half of ADR-0276's 0.25, kept every coding probe for less, and with ADR-0435's bound 0.1 does again).
    */
-  appendTurnShare: z.number().min(0).max(1).default(0.125),
+  appendTurnShare: z.number().min(0).max(1).default(0.1),
   /**
    * With `placement: 'append'` (ADR-0335): the blocks of a plan version together take at most the room
    * the request still has once the messages reach the high-water mark, where the next compaction fires,
@@ -313,7 +313,7 @@ export const compactionPolicyFieldsSchema = z.object({
     fillFreeRoom: true,
     freeRoomTopK: 24,
     placement: 'auto',
-    appendTurnShare: 0.125,
+    appendTurnShare: 0.1,
     appendWithinHighWater: false,
     appendKeepsBasisTurn: false,
     appendCommitWhenLeftOut: false,
