@@ -184,6 +184,8 @@ function render<P extends ProviderName>(
     halve: placement === 'turn-halving',
   });
   const recallOn = input.recall !== false;
+  // The room beside the messages once they reach the high-water mark, where the next commit fires.
+  const highWaterRoom = () => limit - Math.max(target, messagesAt(triggerThresholdPercent(thread.policy)));
   const recallParts = (room: RecallRoom) => ({
     thread,
     plan,
@@ -222,10 +224,13 @@ function render<P extends ProviderName>(
             rehydrationTokens: fitted.tokens,
             query: input.query,
             endQuery: input.query ?? recallQuery(thread.messages),
-            // The messages grow up to the high-water mark before the next commit (ADR-0335).
-            ...(recallPolicy.appendWithinHighWater
+            // The messages grow up to the high-water mark before the next commit (ADR-0335, ADR-0435).
+            ...(recallPolicy.appendWithinHighWater ? { headroom: highWaterRoom() } : {}),
+            ...(recallPolicy.appendRestartWithinHighWater > 0
               ? {
-                  headroom: limit - Math.max(target, messagesAt(triggerThresholdPercent(thread.policy))),
+                  restartedBound: Math.floor(
+                    Math.max(0, highWaterRoom()) * recallPolicy.appendRestartWithinHighWater,
+                  ),
                 }
               : {}),
             search: (room, query, exclude, excludeKey) =>

@@ -1,15 +1,14 @@
-import type { CompactionPlan, Thread } from '@compactor/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRenderCache, type RenderCache } from '../src/index.js';
-import { validateProviderRequest } from '../src/validate/index.js';
 import {
-  callPrefixes,
-  notesSummaryPlan,
+  expectWarmRendersAsFresh,
   RECALL_MARKER,
   recallNotesArbitraries,
   recallNotesThread,
-  renderWithin,
+  renderChecked,
+  type TightCalls,
+  tightCalls,
   withAppendRecall,
 } from './support/recall-notes-thread.js';
 import { wireMessages, withoutCacheControl } from './support/render-helpers.js';
@@ -30,16 +29,10 @@ const scenario = fc.record({
 });
 type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
 
-function calls(
-  input: Scenario,
-  movedShare: number,
-): { prefixes: Thread[]; plan: CompactionPlan; ceiling: number } {
+function calls(input: Scenario, movedShare: number): TightCalls {
   const { thread: built, compacted } = recallNotesThread('moved', input.notes, input.turns, 6);
   const thread = withAppendRecall(built, { appendTurnShare: input.turnShare, appendMovedShare: movedShare });
-  const plan = notesSummaryPlan(thread, compacted);
-  const prefixes = callPrefixes(thread, compacted + 1);
-  const roomy = renderWithin(prefixes.at(-1)!, plan, input.provider, 1_000_000, createRenderCache());
-  return { prefixes, plan, ceiling: Math.max(1, Math.floor(roomy.tokens.total * input.fraction)) };
+  return tightCalls(thread, compacted, input.provider, input.fraction);
 }
 
 interface Replay {
@@ -56,19 +49,11 @@ function replay(input: Scenario, movedShare: number, cache: RenderCache = create
   let rewrites = 0;
   let movedBlocks = 0;
   for (const thread of prefixes) {
-    let result: ReturnType<typeof renderWithin>;
-    try {
-      result = renderWithin(thread, plan, input.provider, ceiling, cache);
-    } catch {
-      // Refusing (the protected tail alone over the ceiling) is the main property test's business.
+    const result = renderChecked(thread, plan, input.provider, ceiling, cache);
+    if (result === undefined) {
       previous = undefined;
       continue;
     }
-    expect(validateProviderRequest(input.provider, result.request).errors).toEqual([]);
-    expect(result.tokens.total).toBeLessThanOrEqual(ceiling);
-    expect(result.tokens.recall).toBe(result.report.recall.tokens);
-    const recalled = result.report.recall.recalled.map((hit) => hit.messageId);
-    expect(new Set(recalled).size).toBe(recalled.length);
     const wire = withoutCacheControl(wireMessages(result.request)) as unknown[];
     if (result.report.emergencyFit) {
       previous = undefined;
@@ -117,18 +102,7 @@ describe('the newest turn’s block, once it no longer fits, stays where it was 
     fc.assert(
       fc.property(scenario, (input) => {
         const { prefixes, plan, ceiling } = calls(input, input.movedShare);
-        const warm = createRenderCache();
-        for (const thread of prefixes) {
-          const outcome = (cache: RenderCache) => {
-            try {
-              const result = renderWithin(thread, plan, input.provider, ceiling, cache);
-              return { request: result.request, recall: result.report.recall };
-            } catch (error) {
-              return { refused: String(error) };
-            }
-          };
-          expect(outcome(warm)).toEqual(outcome(createRenderCache()));
-        }
+        expectWarmRendersAsFresh(prefixes, plan, input.provider, ceiling);
       }),
       { numRuns: 30 },
     );

@@ -50,10 +50,10 @@ export const recallPolicySchema = z.object({
    * With `placement: 'append'` (ADR-0276): every turn of a plan version keeps its block where it was
    * first sent, and each turn's block takes at most this share of the room its epoch began with (at
    * least the reserve's allowance). Smaller: more turns before the blocks are reset (a cache break),
-   * a smaller block per turn (0.125 by default, ADR-0321: each block is written once, and half of
-   * ADR-0276's 0.25 kept every coding probe for less).
+   * a smaller block per turn (0.1 by default, ADR-0436: each block is written once; ADR-0321's 0.125,
+   * half of ADR-0276's 0.25, kept every coding probe for less, and with ADR-0435's bound 0.1 does again).
    */
-  appendTurnShare: z.number().min(0).max(1).default(0.125),
+  appendTurnShare: z.number().min(0).max(1).default(0.1),
   /**
    * With `placement: 'append'` (ADR-0335): the blocks of a plan version together take at most the room
    * the request still has once the messages reach the high-water mark, where the next compaction fires,
@@ -88,6 +88,16 @@ export const recallPolicySchema = z.object({
    * rewritten on every call.
    */
   appendMovedShare: z.number().min(0).max(1).default(0.5),
+  /**
+   * With `placement: 'append'` (ADR-0435): an epoch of blocks that a restart began (ADR-0276's reset, when a
+   * new turn finds too little room beside the blocks) holds its blocks together within this multiple of the
+   * room the request has once the messages reach the high-water mark, and no further epoch starts before the
+   * next commit. Each restart rewrites everything after the plan version's first block (pi/large-session @64k:
+   * 17 restarts wrote 179k tokens), and an unbounded restarted epoch fills up and restarts again before the
+   * commit. `0`: ADR-0276's restarts as often as the room runs out. The first epoch after a commit is unbounded
+   * (ADR-0335's bound there cost recall).
+   */
+  appendRestartWithinHighWater: z.number().min(0).max(8).default(1.25),
   /**
    * When a recall block is written at all (ADR-0320): `always`, on every render with hits; `question`,
    * only when the newest turn asks something (a question, or a cue such as "remind me"), since a block
@@ -303,11 +313,12 @@ export const compactionPolicyFieldsSchema = z.object({
     fillFreeRoom: true,
     freeRoomTopK: 24,
     placement: 'auto',
-    appendTurnShare: 0.125,
+    appendTurnShare: 0.1,
     appendWithinHighWater: false,
     appendKeepsBasisTurn: false,
     appendCommitWhenLeftOut: false,
     appendMovedShare: 0.5,
+    appendRestartWithinHighWater: 1.25,
     gate: 'auto',
     quotedHits: 'skip',
   }),

@@ -21,6 +21,8 @@ import type { FittedRecall, RecallReport } from './render-recall.js';
  * opened after the plan's `basedOnSeq` (and the newest turn) get blocks, and a new plan breaks the prefix.
  * Together they stay within the room the request has at the high-water mark (ADR-0335), so the
  * messages can grow until the next commit without pushing a block out, which would rewrite all after it.
+ * Without that bound, an epoch a restart began holds its blocks within a multiple of that room and does
+ * not restart again before the commit (ADR-0435): each restart rewrites everything after the first block.
  */
 
 /** A turn whose opening message is live: where its block goes, and what it began with. */
@@ -86,6 +88,11 @@ interface AppendStep {
   next: Map<string, AppendStep>;
   /** This turn started a new epoch: the earlier turns' blocks of the plan version went. */
   restarted: boolean;
+  /**
+   * What the epoch's blocks may hold together when a restart began it (ADR-0435); undefined for the
+   * first epoch of a plan version, and with no bound asked for.
+   */
+  restartedBound: number | undefined;
 }
 
 /** Where the fold starts: one per scope (limit, reserve, policy and what the search depends on). */
@@ -164,6 +171,11 @@ export function appendedRecall(parts: {
    * messages at the high-water mark. Absent: no bound beyond each turn's share.
    */
   headroom?: number;
+  /**
+   * What the blocks of an epoch a restart began may hold together (ADR-0435): within it no further
+   * epoch starts before the next commit. Absent: restarts as often as the room runs out (ADR-0276).
+   */
+  restartedBound?: number;
 }): AppendedRecall {
   const { policy, limit } = parts;
   const newest = recallAnchor(parts.slots)?.slot;
@@ -184,14 +196,17 @@ export function appendedRecall(parts: {
     let used = before?.used ?? 0;
     let free = limit - opening.tokensBefore - used;
     let restarted = false;
+    let restartedBound = before?.restartedBound;
     if (before !== undefined) {
       const cap = turnCap(before.epochRoom, policy);
-      // Within the high-water room (ADR-0335) the blocks last until the commit: no epoch starts afresh.
-      if (parts.headroom === undefined && free < cap && used >= cap) {
+      // Within the high-water room (ADR-0335), or in an epoch a restart began under its bound (ADR-0435),
+      // the blocks last until the commit: no epoch starts afresh.
+      if (parts.headroom === undefined && restartedBound === undefined && free < cap && used >= cap) {
         previous = undefined;
         used = 0;
         free = limit - opening.tokensBefore;
         restarted = true;
+        restartedBound = parts.restartedBound;
       }
     }
     const epochRoom = previous?.epochRoom ?? Math.max(0, free);
@@ -200,6 +215,7 @@ export function appendedRecall(parts: {
       room.allowance,
       Math.max(turnCap(epochRoom, policy), room.reserveAllowance),
       parts.headroom === undefined ? Number.POSITIVE_INFINITY : Math.max(0, parts.headroom - used),
+      restartedBound === undefined ? Number.POSITIVE_INFINITY : Math.max(0, restartedBound - used),
     );
     const asked = {
       room: { ...room, allowance, reserveAllowance: Math.min(room.reserveAllowance, allowance) },
@@ -215,6 +231,7 @@ export function appendedRecall(parts: {
       asked,
       next: new Map(),
       restarted,
+      restartedBound,
     };
   };
   const memo = parts.memo;
@@ -228,8 +245,8 @@ export function appendedRecall(parts: {
   let at: { next: Map<string, AppendStep> } | undefined = memo
     ? remembered(
         memo.folds.roots,
-        // Everything a step reads besides the turn itself: the limit, the reserve, the headroom and the scope.
-        `${limit}\u0000${parts.reserveTokens}\u0000${parts.headroom ?? ''}\u0000${memo.scope}`,
+        // Everything a step reads besides the turn itself: the limit, the reserve, the bounds and the scope.
+        `${limit}\u0000${parts.reserveTokens}\u0000${parts.headroom ?? ''}\u0000${parts.restartedBound ?? ''}\u0000${memo.scope}`,
         APPEND_ROOTS,
         () => ({
           next: new Map(),

@@ -7,7 +7,9 @@ import {
 } from '@compactor/core';
 import { threadBuilder } from '@compactor/testkit/thread-builder';
 import fc from 'fast-check';
-import { type RenderCache, renderPromptSync } from '../../src/index.js';
+import { expect } from 'vitest';
+import { createRenderCache, type RenderCache, renderPromptSync } from '../../src/index.js';
+import { validateProviderRequest } from '../../src/validate/index.js';
 import { ids, planOf, summarize } from './plans.js';
 import { renderInput } from './render-helpers.js';
 import { PROVIDERS } from './tokenizers.js';
@@ -94,6 +96,79 @@ export function renderWithin(
     rehydrationReserveTokens: 200,
   });
   return renderPromptSync(renderInput(provider, thread, plan, { budget, cache }));
+}
+
+/** The calls of a plan version over the notes, and a ceiling at `fraction` of the last call's roomy request. */
+export interface TightCalls {
+  prefixes: Thread[];
+  plan: CompactionPlan;
+  ceiling: number;
+}
+
+/**
+ * The calls of the live turns of a {@link recallNotesThread} (its notes summarized by the plan) under
+ * a ceiling of `fraction` of what the last call's request takes with room to spare.
+ */
+export function tightCalls(
+  thread: Thread,
+  compacted: number,
+  provider: ProviderName,
+  fraction: number,
+): TightCalls {
+  const plan = notesSummaryPlan(thread, compacted);
+  const prefixes = callPrefixes(thread, compacted + 1);
+  const roomy = renderWithin(prefixes.at(-1)!, plan, provider, 1_000_000, createRenderCache());
+  return { prefixes, plan, ceiling: Math.max(1, Math.floor(roomy.tokens.total * fraction)) };
+}
+
+/**
+ * {@link renderWithin}, checked: the request is valid, within the ceiling, its recall counted as sent and
+ * each hit shown once. Undefined when the render refuses (the protected tail alone over the ceiling: the
+ * main property test's business).
+ */
+export function renderChecked(
+  thread: Thread,
+  plan: CompactionPlan,
+  provider: ProviderName,
+  ceiling: number,
+  cache: RenderCache,
+): ReturnType<typeof renderWithin> | undefined {
+  let result: ReturnType<typeof renderWithin>;
+  try {
+    result = renderWithin(thread, plan, provider, ceiling, cache);
+  } catch {
+    return undefined;
+  }
+  expect(validateProviderRequest(provider, result.request).errors).toEqual([]);
+  expect(result.tokens.total).toBeLessThanOrEqual(ceiling);
+  expect(result.tokens.recall).toBe(result.report.recall.tokens);
+  const recalled = result.report.recall.recalled.map((hit) => hit.messageId);
+  expect(new Set(recalled).size).toBe(recalled.length);
+  return result;
+}
+
+/**
+ * Every call rendered with a cache kept across the calls, as an agent runtime keeps one, equals a fresh
+ * render (request and recall report, or the same refusal): a render is a pure function of the thread.
+ */
+export function expectWarmRendersAsFresh(
+  prefixes: readonly Thread[],
+  plan: CompactionPlan,
+  provider: ProviderName,
+  ceiling: number,
+): void {
+  const warm = createRenderCache();
+  for (const thread of prefixes) {
+    const outcome = (cache: RenderCache) => {
+      try {
+        const result = renderWithin(thread, plan, provider, ceiling, cache);
+        return { request: result.request, recall: result.report.recall };
+      } catch (error) {
+        return { refused: String(error) };
+      }
+    };
+    expect(outcome(warm)).toEqual(outcome(createRenderCache()));
+  }
 }
 
 /**
