@@ -86,6 +86,10 @@ interface AppendStep {
   next: Map<string, AppendStep>;
   /** This turn started a new epoch: the earlier turns' blocks of the plan version went. */
   restarted: boolean;
+  /** Tokens of the live slots up to and including this turn's opening (where its block sits). */
+  tokensBefore: number;
+  /** When `restarted`: where the first block of the epoch that ended sat (its `tokensBefore`). */
+  endedEpochFrom: number | undefined;
 }
 
 /** Where the fold starts: one per scope (limit, reserve, policy and what the search depends on). */
@@ -184,6 +188,7 @@ export function appendedRecall(parts: {
     let used = before?.used ?? 0;
     let free = limit - opening.tokensBefore - used;
     let restarted = false;
+    let endedEpochFrom: number | undefined;
     if (before !== undefined) {
       const cap = turnCap(before.epochRoom, policy);
       // Within the high-water room (ADR-0335) the blocks last until the commit: no epoch starts afresh.
@@ -192,6 +197,7 @@ export function appendedRecall(parts: {
         used = 0;
         free = limit - opening.tokensBefore;
         restarted = true;
+        endedEpochFrom = blockSteps(before)[0]?.tokensBefore;
       }
     }
     const epochRoom = previous?.epochRoom ?? Math.max(0, free);
@@ -215,6 +221,8 @@ export function appendedRecall(parts: {
       asked,
       next: new Map(),
       restarted,
+      tokensBefore: opening.tokensBefore,
+      endedEpochFrom,
     };
   };
   const memo = parts.memo;
@@ -239,6 +247,7 @@ export function appendedRecall(parts: {
   let last: AppendStep | undefined;
   let newestBlock: AppendedBlock | undefined;
   let newestRestarted = false;
+  let newestEndedEpochFrom: number | undefined;
   for (const opening of openings) {
     const before = last;
     last = at
@@ -248,6 +257,7 @@ export function appendedRecall(parts: {
     if (opening.slot === newest) {
       newestBlock = last.block;
       newestRestarted = last.restarted;
+      newestEndedEpochFrom = last.endedEpochFrom;
     }
   }
   if (memo) memo.folds.nextStepId = stepIds;
@@ -318,12 +328,17 @@ export function appendedRecall(parts: {
   }
   const report = combinedReport(blocks, end, newestBlock, parts.query);
   // What the engine's check reads (ADR-0361): blocks left out now, a new epoch at the newest turn (its
-  // earlier blocks went). Either rewrites everything after the first block that went.
-  const leftOut = steps
-    .slice(kept.length)
-    .reduce((total, left) => total + left.block.fitted.report.tokens, 0);
+  // earlier blocks went). Either rewrites everything after the first block that went, whose place the
+  // check prices (ADR-0430).
+  const leftOutSteps = steps.slice(kept.length);
+  const leftOut = leftOutSteps.reduce((total, left) => total + left.block.fitted.report.tokens, 0);
   if (leftOut > 0) report.leftOutTokens = leftOut;
   if (newestRestarted) report.epochRestarted = true;
+  const wentFrom = Math.min(
+    leftOutSteps[0]?.tokensBefore ?? Number.POSITIVE_INFINITY,
+    (newestRestarted ? newestEndedEpochFrom : undefined) ?? Number.POSITIVE_INFINITY,
+  );
+  if (Number.isFinite(wentFrom)) report.leftOutFromTokens = wentFrom;
   return { blocks, end, report };
 }
 
