@@ -193,7 +193,8 @@ describe('the check sees the append-only recall blocks (ADR-0361)', () => {
     // Not vacuous: it fires, and holds back where the ungated rule fires on a break already paid.
     expect(fired).toBeGreaterThan(0);
     expect(heldBack).toBeGreaterThan(0);
-  });
+    // Three renders per call over five windows: seconds on a loaded machine.
+  }, 30_000);
 
   it("with 'when-it-pays' holds back a new break smaller than the share of a commit spent early", () => {
     const { thread, plan } = scenario({ appendCommitWhenLeftOut: 'when-it-pays' });
