@@ -301,6 +301,7 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
             overheadTokens: (baseOverhead?.systemPromptTokens ?? 0) + (baseOverhead?.toolSchemaTokens ?? 0),
             messageTokens,
             floorTokens: Math.floor(targetTokens * thread.policy.lowWaterPercent),
+            highWaterTokens,
           });
     // A request always runs; the thread's own trigger still says whether to act within the target.
     const trigger = manual

@@ -102,7 +102,7 @@ function blocks(thread: Thread, plan: CompactionPlan): string[] {
   return wire.slice(0, -1).filter((text) => text.includes(MARKER));
 }
 
-function decide(thread: Thread, plan: CompactionPlan | null, floorTokens = 0) {
+function decide(thread: Thread, plan: CompactionPlan | null, floorTokens = 0, highWaterTokens = 1_000) {
   return recallBlocksTrigger({
     thread,
     plan,
@@ -112,6 +112,7 @@ function decide(thread: Thread, plan: CompactionPlan | null, floorTokens = 0) {
     overheadTokens: 0,
     messageTokens: 1_000,
     floorTokens,
+    highWaterTokens,
   });
 }
 
@@ -159,5 +160,63 @@ describe('the check sees the append-only recall blocks (ADR-0361)', () => {
     expect(decide(tight!, null)).toBeUndefined();
     expect(decide(tight!, plan, 1_001)).toBeUndefined();
     expect(decide({ ...tight!, contextWindow: 200_000 }, plan)).toBeUndefined();
+  });
+
+  it("with 'when-it-pays' fires exactly where the previous call's request still sent a block this one leaves out (ADR-0430)", () => {
+    const always = scenario();
+    const gated = scenario({ appendCommitWhenLeftOut: 'when-it-pays' });
+    let fired = 0;
+    let heldBack = 0;
+    for (const window of [60_000, 24_000, 22_000, 20_000, 19_000]) {
+      let before: string[] | undefined;
+      for (const point of callPoints(gated.thread)) {
+        const now = prefix(gated.thread, point, window);
+        let sent: string[];
+        try {
+          sent = blocks(now, gated.plan);
+        } catch {
+          before = undefined;
+          continue;
+        }
+        // At the high-water mark a commit spends nothing early: only whether the break is new decides.
+        const decision = decide(now, gated.plan);
+        const lost = before?.some((block) => !sent.includes(block)) ?? false;
+        expect(decision !== undefined).toBe(lost);
+        const ungated = decide({ ...now, policy: always.thread.policy }, always.plan);
+        if (decision) {
+          expect(ungated?.fire).toBe(true);
+          fired += 1;
+        } else if (ungated) heldBack += 1;
+        before = sent;
+      }
+    }
+    // Not vacuous: it fires, and holds back where the ungated rule fires on a break already paid.
+    expect(fired).toBeGreaterThan(0);
+    expect(heldBack).toBeGreaterThan(0);
+    // Three renders per call over five windows: seconds on a loaded machine.
+  }, 30_000);
+
+  it("with 'when-it-pays' holds back a new break smaller than the share of a commit spent early", () => {
+    const { thread, plan } = scenario({ appendCommitWhenLeftOut: 'when-it-pays' });
+    const firing = callPoints(thread)
+      .flatMap((point) => [22_000, 20_000, 19_000].map((window) => prefix(thread, point, window)))
+      .find((candidate) => decide(candidate, plan) !== undefined);
+    expect(firing).toBeDefined();
+    // Far below the high-water mark, a commit writing far more than any break of this thread is spent
+    // early; the same commit at the high-water mark spends nothing early and fires.
+    const at = (highWaterTokens: number) =>
+      recallBlocksTrigger({
+        thread: firing!,
+        plan,
+        tokenizer,
+        provider: 'anthropic',
+        cache: createRenderCache(),
+        overheadTokens: 0,
+        messageTokens: 200_000,
+        floorTokens: 150_000,
+        highWaterTokens,
+      });
+    expect(at(1_000_000)).toBeUndefined();
+    expect(at(200_000)?.fire).toBe(true);
   });
 });

@@ -107,8 +107,14 @@ describe('what the engine reads of the append blocks (ADR-0361)', () => {
             continue;
           }
           const blocks = insideBlocks(result.request);
-          const { leftOutTokens, epochRestarted } = result.report.recall;
+          const { leftOutTokens, epochRestarted, leftOutFromTokens } = result.report.recall;
           if (leftOutTokens !== undefined) expect(leftOutTokens).toBeGreaterThan(0);
+          // Where the first block that went sat (ADR-0430): inside the conversation sent, whenever a block went.
+          if (leftOutTokens !== undefined) {
+            expect(leftOutFromTokens).toBeGreaterThan(0);
+            expect(leftOutFromTokens).toBeLessThanOrEqual(result.tokens.messages);
+          }
+          if (leftOutTokens === undefined && !epochRestarted) expect(leftOutFromTokens).toBeUndefined();
           if (leftOutTokens !== undefined || epochRestarted) reported += 1;
           if (previous && !result.report.emergencyFit && leftOutTokens === undefined && !epochRestarted)
             for (const [opening, block] of previous) expect(blocks.get(opening)).toBe(block);

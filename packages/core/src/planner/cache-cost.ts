@@ -1,3 +1,4 @@
+import type { CompactionPlan } from '../plan/plan.js';
 import type { CompactionPolicy } from '../schemas/policy.js';
 import type { ThreadMessage } from '../thread/thread.js';
 
@@ -112,6 +113,40 @@ export function stepPays(
 ): boolean {
   const cost = (prices.write - prices.read) * step.extraRewrittenTokens;
   return prices.read * step.tokensFreed * step.calls >= cost;
+}
+
+/**
+ * Tokens at the start of the prompt a compaction leaves byte-identical: the plan's summary blocks, which
+ * stay in place while a new round appends its own (ADR-0150).
+ *
+ * @param plan - The current plan, if any.
+ * @returns Their tokens.
+ */
+export function stableSummaryTokens(plan: Pick<CompactionPlan, 'summarizations'> | null | undefined): number {
+  return (plan?.summarizations ?? []).reduce((total, record) => total + record.summaryTokenCount, 0);
+}
+
+/**
+ * Does committing now, before the high-water mark, pay for the cache (ADR-0430)? A request that breaks
+ * its prefix anyway (a recall block that went) writes everything after the break; a commit now writes
+ * what a commit writes instead (the kept messages after the stable summary blocks), and the next commit
+ * then comes as many calls sooner as the messages had left to grow: `(highWater − now) ÷ (highWater −
+ * low)` of a commit spent early. Commit when the break saved is at least that share.
+ *
+ * @param commit - Message tokens now, the high-water and low-water marks, tokens the commit writes and
+ *   tokens the break would write.
+ * @returns True when committing now is the cheaper of the two.
+ */
+export function earlyCommitPays(commit: {
+  messageTokens: number;
+  highWater: number;
+  low: number;
+  commitTokens: number;
+  breakTokens: number;
+}): boolean {
+  const cycle = Math.max(1, commit.highWater - commit.low);
+  const spentEarly = Math.min(1, Math.max(0, commit.highWater - commit.messageTokens) / cycle);
+  return commit.breakTokens >= commit.commitTokens * spentEarly;
 }
 
 /**

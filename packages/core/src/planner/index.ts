@@ -15,8 +15,10 @@ export {
   chooseCompactionDepth,
   costPerCall,
   type DepthDecision,
+  earlyCommitPays,
   growthPerCall,
   type PricedDepth,
+  stableSummaryTokens,
   stepPays,
   triggerThresholdPercent,
 } from './cache-cost.js';

@@ -4,6 +4,7 @@ import {
   chooseCompactionDepth,
   type DepthDecision,
   growthPerCall,
+  stableSummaryTokens,
   stepPays,
 } from './cache-cost.js';
 import {
@@ -110,10 +111,7 @@ function chooseDepth(
     };
   }
   // Summary blocks already in the prompt stay byte-identical (ADR-0150): the compaction rewrites what follows.
-  const stablePrefix = (input.currentPlan?.summarizations ?? []).reduce(
-    (total, record) => total + record.summaryTokenCount,
-    0,
-  );
+  const stablePrefix = stableSummaryTokens(input.currentPlan);
   const depth = chooseCompactionDepth([minimalStop, lowWater], { ...cycle, stablePrefix });
   return {
     stopAt: depth.stopAt,

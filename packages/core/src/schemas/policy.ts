@@ -77,8 +77,11 @@ export const recallPolicySchema = z.object({
    * sized for) or starts a new epoch of blocks, instead of sending it (which rewrites everything after
    * the block's place and is followed by the commit a few calls later); only above the low-water mark,
    * where a commit goes down to. Off by default: more commits, so claude-code @24k's share falls.
+   * `'when-it-pays'` (ADR-0430): only when that request would be the first to break there (the previous
+   * call's request still sent the block) and the break is at least the share of a commit spent early
+   * (core's `earlyCommitPays`).
    */
-  appendCommitWhenLeftOut: z.boolean().default(false),
+  appendCommitWhenLeftOut: z.union([z.boolean(), z.literal('when-it-pays')]).default(false),
   /**
    * With `placement: 'append'` (ADR-0390): when the newest turn's block no longer fits beside its grown
    * messages, the block that replaces it stays where it was first sent (after the message at which the

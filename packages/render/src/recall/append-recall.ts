@@ -93,6 +93,10 @@ interface AppendStep {
    * first epoch of a plan version, and with no bound asked for.
    */
   restartedBound: number | undefined;
+  /** Tokens of the live slots up to and including this turn's opening (where its block sits). */
+  tokensBefore: number;
+  /** When `restarted`: where the first block of the epoch that ended sat (its `tokensBefore`). */
+  endedEpochFrom: number | undefined;
 }
 
 /** Where the fold starts: one per scope (limit, reserve, policy and what the search depends on). */
@@ -197,6 +201,7 @@ export function appendedRecall(parts: {
     let free = limit - opening.tokensBefore - used;
     let restarted = false;
     let restartedBound = before?.restartedBound;
+    let endedEpochFrom: number | undefined;
     if (before !== undefined) {
       const cap = turnCap(before.epochRoom, policy);
       // Within the high-water room (ADR-0335), or in an epoch a restart began under its bound (ADR-0435),
@@ -207,6 +212,7 @@ export function appendedRecall(parts: {
         free = limit - opening.tokensBefore;
         restarted = true;
         restartedBound = parts.restartedBound;
+        endedEpochFrom = blockSteps(before)[0]?.tokensBefore;
       }
     }
     const epochRoom = previous?.epochRoom ?? Math.max(0, free);
@@ -232,6 +238,8 @@ export function appendedRecall(parts: {
       next: new Map(),
       restarted,
       restartedBound,
+      tokensBefore: opening.tokensBefore,
+      endedEpochFrom,
     };
   };
   const memo = parts.memo;
@@ -256,6 +264,7 @@ export function appendedRecall(parts: {
   let last: AppendStep | undefined;
   let newestBlock: AppendedBlock | undefined;
   let newestRestarted = false;
+  let newestEndedEpochFrom: number | undefined;
   for (const opening of openings) {
     const before = last;
     last = at
@@ -265,6 +274,7 @@ export function appendedRecall(parts: {
     if (opening.slot === newest) {
       newestBlock = last.block;
       newestRestarted = last.restarted;
+      newestEndedEpochFrom = last.endedEpochFrom;
     }
   }
   if (memo) memo.folds.nextStepId = stepIds;
@@ -335,12 +345,17 @@ export function appendedRecall(parts: {
   }
   const report = combinedReport(blocks, end, newestBlock, parts.query);
   // What the engine's check reads (ADR-0361): blocks left out now, a new epoch at the newest turn (its
-  // earlier blocks went). Either rewrites everything after the first block that went.
-  const leftOut = steps
-    .slice(kept.length)
-    .reduce((total, left) => total + left.block.fitted.report.tokens, 0);
+  // earlier blocks went). Either rewrites everything after the first block that went, whose place the
+  // check prices (ADR-0430).
+  const leftOutSteps = steps.slice(kept.length);
+  const leftOut = leftOutSteps.reduce((total, left) => total + left.block.fitted.report.tokens, 0);
   if (leftOut > 0) report.leftOutTokens = leftOut;
   if (newestRestarted) report.epochRestarted = true;
+  const wentFrom = Math.min(
+    leftOutSteps[0]?.tokensBefore ?? Number.POSITIVE_INFINITY,
+    (newestRestarted ? newestEndedEpochFrom : undefined) ?? Number.POSITIVE_INFINITY,
+  );
+  if (Number.isFinite(wentFrom)) report.leftOutFromTokens = wentFrom;
   return { blocks, end, report };
 }
 

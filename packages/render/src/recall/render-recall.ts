@@ -63,6 +63,12 @@ export interface RecallReport {
   leftOutTokens?: number;
   /** Append placement: the newest turn started a new epoch, so the plan version's earlier blocks went (ADR-0276). */
   epochRestarted?: true;
+  /**
+   * Append placement (ADR-0430): where the first block that went (left out, or ended with its epoch) sat,
+   * as the tokens of the live conversation up to and including its turn's opening. The request from
+   * there on is written to the cache again: the message tokens less this figure. Absent when none went.
+   */
+  leftOutFromTokens?: number;
 }
 
 export interface FittedRecall {
