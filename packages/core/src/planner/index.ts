@@ -17,12 +17,14 @@ export {
   type DepthDecision,
   growthPerCall,
   type PricedDepth,
+  postponedRewrite,
   stepPays,
   triggerThresholdPercent,
 } from './cache-cost.js';
 export { buildDroppedSpanIndex } from './dropped-span-index.js';
 export { keptUserMessageIds } from './kept-user-words.js';
 export { LADDER, planCompaction } from './ladder.js';
+export { abridgesMediaPastTurn, mediaPastTurn } from './media-past-turn.js';
 export { editPlan, isEditedPlan, normalizedPlanOf } from './plan-edit.js';
 export { type PolicyPlannerInput, planWithPolicy } from './plan-with-policy.js';
 export type {
