@@ -258,6 +258,7 @@ describe('policy and trigger schemas', () => {
       abridgeMinTokensFreed: 100,
       abridgePasteEdgeLines: 5,
       abridgeTailMedia: true,
+      abridgeMediaPastTurn: 'never',
       clearAtLeastTokens: 2000,
       maxSummarizationRounds: 50,
       summaryShare: { dialogue: 0.4, coding: 0.3, other: 0.15 },

@@ -34,6 +34,7 @@ import { compactorToolsTokens, createRenderCache } from '@compactor/render';
 import { createThreadTokenizers } from '@compactor/tokenizer';
 import { captureCurrentDeterminism } from './determinism.js';
 import { createRenderMeasurer } from './measure.js';
+import { abridgeOnly, mediaPastTurnTrigger } from './media-trigger.js';
 import { recallBlocksTrigger } from './recall-trigger.js';
 import { ThreadFoldCache } from './thread-fold-cache.js';
 
@@ -303,10 +304,23 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
             floorTokens: Math.floor(targetTokens * thread.policy.lowWaterPercent),
             highWaterTokens,
           });
+    // On a dialogue, a picture whose turn is over is abridged while it is near the end (ADR-0440).
+    const media =
+      automatic.fire || recallFired || options.autoCompact === false || manual
+        ? undefined
+        : mediaPastTurnTrigger({
+            thread,
+            plan: current.plan,
+            messageTokens,
+            highWaterTokens,
+            targetTokens,
+            measure: measurer.measure,
+            countMessage: measurer.countMessage,
+          });
     // A request always runs; the thread's own trigger still says whether to act within the target.
     const trigger = manual
       ? { fire: true, trigger: 'manual', reason: 'compaction was requested', children: [automatic] }
-      : (recallFired ?? automatic);
+      : (recallFired ?? media?.decision ?? automatic);
     const base = {
       tenantId,
       threadId,
@@ -337,9 +351,10 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       : undefined;
     const planner = await planWithPolicy({
       onSummarizationFailure: ({ error }) => failures.push(error),
-      thread,
+      // The media commit is the abridge rung's alone, down to what the abridgements leave.
+      thread: media ? { ...thread, policy: abridgeOnly(thread.policy) } : thread,
       currentPlan: current.plan,
-      targetTokens,
+      targetTokens: media?.targetTokens ?? targetTokens,
       highWaterTokens,
       measure: measurer.measure,
       countMessage: measurer.countMessage,
@@ -350,7 +365,7 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
       ...(options.artifacts ? { artifactStore: options.artifacts } : {}),
       ...(options.lifecycle ? { lifecycle: options.lifecycle } : {}),
       ...(manual ? { manual } : {}),
-      ...(automatic.fire || recallFired ? { triggerFired: true } : {}),
+      ...(automatic.fire || recallFired || media ? { triggerFired: true } : {}),
       triggerReason: trigger.reason,
       ...(rehydrationHappened ? { rehydrationHappened: true } : {}),
       ...(checkOptions.signal ? { signal: checkOptions.signal } : {}),

@@ -101,18 +101,39 @@ export function chooseCompactionDepth(
 /**
  * Does a step pay for the cache it breaks? It costs the cache write of what it rewrites beyond what
  * the compaction rewrites anyway (`extraRewrittenTokens`, the premium over a cached read), and saves
- * the cached read of the tokens it frees on every call before the next compaction.
+ * the cached read of the tokens it frees on every call before the next compaction, and, for a step
+ * committed alone between compactions (ADR-0440), the share of the next compaction's rewrite that the
+ * freed tokens postpone (`postponedRewriteTokens`: the next compaction comes that much later).
  *
- * @param step - Tokens freed, extra tokens rewritten, expected calls.
+ * @param step - Tokens freed, extra tokens rewritten, expected calls, rewrite postponed.
  * @param prices - Cache prices.
  * @returns True when the saving is at least the cost.
  */
 export function stepPays(
-  step: { tokensFreed: number; extraRewrittenTokens: number; calls: number },
+  step: { tokensFreed: number; extraRewrittenTokens: number; calls: number; postponedRewriteTokens?: number },
   prices: CachePrices = ANTHROPIC_CACHE_PRICES,
 ): boolean {
   const cost = (prices.write - prices.read) * step.extraRewrittenTokens;
-  return prices.read * step.tokensFreed * step.calls >= cost;
+  const saving =
+    prices.read * step.tokensFreed * step.calls + prices.write * (step.postponedRewriteTokens ?? 0);
+  return saving >= cost;
+}
+
+/**
+ * The share of the next compaction's rewrite that freeing tokens between compactions postpones: the
+ * messages take `tokensFreed` longer to reach the high-water mark, out of the `highWater − low` a
+ * cycle grows, and the compaction rewrites about what it leaves (`low − stablePrefix`).
+ *
+ * @param cycle - The cycle (its `low` where the next compaction goes down to).
+ * @param tokensFreed - Tokens freed now.
+ * @returns Tokens of rewrite saved.
+ */
+export function postponedRewrite(
+  cycle: Pick<CompactionCycle, 'highWater' | 'low' | 'stablePrefix'>,
+  tokensFreed: number,
+): number {
+  const growth = Math.max(1, cycle.highWater - cycle.low);
+  return (Math.max(0, cycle.low - cycle.stablePrefix) * Math.min(tokensFreed, growth)) / growth;
 }
 
 /**

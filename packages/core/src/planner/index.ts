@@ -18,6 +18,7 @@ export {
   earlyCommitPays,
   growthPerCall,
   type PricedDepth,
+  postponedRewrite,
   stableSummaryTokens,
   stepPays,
   triggerThresholdPercent,
@@ -25,6 +26,7 @@ export {
 export { buildDroppedSpanIndex } from './dropped-span-index.js';
 export { keptUserMessageIds } from './kept-user-words.js';
 export { LADDER, planCompaction } from './ladder.js';
+export { abridgesMediaPastTurn, mediaPastTurn } from './media-past-turn.js';
 export { editPlan, isEditedPlan, normalizedPlanOf } from './plan-edit.js';
 export { type PolicyPlannerInput, planWithPolicy } from './plan-with-policy.js';
 export type {
