@@ -15,7 +15,7 @@
  * after the window's last full collection, and the server's CPU.
  *
  *   pnpm --filter @compactor/e2e bench:ingest-heap [-- --modes every-full-gc,when-over-bounds,when-fragmented,v8-default
- *     --rounds 1 --threads 4000 --seed 30 --duration 90 --connections 8 --interval <seconds> --keep-logs]
+ *     --rounds 1 --threads 4000 --seed 30 --duration 90 --connections 8 --interval <seconds> --v8-flags <flags> --keep-logs]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
@@ -42,6 +42,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '8' },
     /** COMPACTOR_HEAP_COMPACTION_INTERVAL_SECONDS for the server (its default when not given). */
     interval: { type: 'string' },
+    /** V8 flags for the server's command line, comma-separated (e.g. `--heap-growing-percent=50`), to try one beside a mode. */
+    'v8-flags': { type: 'string', default: '' },
     /** Keep the servers' logs and full-collection logs (their folder is printed) instead of removing them. */
     'keep-logs': { type: 'boolean', default: false },
   },
@@ -88,6 +90,7 @@ interface FullCollectionLine {
   durationMs: number;
   oldSpaceUsedMiB: number;
   oldSpaceCommittedMiB: number;
+  rssMiB: number;
 }
 
 interface RunResult {
@@ -107,6 +110,9 @@ interface RunResult {
   rssMiB: number;
   /** RSS at the end less RSS once the server answered health, over the byte bounds of its caches. */
   rssGrowthOverBounds: number;
+  /** The same growth read just after the window's full collections (unsettled): the last one's and the largest. */
+  rssGrowthAfterLastCollectionOverBounds: number;
+  rssGrowthAfterCollectionsMaxOverBounds: number;
   /** The old space read just after the window's last full collection: what is live, and what it holds in pages. */
   oldSpaceUsedMiB: number;
   oldSpaceCommittedMiB: number;
@@ -162,6 +168,7 @@ function startServer(
   return spawn(
     process.execPath,
     [
+      ...values['v8-flags'].split(',').filter(Boolean),
       '--import',
       resolve(repositoryRoot, 'test/bench/gc-recorder.mjs'),
       '--import',
@@ -275,6 +282,9 @@ async function measure(mode: string, round: number, workDirectory: string): Prom
       scheduledCompactions,
       rssMiB,
       rssGrowthOverBounds: (rssMiB - rssAtStartMiB) / cacheBoundsMiB,
+      rssGrowthAfterLastCollectionOverBounds: ((lastCollection?.rssMiB ?? Number.NaN) - rssAtStartMiB) / cacheBoundsMiB,
+      rssGrowthAfterCollectionsMaxOverBounds:
+        (Math.max(...windowCollections.map((entry) => entry.rssMiB)) - rssAtStartMiB) / cacheBoundsMiB,
       oldSpaceUsedMiB: lastCollection?.oldSpaceUsedMiB ?? Number.NaN,
       oldSpaceCommittedMiB: lastCollection?.oldSpaceCommittedMiB ?? Number.NaN,
       serverCpuSeconds,
@@ -305,13 +315,13 @@ try {
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
 process.stdout.write(
   [
-    `ingest under a churned heap: ${threadCount} threads seeded with ${seedMessages} messages, ${durationSeconds} s of appends (4 messages) and renders (every third request) from ${connections} connections${values.interval ? `, interval ${values.interval} s` : ''}`,
+    `ingest under a churned heap: ${threadCount} threads seeded with ${seedMessages} messages, ${durationSeconds} s of appends (4 messages) and renders (every third request) from ${connections} connections${values.interval ? `, interval ${values.interval} s` : ''}${values['v8-flags'] ? `, server V8 flags ${values['v8-flags']}` : ''}`,
     '',
-    '| mode | round | requests (failed) | p50 | p99 | p99.9 | max | full collections (> 250 ms) | pauses in all / longest | scheduled compactions | server RSS at the end | RSS growth ÷ cache bounds | old space used / committed after the last full collection | server CPU | load average |',
+    '| mode | round | requests (failed) | p50 | p99 | p99.9 | max | full collections (> 250 ms) | pauses in all / longest | scheduled compactions | server RSS at the end | RSS growth ÷ cache bounds: at the end, after the last full collection, largest after one | old space used / committed after the last full collection | server CPU | load average |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...results.map(
       (row) =>
-        `| ${row.mode} | ${row.round + 1} | ${row.requests} (${row.failed}) | ${fixed(row.p50Ms)} ms | ${fixed(row.p99Ms)} ms | ${fixed(row.p999Ms)} ms | ${fixed(row.maxMs)} ms | ${row.fullCollections} (${row.pausesOver250Ms}) | ${fixed(row.pausesMs, 0)} / ${fixed(row.longestPauseMs, 0)} ms | ${row.scheduledCompactions} | ${fixed(row.rssMiB, 0)} MiB | ${fixed(row.rssGrowthOverBounds, 2)} | ${fixed(row.oldSpaceUsedMiB, 0)} / ${fixed(row.oldSpaceCommittedMiB, 0)} MiB | ${fixed(row.serverCpuSeconds)} s | ${row.loadAverage} |`,
+        `| ${row.mode} | ${row.round + 1} | ${row.requests} (${row.failed}) | ${fixed(row.p50Ms)} ms | ${fixed(row.p99Ms)} ms | ${fixed(row.p999Ms)} ms | ${fixed(row.maxMs)} ms | ${row.fullCollections} (${row.pausesOver250Ms}) | ${fixed(row.pausesMs, 0)} / ${fixed(row.longestPauseMs, 0)} ms | ${row.scheduledCompactions} | ${fixed(row.rssMiB, 0)} MiB | ${fixed(row.rssGrowthOverBounds, 2)}, ${fixed(row.rssGrowthAfterLastCollectionOverBounds, 2)}, ${fixed(row.rssGrowthAfterCollectionsMaxOverBounds, 2)} | ${fixed(row.oldSpaceUsedMiB, 0)} / ${fixed(row.oldSpaceCommittedMiB, 0)} MiB | ${fixed(row.serverCpuSeconds)} s | ${row.loadAverage} |`,
     ),
     '',
   ].join('\n'),
