@@ -282,7 +282,8 @@ async function measure(mode: string, round: number, workDirectory: string): Prom
       scheduledCompactions,
       rssMiB,
       rssGrowthOverBounds: (rssMiB - rssAtStartMiB) / cacheBoundsMiB,
-      rssGrowthAfterLastCollectionOverBounds: ((lastCollection?.rssMiB ?? Number.NaN) - rssAtStartMiB) / cacheBoundsMiB,
+      rssGrowthAfterLastCollectionOverBounds:
+        ((lastCollection?.rssMiB ?? Number.NaN) - rssAtStartMiB) / cacheBoundsMiB,
       rssGrowthAfterCollectionsMaxOverBounds:
         (Math.max(...windowCollections.map((entry) => entry.rssMiB)) - rssAtStartMiB) / cacheBoundsMiB,
       oldSpaceUsedMiB: lastCollection?.oldSpaceUsedMiB ?? Number.NaN,
