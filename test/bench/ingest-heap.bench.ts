@@ -10,10 +10,12 @@
  * every third request's thread (`POST .../prompt`). Reported per run: every request's latency
  * (p50 / p99 / p99.9 / max), the full collections of the measured window from the server's own
  * `perf_hooks` 'gc' entries (`gc-recorder.mjs`: count, pauses in all, longest), the compactions the
- * `when-fragmented` schedule logged, the server's RSS at the end and its CPU.
+ * `when-over-bounds` or `when-fragmented` schedule logged, the server's RSS at the end (and its growth since
+ * it answered health over the byte bounds of its caches, which it logs with its heap budget), the old space
+ * after the window's last full collection, and the server's CPU.
  *
- *   pnpm --filter @compactor/e2e bench:ingest-heap [-- --modes every-full-gc,when-fragmented,v8-default
- *     --rounds 1 --threads 4000 --seed 30 --duration 90 --connections 8 --interval <seconds>]
+ *   pnpm --filter @compactor/e2e bench:ingest-heap [-- --modes every-full-gc,when-over-bounds,when-fragmented,v8-default
+ *     --rounds 1 --threads 4000 --seed 30 --duration 90 --connections 8 --interval <seconds> --v8-flags <flags> --keep-logs]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
@@ -32,7 +34,7 @@ const { values } = parseArgs({
   // pnpm passes its own `--` separator through.
   args: process.argv.slice(2).filter((argument) => argument !== '--'),
   options: {
-    modes: { type: 'string', default: 'every-full-gc,when-fragmented,v8-default' },
+    modes: { type: 'string', default: 'every-full-gc,when-over-bounds,when-fragmented,v8-default' },
     rounds: { type: 'string', default: '1' },
     threads: { type: 'string', default: '4000' },
     seed: { type: 'string', default: '30' },
@@ -40,6 +42,10 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '8' },
     /** COMPACTOR_HEAP_COMPACTION_INTERVAL_SECONDS for the server (its default when not given). */
     interval: { type: 'string' },
+    /** V8 flags for the server's command line, comma-separated (e.g. `--heap-growing-percent=50`), to try one beside a mode. */
+    'v8-flags': { type: 'string', default: '' },
+    /** Keep the servers' logs and full-collection logs (their folder is printed) instead of removing them. */
+    'keep-logs': { type: 'boolean', default: false },
   },
 });
 const modes = values.modes.split(',');
@@ -78,6 +84,15 @@ function batch(size: number) {
   });
 }
 
+/** One line of `gc-recorder.mjs`'s log. */
+interface FullCollectionLine {
+  at: number;
+  durationMs: number;
+  oldSpaceUsedMiB: number;
+  oldSpaceCommittedMiB: number;
+  rssMiB: number;
+}
+
 interface RunResult {
   mode: string;
   round: number;
@@ -93,6 +108,14 @@ interface RunResult {
   pausesOver250Ms: number;
   scheduledCompactions: number;
   rssMiB: number;
+  /** RSS at the end less RSS once the server answered health, over the byte bounds of its caches. */
+  rssGrowthOverBounds: number;
+  /** The same growth read just after the window's full collections (unsettled): the last one's and the largest. */
+  rssGrowthAfterLastCollectionOverBounds: number;
+  rssGrowthAfterCollectionsMaxOverBounds: number;
+  /** The old space read just after the window's last full collection: what is live, and what it holds in pages. */
+  oldSpaceUsedMiB: number;
+  oldSpaceCommittedMiB: number;
   serverCpuSeconds: number;
   loadAverage: string;
 }
@@ -145,6 +168,7 @@ function startServer(
   return spawn(
     process.execPath,
     [
+      ...values['v8-flags'].split(',').filter(Boolean),
       '--import',
       resolve(repositoryRoot, 'test/bench/gc-recorder.mjs'),
       '--import',
@@ -181,6 +205,7 @@ async function measure(mode: string, round: number, workDirectory: string): Prom
   const child = startServer(mode, port, dataDir, gcLog, logPath);
   try {
     await waitForHealth(url);
+    const rssAtStartMiB = rssMiBOf(child.pid);
     const threadIds = Array.from({ length: threadCount }, (_, index) => `heap-${index}`);
     // Seed: every thread created and given its history; its prompt rendered once (caches fill).
     await inParallel(threadCount, async (index) => {
@@ -221,18 +246,26 @@ async function measure(mode: string, round: number, workDirectory: string): Prom
     const endedAt = Date.now();
     const serverCpuSeconds = cpuSecondsOf(child.pid) - cpuAtStart;
     const rssMiB = rssMiBOf(child.pid);
-    const pauses = (await readFile(gcLog, 'utf8').catch(() => ''))
+    const windowCollections = (await readFile(gcLog, 'utf8').catch(() => ''))
       .split('\n')
       .filter(Boolean)
-      .map((line) => JSON.parse(line) as { at: number; durationMs: number })
-      .filter((entry) => entry.at >= startedAt && entry.at <= endedAt)
-      .map((entry) => entry.durationMs);
+      .map((line) => JSON.parse(line) as FullCollectionLine)
+      .filter((entry) => entry.at >= startedAt && entry.at <= endedAt);
+    const pauses = windowCollections.map((entry) => entry.durationMs);
+    const lastCollection = windowCollections.at(-1);
     const scheduledCompactions = (await readFile(logPath, 'utf8'))
       .split('\n')
       .filter((line) => line.includes('"msg":"heap compaction"') && line.includes('"kind":"compacted"'))
       .map((line) => JSON.parse(line) as { time: number })
       .filter((line) => line.time >= startedAt && line.time <= endedAt).length;
     const sorted = latencies.sort((left, right) => left - right);
+    // The server logs the byte bounds of its caches with its heap budget once listening (ADR-0425).
+    const budgetLine = (await readFile(logPath, 'utf8'))
+      .split('\n')
+      .find((line) => line.includes('"msg":"heap budget"'));
+    const cacheBoundsMiB = budgetLine
+      ? (JSON.parse(budgetLine) as { cacheBoundsBytes: number }).cacheBoundsBytes / (1024 * 1024)
+      : Number.NaN;
     return {
       mode,
       round,
@@ -248,6 +281,13 @@ async function measure(mode: string, round: number, workDirectory: string): Prom
       pausesOver250Ms: pauses.filter((pause) => pause > 250).length,
       scheduledCompactions,
       rssMiB,
+      rssGrowthOverBounds: (rssMiB - rssAtStartMiB) / cacheBoundsMiB,
+      rssGrowthAfterLastCollectionOverBounds:
+        ((lastCollection?.rssMiB ?? Number.NaN) - rssAtStartMiB) / cacheBoundsMiB,
+      rssGrowthAfterCollectionsMaxOverBounds:
+        (Math.max(...windowCollections.map((entry) => entry.rssMiB)) - rssAtStartMiB) / cacheBoundsMiB,
+      oldSpaceUsedMiB: lastCollection?.oldSpaceUsedMiB ?? Number.NaN,
+      oldSpaceCommittedMiB: lastCollection?.oldSpaceCommittedMiB ?? Number.NaN,
       serverCpuSeconds,
       loadAverage: loadavg()
         .map((value) => value.toFixed(1))
@@ -269,19 +309,20 @@ try {
     }
   }
 } finally {
-  await rm(workDirectory, { recursive: true, force: true });
+  if (values['keep-logs']) process.stderr.write(`logs kept in ${workDirectory}\n`);
+  else await rm(workDirectory, { recursive: true, force: true });
 }
 
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
 process.stdout.write(
   [
-    `ingest under a churned heap: ${threadCount} threads seeded with ${seedMessages} messages, ${durationSeconds} s of appends (4 messages) and renders (every third request) from ${connections} connections${values.interval ? `, interval ${values.interval} s` : ''}`,
+    `ingest under a churned heap: ${threadCount} threads seeded with ${seedMessages} messages, ${durationSeconds} s of appends (4 messages) and renders (every third request) from ${connections} connections${values.interval ? `, interval ${values.interval} s` : ''}${values['v8-flags'] ? `, server V8 flags ${values['v8-flags']}` : ''}`,
     '',
-    '| mode | round | requests (failed) | p50 | p99 | p99.9 | max | full collections (> 250 ms) | pauses in all / longest | scheduled compactions | server RSS at the end | server CPU | load average |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| mode | round | requests (failed) | p50 | p99 | p99.9 | max | full collections (> 250 ms) | pauses in all / longest | scheduled compactions | server RSS at the end | RSS growth ÷ cache bounds: at the end, after the last full collection, largest after one | old space used / committed after the last full collection | server CPU | load average |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...results.map(
       (row) =>
-        `| ${row.mode} | ${row.round + 1} | ${row.requests} (${row.failed}) | ${fixed(row.p50Ms)} ms | ${fixed(row.p99Ms)} ms | ${fixed(row.p999Ms)} ms | ${fixed(row.maxMs)} ms | ${row.fullCollections} (${row.pausesOver250Ms}) | ${fixed(row.pausesMs, 0)} / ${fixed(row.longestPauseMs, 0)} ms | ${row.scheduledCompactions} | ${fixed(row.rssMiB, 0)} MiB | ${fixed(row.serverCpuSeconds)} s | ${row.loadAverage} |`,
+        `| ${row.mode} | ${row.round + 1} | ${row.requests} (${row.failed}) | ${fixed(row.p50Ms)} ms | ${fixed(row.p99Ms)} ms | ${fixed(row.p999Ms)} ms | ${fixed(row.maxMs)} ms | ${row.fullCollections} (${row.pausesOver250Ms}) | ${fixed(row.pausesMs, 0)} / ${fixed(row.longestPauseMs, 0)} ms | ${row.scheduledCompactions} | ${fixed(row.rssMiB, 0)} MiB | ${fixed(row.rssGrowthOverBounds, 2)}, ${fixed(row.rssGrowthAfterLastCollectionOverBounds, 2)}, ${fixed(row.rssGrowthAfterCollectionsMaxOverBounds, 2)} | ${fixed(row.oldSpaceUsedMiB, 0)} / ${fixed(row.oldSpaceCommittedMiB, 0)} MiB | ${fixed(row.serverCpuSeconds)} s | ${row.loadAverage} |`,
     ),
     '',
   ].join('\n'),

@@ -6,8 +6,8 @@ import { type AppProcess, startApp } from './app-process.js';
 
 /**
  * The ingest process (`apps/ingest/src/main.ts`, as `pnpm start` runs it) sets the V8 heap compaction
- * its configuration names before anything else (ADR-0355; its default is when-fragmented, ADR-0395); the
- * worker's own is tested in apps/worker.
+ * its configuration names before anything else (ADR-0355; its default is when-over-bounds, ADR-0425), and
+ * once listening measures its heap budget; the worker's own is tested in apps/worker.
  */
 describe('the ingest process applies COMPACTOR_HEAP_COMPACTION at start', () => {
   const cleanups: Array<() => Promise<unknown>> = [];
@@ -29,7 +29,8 @@ describe('the ingest process applies COMPACTOR_HEAP_COMPACTION at start', () => 
   }
 
   it.each([
-    [{}, 'when-fragmented', []],
+    [{}, 'when-over-bounds', []],
+    [{ COMPACTOR_HEAP_COMPACTION: 'when-fragmented' }, 'when-fragmented', []],
     [{ COMPACTOR_HEAP_COMPACTION: 'every-full-gc' }, 'every-full-gc', ['--compact-on-every-full-gc']],
     [{ COMPACTOR_HEAP_COMPACTION: 'v8-default' }, 'v8-default', []],
   ])('with %j it starts with %s and sets %j', async (environment, mode, flags) => {
@@ -38,6 +39,12 @@ describe('the ingest process applies COMPACTOR_HEAP_COMPACTION at start', () => 
     expect(starting.heapCompaction).toBe(mode);
     expect(starting.v8Flags).toEqual(flags);
     await ingest.waitForLog((line) => /listening/i.test(String(line.msg)), 'that it listens');
+    // The budget counts from the heap once ready, plus every cache's bound: the ingest's render and fold
+    // caches, the in-process engine's, and the embedded event store's (4 × 64 MiB + 32 MiB).
+    const budget = await ingest.waitForLog((line) => line.msg === 'heap budget', 'its heap budget');
+    expect(budget.cacheBoundsBytes).toBe(4 * 64 * 1024 * 1024 + 32 * 1024 * 1024);
+    expect(budget.baselineBytes).toBeGreaterThan(0);
+    expect(budget.budgetBytes).toBe(Number(budget.baselineBytes) + Number(budget.cacheBoundsBytes));
     expect((await ingest.stop()).code, ingest.output()).toBe(0);
   });
 

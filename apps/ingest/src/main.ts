@@ -26,6 +26,8 @@ heap.onEvent((event) => logger.info(event, 'heap compaction'));
 const runtime = await createRuntime(runtimeConfig, { logger });
 const server = await startIngestServer({ runtime, ingest: ingestConfig, logger });
 await server.app.listen({ port: ingestConfig.port, host: ingestConfig.host });
+// Ready, nothing served yet: what the heap holds now is the baseline its budget counts from (ADR-0425).
+logger.info(heap.setBudget(server.cacheMaxBytes), 'heap budget');
 
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

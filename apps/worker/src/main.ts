@@ -101,6 +101,8 @@ try {
       logger,
     });
   }
+  // Started, its caches still empty: what the heap holds now is the baseline its budget counts from (ADR-0425).
+  logger.info(heap.setBudget(runtime.cacheMaxBytes), 'heap budget');
   logger.info({ concurrency: config.worker.concurrency }, 'compaction worker ready');
 } catch (error) {
   logger.fatal({ err: error }, 'compaction worker could not start');

@@ -112,6 +112,86 @@ describe('when-fragmented in a real process (ADR-0395)', () => {
   });
 });
 
+/**
+ * In a fresh Node process under \`when-over-bounds\` with the budget measured at start plus the bounds
+ * given: fragment the old space, let a full collection be observed, run the next one; then fragment
+ * again at once (no interval holds it back). With bounds larger than what the fragmenting leaves
+ * committed, nothing arms. What V8 did is read from the old space, not assumed.
+ */
+const WHEN_OVER_BOUNDS = `
+import { getHeapSpaceStatistics } from 'node:v8';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { applyHeapCompaction } from './src/index.ts';
+const heap = applyHeapCompaction({ mode: 'when-over-bounds', intervalMs: 3_600_000 });
+const events = [];
+heap.onEvent((event) => events.push(event.kind));
+gc();
+const budget = heap.setBudget(Number(process.argv[1]));
+const oldSpace = () => {
+  const old = getHeapSpaceStatistics().find((space) => space.space_name === 'old_space');
+  return { slack: old.space_size - old.space_used_size };
+};
+function fragment() {
+  let all = [];
+  for (let index = 0; index < 800_000; index += 1) all.push({ index, text: 'entry ' + index, next: null });
+  gc(); gc();
+  const kept = all.filter((_, index) => index % 8 === 0);
+  all = [];
+  return kept;
+}
+async function collect() { gc(); await sleep(20); }
+const first = fragment();
+await collect();
+const afterFirst = { events: [...events], ...oldSpace() };
+await collect();
+const afterSecond = { events: [...events], ...oldSpace() };
+const second = fragment();
+await collect();
+await collect();
+const afterAgain = { events: [...events], ...oldSpace() };
+heap.stop();
+process.stdout.write(JSON.stringify({ v8Flags: heap.v8Flags, budget, kept: first.length + second.length, afterFirst, afterSecond, afterAgain }));
+`;
+
+async function whenOverBounds(cacheBoundsBytes: number) {
+  const { stdout } = await run(
+    process.execPath,
+    [
+      '--expose-gc',
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '--eval',
+      WHEN_OVER_BOUNDS,
+      String(cacheBoundsBytes),
+    ],
+    { cwd: workerDirectory },
+  );
+  return JSON.parse(stdout);
+}
+
+describe('when-over-bounds in a real process (ADR-0425)', () => {
+  it('compacts at the full collection after one that ends over the budget, and again whenever it is over again', async () => {
+    const result = await whenOverBounds(4 * 1024 * 1024);
+    expect(result.v8Flags).toEqual([]);
+    expect(result.kept).toBe(200_000);
+    expect(result.budget.budgetBytes).toBe(result.budget.baselineBytes + 4 * 1024 * 1024);
+    expect(result.afterFirst.events).toEqual(['armed']);
+    expect(result.afterFirst.slack).toBeGreaterThan(10 * 1024 * 1024);
+    expect(result.afterSecond.events).toEqual(['armed', 'compacted']);
+    expect(result.afterSecond.slack).toBeLessThan(2 * 1024 * 1024);
+    // Over the budget again: no interval holds the next compaction back.
+    expect(result.afterAgain.events).toEqual(['armed', 'compacted', 'armed', 'compacted']);
+    expect(result.afterAgain.slack).toBeLessThan(2 * 1024 * 1024);
+  });
+
+  it('leaves a fragmented old space to V8 while the heap is within its budget', async () => {
+    const result = await whenOverBounds(1024 * 1024 * 1024);
+    expect(result.afterAgain.events).toEqual([]);
+    expect(result.afterAgain.slack).toBeGreaterThan(10 * 1024 * 1024);
+  });
+});
+
 describe('the worker process (tsx src/main.ts) applies COMPACTOR_HEAP_COMPACTION at start', () => {
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
@@ -131,6 +211,7 @@ describe('the worker process (tsx src/main.ts) applies COMPACTOR_HEAP_COMPACTION
 
   it.each([
     [{}, 'every-full-gc', ['--compact-on-every-full-gc']],
+    [{ COMPACTOR_HEAP_COMPACTION: 'when-over-bounds' }, 'when-over-bounds', []],
     [{ COMPACTOR_HEAP_COMPACTION: 'when-fragmented' }, 'when-fragmented', []],
     [{ COMPACTOR_HEAP_COMPACTION: 'v8-default' }, 'v8-default', []],
   ])('with %j it starts with %s and sets %j', async (environment, mode, flags) => {
@@ -147,7 +228,7 @@ describe('the worker process (tsx src/main.ts) applies COMPACTOR_HEAP_COMPACTION
     const worker = await start({ COMPACTOR_HEAP_COMPACTION: 'sometimes' });
     expect((await worker.exited).code).toBe(1);
     expect(worker.output()).toContain(
-      'COMPACTOR_HEAP_COMPACTION must be one of every-full-gc, when-fragmented, v8-default',
+      'COMPACTOR_HEAP_COMPACTION must be one of every-full-gc, when-over-bounds, when-fragmented, v8-default',
     );
   });
 });

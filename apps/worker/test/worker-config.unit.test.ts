@@ -25,6 +25,9 @@ describe('loadWorkerConfig', () => {
 
   it('compacts the heap on every full collection unless COMPACTOR_HEAP_COMPACTION says otherwise (ADR-0355, ADR-0395)', () => {
     expect(loadWorkerConfig({ COMPACTOR_HEAP_COMPACTION: '' }).heapCompaction.mode).toBe('every-full-gc');
+    expect(loadWorkerConfig({ COMPACTOR_HEAP_COMPACTION: 'when-over-bounds' }).heapCompaction.mode).toBe(
+      'when-over-bounds',
+    );
     expect(loadWorkerConfig({ COMPACTOR_HEAP_COMPACTION: 'v8-default' }).heapCompaction.mode).toBe(
       'v8-default',
     );
@@ -38,7 +41,7 @@ describe('loadWorkerConfig', () => {
       loadWorkerConfig({ COMPACTOR_HEAP_COMPACTION_INTERVAL_SECONDS: '' }).heapCompaction.intervalMs,
     ).toBe(300_000);
     expect(() => loadWorkerConfig({ COMPACTOR_HEAP_COMPACTION: 'off' })).toThrow(
-      'COMPACTOR_HEAP_COMPACTION must be one of every-full-gc, when-fragmented, v8-default',
+      'COMPACTOR_HEAP_COMPACTION must be one of every-full-gc, when-over-bounds, when-fragmented, v8-default',
     );
   });
 

@@ -563,6 +563,8 @@ export function createCompactionEngine(options: CompactionEngineOptions) {
 
   return {
     check,
+    /** The byte bounds of the caches this engine keeps (render memo, folded threads), summed: part of a server's heap budget (ADR-0425). */
+    cacheMaxBytes: renderCache.stats.maxBytes + folds.stats.maxBytes,
     /**
      * Manual compaction (`/compact [instructions]`): compacts over the target, or within it when the
      * thread's trigger fires (ADR-0105); `force` compacts even when neither holds.

@@ -6,6 +6,7 @@ import {
   type Summarizer,
   systemClock,
 } from '@compactor/core';
+import { DEFAULT_CACHE_BYTES } from '@compactor/embedded';
 import {
   type CompactionEngine,
   type CompactionEngineOptions,
@@ -58,6 +59,11 @@ export interface Runtime {
   startConsumer: StartConsumer;
   summarizer: Summarizer;
   engine: CompactionEngine;
+  /**
+   * The byte bounds of the caches the runtime keeps, summed: the engine's and, on the embedded store,
+   * its event store's (`COMPACTOR_EMBEDDED_CACHE_BYTES`). The servers' heap budget adds their own (ADR-0425).
+   */
+  cacheMaxBytes: number;
   /** For `/readyz`: can every dependency be reached right now? */
   ready(): Promise<Readiness>;
   /** Consumers, then the producer, then artifacts, then the stores. Idempotent. */
@@ -158,6 +164,9 @@ export async function createRuntime(config: RuntimeConfig, options: CreateRuntim
     startConsumer,
     summarizer,
     engine,
+    cacheMaxBytes:
+      engine.cacheMaxBytes +
+      (config.store.kind === 'embedded' ? (config.embeddedCacheBytes ?? DEFAULT_CACHE_BYTES) : 0),
     ready: () =>
       checkReadiness(
         {

@@ -114,6 +114,13 @@ export interface ManyThreadsResult {
   storeCacheMaxBytes: number;
   /** RSS growth over the sum of the three caches' bounds: at most 1 means bounded by them. */
   growthOverBounds: number;
+  /**
+   * RSS after one more full collection than {@link rssAfterMiB}: a mode that decides after a full
+   * collection (`when-over-bounds`, `when-fragmented`) compacts at the next one (ADR-0425).
+   */
+  rssAfterNextCollectionMiB: number;
+  /** RSS growth after that next collection over the same bounds. */
+  growthOverBoundsAfterNextCollection: number;
   /** Heap-used growth (after a collection) over the same bounds. */
   heapGrowthOverBounds: number;
   /** Heap-committed growth over the same bounds. */
@@ -150,9 +157,10 @@ export type ManyThreadsRunner = (
   sizes: ScalingSizes['manyThreads'],
 ) => Promise<ManyThreadsResult>;
 
-/** The modes the bench compares: the worker's default, the ingest's, then V8's default (ADR-0395). */
+/** The modes the bench compares: the worker's default, the ingest's, the ingest's before it, then V8's default (ADR-0395, ADR-0425). */
 export const MANY_THREADS_HEAP_MODES: readonly HeapCompaction[] = [
   'every-full-gc',
+  'when-over-bounds',
   'when-fragmented',
   'v8-default',
 ];
@@ -377,7 +385,8 @@ export async function benchManyThreads(
   const dataDir = await mkdtemp(join(tmpdir(), 'compactor-many-threads-'));
   const stores = await createEmbeddedStores({ dataDir });
   try {
-    const touched = await touchManyThreads(stores, sizes);
+    // Its budget counts from the warmed-up heap, as a server's counts from the heap it has once ready.
+    const touched = await touchManyThreads(stores, sizes, (bounds) => heap.setBudget(bounds));
     return { heapCompaction, ...touched, scheduledCompactions };
   } finally {
     heap.stop();
@@ -422,6 +431,7 @@ async function residentSplit(): Promise<{ anonymousMiB: number; fileMiB: number 
 async function touchManyThreads(
   stores: Stores,
   sizes: ScalingSizes['manyThreads'],
+  warmedUp: (cacheBoundsBytes: number) => void,
 ): Promise<Omit<ManyThreadsResult, 'heapCompaction' | 'scheduledCompactions'>> {
   const folds = createThreadFoldCache({ maxBytes: sizes.foldCacheBytes });
   const cache = createRenderCache({ maxBytes: sizes.renderCacheBytes });
@@ -437,6 +447,8 @@ async function touchManyThreads(
     createRenderCache(),
   );
   collect();
+  const bounds = sizes.foldCacheBytes + sizes.renderCacheBytes + STORE_CACHE_BYTES;
+  warmedUp(bounds);
   const before = await settledMemoryUsage();
   const residentBefore = await residentSplit();
   const rssBefore = before.rss;
@@ -454,7 +466,10 @@ async function touchManyThreads(
   collect();
   const memory = await settledMemoryUsage();
   const residentAfter = await residentSplit();
-  const bounds = sizes.foldCacheBytes + sizes.renderCacheBytes + STORE_CACHE_BYTES;
+  // A mode that decides after a full collection (when-over-bounds, when-fragmented) compacts at the
+  // next one: a second reading shows where that one leaves RSS (ADR-0425).
+  collect();
+  const afterNext = await settledMemoryUsage();
   const fold = folds.stats;
   const render = cache.stats;
   return {
@@ -486,6 +501,8 @@ async function touchManyThreads(
     },
     storeCacheMaxBytes: STORE_CACHE_BYTES,
     growthOverBounds: Math.max(0, memory.rss - rssBefore) / bounds,
+    rssAfterNextCollectionMiB: afterNext.rss / MiB,
+    growthOverBoundsAfterNextCollection: Math.max(0, afterNext.rss - rssBefore) / bounds,
     heapGrowthOverBounds: Math.max(0, memory.heapUsed - before.heapUsed) / bounds,
     heapCommittedGrowthOverBounds: Math.max(0, memory.heapTotal - before.heapTotal) / bounds,
     fullCollections: {

@@ -67,6 +67,8 @@ export function registerServeCommand(program: Command): void {
       const runtime = await createRuntime(runtimeConfig, { logger });
       const server = await startIngestServer({ runtime, ingest: ingestConfig, logger, runWorker: true });
       const address = await server.app.listen({ port: ingestConfig.port, host: ingestConfig.host });
+      // Ready, nothing served yet: what the heap holds now is the baseline its budget counts from (ADR-0425).
+      logger.debug(heap.setBudget(server.cacheMaxBytes), 'heap budget');
       const lines = [
         `Compactor listening on ${address}`,
         `${storeLine(runtimeConfig)}; summarizer: ${runtimeConfig.summarizer.kind === 'anthropic' ? 'Anthropic (with extractive fallback)' : 'extractive (set ANTHROPIC_API_KEY for Claude)'}`,

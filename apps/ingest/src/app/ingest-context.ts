@@ -1,6 +1,10 @@
 import type { Logger } from '@compactor/core';
-import { createThreadFoldCache, type ThreadFoldCache } from '@compactor/engine';
-import { createRenderCache, type RenderCache } from '@compactor/render';
+import {
+  createThreadFoldCache,
+  DEFAULT_THREAD_FOLD_CACHE_BYTES,
+  type ThreadFoldCache,
+} from '@compactor/engine';
+import { createRenderCache, DEFAULT_RENDER_CACHE_BYTES, type RenderCache } from '@compactor/render';
 import { createThreadTokenizers, type ThreadTokenizers } from '@compactor/tokenizer';
 import type { EnqueueCheckContext } from '../compaction/enqueue-check.js';
 import { defaultCompactionDebounceMs, type IngestDependencies } from '../dependencies.js';
@@ -31,6 +35,9 @@ export interface IngestContext {
   folds: ThreadFoldCache;
 }
 
+/** The byte bounds of the two caches every ingest context keeps, summed: part of the server's heap budget (ADR-0425). */
+export const INGEST_CONTEXT_CACHE_MAX_BYTES = DEFAULT_RENDER_CACHE_BYTES + DEFAULT_THREAD_FOLD_CACHE_BYTES;
+
 export function createIngestContext(dependencies: IngestDependencies): IngestContext {
   const metrics = createIngestMetrics(dependencies.metrics);
   const logger = dependencies.logger;
@@ -49,7 +56,7 @@ export function createIngestContext(dependencies: IngestDependencies): IngestCon
       metrics,
       debounceMs: dependencies.compactionDebounceMs ?? defaultCompactionDebounceMs,
     },
-    renderCache: createRenderCache(),
-    folds: createThreadFoldCache(),
+    renderCache: createRenderCache({ maxBytes: DEFAULT_RENDER_CACHE_BYTES }),
+    folds: createThreadFoldCache({ maxBytes: DEFAULT_THREAD_FOLD_CACHE_BYTES }),
   };
 }

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { buildIngestApp } from '../app/build-ingest-app.js';
+import { INGEST_CONTEXT_CACHE_MAX_BYTES } from '../app/ingest-context.js';
 import type { IngestConfig } from '../config/ingest-config.js';
 import { directoryWriteProbe } from './directory-write-probe.js';
 
@@ -14,6 +15,8 @@ export interface IngestServer {
   /** The in-process worker, when this process runs one. */
   worker: CompactionWorkerProcess | undefined;
   metrics: Registry;
+  /** The byte bounds of every cache the server keeps (its own, the runtime's), summed: its heap budget's bounds (ADR-0425). */
+  cacheMaxBytes: number;
   /** Stop taking requests, stop the worker (running checks finish or go back), close the runtime. */
   close(): Promise<void>;
 }
@@ -71,6 +74,7 @@ export async function startIngestServer(options: StartIngestServerOptions): Prom
     app,
     worker,
     metrics,
+    cacheMaxBytes: INGEST_CONTEXT_CACHE_MAX_BYTES + runtime.cacheMaxBytes,
     close() {
       closing ??= (async () => {
         await app.close();

@@ -1,23 +1,39 @@
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { z } from 'zod';
-import { type HeapCompactionEvent, HeapCompactionSchedule } from './heap-compaction-schedule.js';
+import {
+  type CompactionTrigger,
+  type HeapCompactionEvent,
+  HeapCompactionSchedule,
+  type OldSpaceReading,
+} from './heap-compaction-schedule.js';
 
 /**
- * How the servers' V8 heap is compacted (ADR-0355, ADR-0395):
+ * How the servers' V8 heap is compacted (ADR-0355, ADR-0395, ADR-0425):
  * - `every-full-gc`: every full collection also compacts the old space, so the pages the
  *   byte-bounded caches leave partly used are given back and RSS follows what the heap holds; every
  *   full collection then pauses for as long as moving the whole live heap takes;
+ * - `when-over-bounds`: V8's heuristics, and the same compaction at one full collection when the old
+ *   generation's committed bytes are over a budget: what it held when the process was ready plus the
+ *   byte bounds of the process's caches — so only as often as memory is actually over;
  * - `when-fragmented`: V8's heuristics, and the same compaction at one full collection when the old
  *   space is measured fragmented, at most once per interval (`COMPACTOR_HEAP_COMPACTION_INTERVAL_SECONDS`);
  * - `v8-default`: V8's own heuristics (a full collection compacts only its most fragmented pages),
  *   and nothing is set: a flag given on the command line stays as given.
  */
-export const HEAP_COMPACTION_MODES = ['every-full-gc', 'when-fragmented', 'v8-default'] as const;
+export const HEAP_COMPACTION_MODES = [
+  'every-full-gc',
+  'when-over-bounds',
+  'when-fragmented',
+  'v8-default',
+] as const;
 export type HeapCompaction = (typeof HEAP_COMPACTION_MODES)[number];
 
-/** The ingest's and `compactor serve`'s default: requests wait out every pause (ADR-0395). */
-export const INGEST_HEAP_COMPACTION: HeapCompaction = 'when-fragmented';
+/**
+ * The ingest's and `compactor serve`'s default: requests wait out every pause, so the whole-heap one
+ * comes only when the heap is over its budget (ADR-0395, ADR-0425).
+ */
+export const INGEST_HEAP_COMPACTION: HeapCompaction = 'when-over-bounds';
 /** The worker's default: no request waits on its pauses (ADR-0395). */
 export const WORKER_HEAP_COMPACTION: HeapCompaction = 'every-full-gc';
 /** `when-fragmented`'s least time between two compactions, seconds (ADR-0395). */
@@ -27,7 +43,7 @@ const MAX_HEAP_COMPACTION_INTERVAL_SECONDS = 86_400;
 /** The servers' heap setting, as configured. */
 export interface HeapCompactionSetting {
   mode: HeapCompaction;
-  /** `when-fragmented`'s least time between two compactions, ms. */
+  /** `when-fragmented`'s least time between two compactions, ms (the other modes ignore it). */
   intervalMs: number;
 }
 
@@ -103,17 +119,55 @@ export const COMPACT_ON_EVERY_FULL_GC_FLAG = '--compact-on-every-full-gc';
 export interface AppliedHeapCompaction {
   /** The V8 flags set at start (empty for `v8-default` and `when-fragmented`), to log. */
   v8Flags: string[];
-  /** Where `when-fragmented` reports arming and each compaction (nothing for the other modes). */
+  /** Where `when-over-bounds` and `when-fragmented` report arming and each compaction (nothing for the others). */
   onEvent(listener: (event: HeapCompactionEvent) => void): void;
-  /** Stop observing collections (`when-fragmented`); the flag is left off. */
+  /**
+   * Call once the process is ready (caches created, nothing served yet): reads the old generation's
+   * used bytes as the baseline and, under `when-over-bounds`, compacts from then on when its committed
+   * bytes are over baseline + `cacheBoundsBytes` (ADR-0425). Before the call that mode compacts nothing.
+   *
+   * @param cacheBoundsBytes - The byte bounds of the caches this process keeps, summed.
+   * @returns The baseline and budget, to log.
+   */
+  setBudget(cacheBoundsBytes: number): HeapBudget;
+  /** Stop observing collections (`when-over-bounds`, `when-fragmented`); the flag is left off. */
   stop(): void;
+}
+
+/** `when-over-bounds`'s budget as measured by {@link AppliedHeapCompaction.setBudget}. */
+export interface HeapBudget {
+  /** The old generation's used bytes when the process was ready. */
+  baselineBytes: number;
+  cacheBoundsBytes: number;
+  /** baseline + bounds: the old generation's committed bytes above which the mode compacts. */
+  budgetBytes: number;
+}
+
+/**
+ * The old generation now: every heap space but the young generation's (which a full collection
+ * empties and which compaction does not shrink).
+ */
+export function readOldGeneration(): OldSpaceReading {
+  let committedBytes = 0;
+  let usedBytes = 0;
+  for (const space of getHeapSpaceStatistics()) {
+    if (space.space_name.startsWith('new_')) continue;
+    committedBytes += space.space_size;
+    usedBytes += space.space_used_size;
+  }
+  return { committedBytes, usedBytes };
+}
+
+function budgetOf(cacheBoundsBytes: number): HeapBudget {
+  const baselineBytes = readOldGeneration().usedBytes;
+  return { baselineBytes, cacheBoundsBytes, budgetBytes: baselineBytes + cacheBoundsBytes };
 }
 
 /**
  * Apply the setting to this process. V8 reads the flag at each full collection, so setting it at
- * start (before the caches fill) is enough for `every-full-gc`; `when-fragmented` turns it on and off
- * from a `PerformanceObserver` of full collections. Process-wide, which is why only the apps' entries
- * call this, never a library.
+ * start (before the caches fill) is enough for `every-full-gc`; `when-over-bounds` and `when-fragmented`
+ * turn it on and off from a `PerformanceObserver` of full collections. Process-wide, which is why only
+ * the apps' entries call this, never a library.
  *
  * @param setting - The configured mode (and interval), or the mode alone (default interval).
  * @returns The flags set at start, and the schedule's events.
@@ -125,22 +179,28 @@ export function applyHeapCompaction(setting: HeapCompactionSetting | HeapCompact
       : setting;
   if (mode === 'every-full-gc') {
     setFlagsFromString(COMPACT_ON_EVERY_FULL_GC_FLAG);
-    return { v8Flags: [COMPACT_ON_EVERY_FULL_GC_FLAG], onEvent: () => {}, stop: () => {} };
+    return {
+      v8Flags: [COMPACT_ON_EVERY_FULL_GC_FLAG],
+      onEvent: () => {},
+      setBudget: budgetOf,
+      stop: () => {},
+    };
   }
-  if (mode === 'v8-default') return { v8Flags: [], onEvent: () => {}, stop: () => {} };
-  return startWhenFragmented(intervalMs);
+  if (mode === 'v8-default') return { v8Flags: [], onEvent: () => {}, setBudget: budgetOf, stop: () => {} };
+  return startScheduled(
+    mode === 'when-over-bounds'
+      ? { kind: 'budget', budgetBytes: undefined }
+      : { kind: 'interval', intervalMs },
+  );
 }
 
-function startWhenFragmented(intervalMs: number): AppliedHeapCompaction {
+function startScheduled(trigger: CompactionTrigger): AppliedHeapCompaction {
   const listeners: Array<(event: HeapCompactionEvent) => void> = [];
   const schedule = new HeapCompactionSchedule({
-    intervalMs,
+    trigger,
     setCompactOnEveryFullGc: (on) =>
       setFlagsFromString(on ? COMPACT_ON_EVERY_FULL_GC_FLAG : '--no-compact-on-every-full-gc'),
-    readOldSpace: () => {
-      const oldSpace = getHeapSpaceStatistics().find((space) => space.space_name === 'old_space');
-      return { committedBytes: oldSpace?.space_size ?? 0, usedBytes: oldSpace?.space_used_size ?? 0 };
-    },
+    readOldSpace: readOldGeneration,
   });
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
@@ -154,6 +214,11 @@ function startWhenFragmented(intervalMs: number): AppliedHeapCompaction {
   return {
     v8Flags: [],
     onEvent: (listener) => listeners.push(listener),
+    setBudget: (cacheBoundsBytes) => {
+      const budget = budgetOf(cacheBoundsBytes);
+      schedule.setBudget(budget.budgetBytes);
+      return budget;
+    },
     stop: () => {
       observer.disconnect();
       if (schedule.armed) setFlagsFromString('--no-compact-on-every-full-gc');
