@@ -42,9 +42,9 @@ export interface RecallSearchOptions {
   exclude?: (id: string) => boolean;
   /**
    * Documents not to return, as a set the caller only ever adds to while it passes it to searches
-   * (append-only recall's shown messages, ADR-0342): the index remembers, per set and term, how many
-   * leading entries of the term's ranked list the set holds, and starts reading after them next time.
-   * The same hits as passing `exclude: (id) => set.has(id)`.
+   * (append-only recall's shown messages, ADR-0342): the index remembers, per set and term, which
+   * entries of the term's ranked list it read and the set did not hold, and reads only those and the
+   * entries past them next time (ADR-0420). The same hits as passing `exclude: (id) => set.has(id)`.
    */
   excludeGrowing?: ReadonlySet<string>;
 }
@@ -305,6 +305,22 @@ function* scannedDocuments(
 }
 
 /**
+ * How far a search read one term's list past a growing exclusion (ADR-0342, ADR-0420): every entry before
+ * `frontier` was read once, and all but those at `unexcluded` (ascending) were in the set then, so they
+ * are excluded for good; a later search with the same set reads only `unexcluded`, then from `frontier` on.
+ */
+interface ExclusionProgress {
+  frontier: number;
+  unexcluded: number[];
+}
+
+/** A growing exclusion and what searches with it learnt of each cached term list. */
+interface GrowingExclusion {
+  excluded: ReadonlySet<string>;
+  known: WeakMap<TermList, ExclusionProgress>;
+}
+
+/**
  * Every matching document in rank order (score descending, then insertion order), the same order a
  * full minisearch OR search sorted that way gives, but lazily: the threshold algorithm over each term's
  * ranked list, reading a list only as deep as the hits asked for need (ADR-0230). A document not yet
@@ -319,7 +335,7 @@ function* rankedDocuments(
   terms: readonly string[],
   lists: ReadonlyMap<string, TermList>,
   keep: (id: string) => boolean,
-  leading?: { excluded: ReadonlySet<string>; known: WeakMap<TermList, number> },
+  growing?: GrowingExclusion,
 ): Generator<{ id: string; score: number }> {
   const unique = [...lists.values()];
   const listCount = unique.length;
@@ -332,10 +348,16 @@ function* rankedDocuments(
     listOf[at] = listIndex.get(lists.get(term)!)!;
     first[at] = terms.indexOf(term) === at ? 1 : 0;
   });
-  // A list's leading entries all in a growing exclusion are never returned: reading starts after them
-  // (they only lower the bound; ADR-0342). `lead` follows how far that run goes as the lists are read.
-  const positions = Int32Array.from(unique, (list) => leading?.known.get(list) ?? 0);
-  const lead = positions.slice();
+  // Entries a growing exclusion held when an earlier search read them are never returned: a list is read
+  // at the entries that search found outside the set, then from its frontier on (ADR-0420; skipping the
+  // others only lowers the bound on unread documents, ADR-0342). Each list's reads go up in position.
+  const progress = unique.map((list) => growing?.known.get(list));
+  const revisit = progress.map((known) => known?.unexcluded ?? []);
+  const revisited = new Int32Array(listCount);
+  const frontier = Int32Array.from(progress, (known) => known?.frontier ?? 0);
+  const positions = Int32Array.from(unique.keys(), (index) => revisit[index]![0] ?? frontier[index]!);
+  // This search's reads outside the set, per list, in position order: the next search's `unexcluded`.
+  const outside = unique.map((): number[] => []);
   const lengths = Int32Array.from(unique, (list) => list.ids.length);
   // The lists not read to their end, in list order, and the query terms whose list that is, in query
   // order: a document not read yet is in none of the others (it would have been read there first), so
@@ -412,19 +434,33 @@ function* rankedDocuments(
       if (openIndex < 0) return;
       const openList = unique[openIndex]!;
       const position = positions[openIndex]!;
-      positions[openIndex] = position + 1;
+      // The next entry to read: the next one to revisit, else the one after the frontier.
+      const again = revisit[openIndex]!;
+      if (revisited[openIndex]! < again.length) revisited[openIndex] = revisited[openIndex]! + 1;
+      else frontier[openIndex] = position + 1;
+      const next = again[revisited[openIndex]!] ?? frontier[openIndex]!;
+      positions[openIndex] = next;
       // Closed on the next pass, after this document is scored with it.
-      if (position + 1 === lengths[openIndex]) closing = openIndex;
+      if (next === lengths[openIndex]) closing = openIndex;
       const id = openList.ids[position]!;
-      if (leading && lead[openIndex] === position && leading.excluded.has(id)) lead[openIndex] = position + 1;
+      if (growing && !growing.excluded.has(id)) outside[openIndex]!.push(position);
       if (seen.has(id)) continue;
       seen.add(id);
       if (!keep(id)) continue;
       heap.push({ id, score: scoreOf(id), seq: openList.seqs[position]! });
     }
   } finally {
-    // Also when the search stops early (top-k reached): what was learnt holds for the next search.
-    if (leading) for (const [index, list] of unique.entries()) leading.known.set(list, lead[index]!);
+    // Also when the search stops early (top-k reached): what was learnt holds for the next search. The
+    // entries read outside the set come before any not revisited yet (a list's frontier moves only once
+    // they are all read).
+    if (growing) {
+      for (const [index, list] of unique.entries()) {
+        const unexcluded = outside[index]!;
+        const again = revisit[index]!;
+        for (let at = revisited[index]!; at < again.length; at += 1) unexcluded.push(again[at]!);
+        growing.known.set(list, { frontier: frontier[index]!, unexcluded });
+      }
+    }
   }
 }
 
@@ -482,9 +518,10 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
     return list;
   };
 
-  // Per growing exclusion and term list, how many leading entries the exclusion holds (ADR-0342). Weak
-  // both ways: a list replaced when the index changes, or a set the caller drops, takes its entry along.
-  const leadingExcluded = new WeakMap<ReadonlySet<string>, WeakMap<TermList, number>>();
+  // Per growing exclusion and term list, which entries read so far the exclusion did not hold (ADR-0342,
+  // ADR-0420). Weak both ways: a list replaced when the index changes, or a set the caller drops, takes
+  // its entry along.
+  const exclusionProgress = new WeakMap<ReadonlySet<string>, WeakMap<TermList, ExclusionProgress>>();
 
   let bytes = 0;
   const removeOne = (id: string) => {
@@ -565,18 +602,18 @@ export function createRecallIndex(options: RecallIndexOptions = {}): RecallIndex
       const keep =
         exclude || excludeGrowing ? (id: string) => !exclude?.(id) && !excludeGrowing?.has(id) : () => true;
       const scan = ranking === 'scan' || (ranking === 'auto' && scansLists(lists.values()));
-      let leading: { excluded: ReadonlySet<string>; known: WeakMap<TermList, number> } | undefined;
+      let growing: GrowingExclusion | undefined;
       if (excludeGrowing) {
-        let known = leadingExcluded.get(excludeGrowing);
+        let known = exclusionProgress.get(excludeGrowing);
         if (!known) {
           known = new WeakMap();
-          leadingExcluded.set(excludeGrowing, known);
+          exclusionProgress.set(excludeGrowing, known);
         }
-        leading = { excluded: excludeGrowing, known };
+        growing = { excluded: excludeGrowing, known };
       }
       const ranked = scan
         ? scannedDocuments(terms, lists, keep)
-        : rankedDocuments(terms, lists, keep, leading);
+        : rankedDocuments(terms, lists, keep, growing);
       for (const { id, score } of ranked) {
         if (hits.length >= topK) break;
         if (score < minScore) break;

@@ -190,6 +190,103 @@ describe('a growing exclusion (ADR-0342)', () => {
   });
 });
 
+describe('a growing exclusion read past its holes (ADR-0420)', () => {
+  // Common words over many documents, so every term's list is long enough to be kept between searches.
+  const vocabulary = ['step', 'parser', 'cache', 'queue', 'fix', 'bug'];
+  const document = fc
+    .array(fc.constantFrom(...vocabulary), { minLength: 1, maxLength: 12 })
+    .map((list) => list.join(' '));
+
+  it.each(['auto', 'threshold'] as const)(
+    'gives the hits of the same exclusion passed as a function, however the set grows (%s ranking)',
+    (ranking) => {
+      fc.assert(
+        fc.property(
+          fc.array(document, { minLength: 70, maxLength: 220 }),
+          fc.array(
+            fc.record({
+              query: fc.array(fc.constantFrom(...vocabulary, 'other'), { minLength: 1, maxLength: 4 }),
+              topK: fc.integer({ min: 1, max: 6 }),
+              // Small budgets leave long documents read but not returned: holes before the set's entries.
+              maxTokens: fc.integer({ min: 1, max: 30 }),
+              // Ids the set gains besides the hits, anywhere in the lists (not a run at their heads).
+              extra: fc.array(fc.nat(219), { maxLength: 40 }),
+              // Left out by the other exclusion, which does not grow: read, not skipped next time.
+              skipEvery: fc.constantFrom(0, 3, 5),
+              add: fc.integer({ min: 0, max: 2 }),
+            }),
+            { minLength: 2, maxLength: 8 },
+          ),
+          (texts, searches) => {
+            const documents = texts.map((text, n) => ({ id: `d${n}`, text }));
+            const index = createRecallIndex({ ranking });
+            let added = Math.max(1, documents.length - 8);
+            index.add(documents.slice(0, added));
+            const shown = new Set<string>();
+            for (const search of searches) {
+              const skipped = (id: string) =>
+                search.skipEvery > 0 && Number(id.slice(1)) % search.skipEvery === 0;
+              const options = {
+                query: search.query.join(' '),
+                topK: search.topK,
+                maxTokens: search.maxTokens,
+                countTokens: words,
+              };
+              const grown = index.search({ ...options, exclude: skipped, excludeGrowing: shown });
+              const asked = index.search({ ...options, exclude: (id) => skipped(id) || shown.has(id) });
+              expect(grown.hits).toEqual(asked.hits);
+              for (const hit of grown.hits) shown.add(hit.id);
+              for (const n of search.extra) shown.add(`d${n}`);
+              index.add(documents.slice(added, added + search.add));
+              added = Math.min(documents.length, added + search.add);
+            }
+          },
+        ),
+        { numRuns: 150 },
+      );
+    },
+  );
+
+  it("reads a set's entries once: a hole at the head of the list no longer makes every search read them all", () => {
+    // The best match is too long for the budget: read, never returned, so the set never holds the head.
+    const documents = [
+      { id: 'long', text: `Step 0: ${'step '.repeat(40)}` },
+      ...Array.from({ length: 999 }, (_, n) => ({ id: `m${n + 1}`, text: `Step ${n + 1}: fix the parser.` })),
+    ];
+    const index = createRecallIndex({ ranking: 'threshold' });
+    index.add(documents);
+    const shown = new Set<string>();
+    let reads = 0;
+    const search = () =>
+      index.search({
+        query: 'step',
+        topK: 3,
+        maxTokens: 20,
+        countTokens: words,
+        // Asked once for each entry read that no other list gave first: counts the reads.
+        exclude: () => {
+          reads += 1;
+          return false;
+        },
+        excludeGrowing: shown,
+      });
+    const first = search();
+    expect(first.hits.map((hit) => hit.id)).toEqual(['m1', 'm2', 'm3']);
+    // Earlier blocks' hits: the first 500 matches after the long one.
+    for (let n = 1; n <= 500; n += 1) shown.add(`m${n}`);
+    reads = 0;
+    expect(search().hits.map((hit) => hit.id)).toEqual(['m501', 'm502', 'm503']);
+    // This search read the 500 once (ADR-0342 read them again whenever the head was not in the set).
+    expect(reads).toBeGreaterThan(500);
+    for (const id of ['m501', 'm502', 'm503']) shown.add(id);
+    reads = 0;
+    expect(search().hits.map((hit) => hit.id)).toEqual(['m504', 'm505', 'm506']);
+    // The long document, the last search's hits (outside the set when it read them) and the four after
+    // them: of the 503 entries the set holds, only those three are read again.
+    expect(reads).toBe(8);
+  });
+});
+
 describe('createRecallIndex memory (ADR-0286)', () => {
   it('counts only the documents it holds: evicted and replaced documents stop counting', () => {
     fc.assert(
