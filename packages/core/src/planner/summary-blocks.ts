@@ -2,7 +2,7 @@ import type { SummarizationRecord } from '../plan/records.js';
 import { summaryHeader, summaryText } from '../plan/stand-in-texts.js';
 import { mergeSummaries } from '../summary/merge.js';
 import { renderSummary } from '../summary/render.js';
-import type { StructuredSummary } from '../summary/structured-summary.js';
+import { emptySummary, type StructuredSummary } from '../summary/structured-summary.js';
 import { trimSummaryToBudget } from '../summary/trim.js';
 
 /*
@@ -331,9 +331,10 @@ export function consolidateSummaryBlocks(
 /**
  * The oldest blocks merged for the budget (two, or more while that leaves them under an even share of the
  * low-water room, ADR-0403): trimmed to the low-water room (half the budget less the newer blocks) when
- * that keeps every pinned fact in the text, else to the budget less the newer blocks; untrimmed while the
- * newer blocks alone fill the budget (a later merge trims them all at once, which thins evenly instead of
- * emptying the oldest first).
+ * that keeps every pinned fact in the text and something of blocks that had content (ADR-0445), else to the
+ * budget less the newer blocks; untrimmed while the newer blocks alone fill the budget or that room holds
+ * nothing of them (a later merge trims them all at once, which thins evenly instead of emptying the oldest
+ * first).
  */
 function mergeOldestWithin(
   blocks: readonly SummarizationRecord[],
@@ -344,6 +345,7 @@ function mergeOldestWithin(
   const newer = summaryBlockTokens(blocks.slice(joined), limits.countText);
   const room = limits.budgetTokens - newer;
   if (room <= 0) return mergeOldest(blocks, Number.POSITIVE_INFINITY, limits, indexOf);
+  const inputs = blocks.slice(0, joined);
   const lowWater = mergeOldestN(
     blocks,
     joined,
@@ -351,9 +353,26 @@ function mergeOldestWithin(
     limits,
     indexOf,
   );
-  return keepsPinnedFacts(blocks.slice(0, joined), lowWater.slice(0, 1))
-    ? lowWater
-    : mergeOldestN(blocks, joined, room, limits, indexOf);
+  if (keepsPinnedFacts(inputs, lowWater.slice(0, 1)) && !emptied(inputs, lowWater[0]!)) return lowWater;
+  // The low-water room would move a pinned fact behind the pointer or leave nothing of blocks that had
+  // content (ADR-0445: a dialogue's "Turns 0-11" in 24 tokens): the budget less the newer blocks instead.
+  const whole = mergeOldestN(blocks, joined, room, limits, indexOf);
+  // Even that room holds nothing of them: merged untrimmed, the next merge joins the next block and trims
+  // them together, as while the newer blocks alone fill the budget.
+  return emptied(inputs, whole[0]!)
+    ? mergeOldestN(blocks, joined, Number.POSITIVE_INFINITY, limits, indexOf)
+    : whole;
+}
+
+/** Whether a merged block renders no summary at all although some block merged into it did (ADR-0445). */
+function emptied(inputs: readonly SummarizationRecord[], merged: SummarizationRecord): boolean {
+  return isEmptyRender(merged.summary) && inputs.some((input) => !isEmptyRender(input.summary));
+}
+
+const EMPTY_RENDER = renderSummary(emptySummary());
+
+function isEmptyRender(summary: StructuredSummary): boolean {
+  return renderSummary(summary) === EMPTY_RENDER;
 }
 
 /**
