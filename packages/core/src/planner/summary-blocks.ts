@@ -346,22 +346,50 @@ function mergeOldestWithin(
   const room = limits.budgetTokens - newer;
   if (room <= 0) return mergeOldest(blocks, Number.POSITIVE_INFINITY, limits, indexOf);
   const inputs = blocks.slice(0, joined);
-  const lowWater = mergeOldestN(
-    blocks,
-    joined,
-    Math.max(1, Math.floor(limits.budgetTokens / 2) - newer),
-    limits,
-    indexOf,
+  const lowWaterRoom = Math.max(1, Math.floor(limits.budgetTokens / 2) - newer);
+  const lowWater = mergeOldestN(blocks, joined, lowWaterRoom, limits, indexOf);
+  if (!keepsPinnedFacts(inputs, lowWater.slice(0, 1)))
+    return mergeOldestN(blocks, joined, room, limits, indexOf);
+  if (!emptied(inputs, lowWater[0]!)) return lowWater;
+  // The low-water room holds nothing of blocks that had content (ADR-0445: a dialogue's "Turns 0-11" in 24
+  // tokens): the least room up to the budget less the newer blocks that keeps their most important items,
+  // so the rest of the budget stays the newer blocks' as before; when even that room holds nothing, merged
+  // untrimmed, and the next merge joins the next block and trims them together.
+  const least = leastRoomKeepingContent(
+    inputs,
+    mergeOldestN(blocks, joined, Number.POSITIVE_INFINITY, limits, indexOf)[0]!,
+    lowWaterRoom,
+    room,
+    limits.countText,
   );
-  if (keepsPinnedFacts(inputs, lowWater.slice(0, 1)) && !emptied(inputs, lowWater[0]!)) return lowWater;
-  // The low-water room would move a pinned fact behind the pointer or leave nothing of blocks that had
-  // content (ADR-0445: a dialogue's "Turns 0-11" in 24 tokens): the budget less the newer blocks instead.
-  const whole = mergeOldestN(blocks, joined, room, limits, indexOf);
-  // Even that room holds nothing of them: merged untrimmed, the next merge joins the next block and trims
-  // them together, as while the newer blocks alone fill the budget.
-  return emptied(inputs, whole[0]!)
-    ? mergeOldestN(blocks, joined, Number.POSITIVE_INFINITY, limits, indexOf)
-    : whole;
+  return mergeOldestN(blocks, joined, least ?? Number.POSITIVE_INFINITY, limits, indexOf);
+}
+
+/**
+ * The least room in (`above`, `atMost`] in which `merged` trimmed keeps something of `inputs` (ADR-0445),
+ * by bisection (a trim keeps more with more room); undefined when `atMost` keeps nothing.
+ */
+function leastRoomKeepingContent(
+  inputs: readonly SummarizationRecord[],
+  merged: SummarizationRecord,
+  above: number,
+  atMost: number,
+  countText: (text: string) => number,
+): number | undefined {
+  const keeps = (maxTokens: number) =>
+    !emptied(inputs, {
+      ...merged,
+      summary: trimBlockToBudget(merged.summary, merged.span, maxTokens, countText),
+    });
+  if (!keeps(atMost)) return undefined;
+  let low = above + 1;
+  let high = atMost;
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    if (keeps(middle)) high = middle;
+    else low = middle + 1;
+  }
+  return low;
 }
 
 /** Whether a merged block renders no summary at all although some block merged into it did (ADR-0445). */
