@@ -383,11 +383,108 @@ describe('consolidateSummaryBlocks', () => {
       expect(merged.summary.facts.some((fact) => fact.text.startsWith(`turn ${index}:`))).toBe(true);
     for (const [index, record] of rest.entries()) expect(record).toBe(blocks[joined + index]);
     expect(result.merged).toBe(joined - 1);
-    // A dialogue's blocks (joinOldest off) still merge two at a time, the oldest emptied first.
+    // A dialogue's blocks (joinOldest off) still merge two at a time; the oldest is no longer emptied (ADR-0445).
     const pairwise = consolidateSummaryBlocks(blocks, { maxBlocks, budgetTokens, countText }, (id) =>
       Number(id.slice(1)),
     );
-    expect(pairwise.blocks[0]!.summary.facts.some((fact) => fact.text.startsWith('turn 0:'))).toBe(false);
+    expect(pairwise.blocks[0]!.span.messageIds).toEqual(['m0', 'm1']);
+    expect(pairwise.blocks[0]!.summary.facts.some((fact) => fact.text.startsWith('turn 0:'))).toBe(true);
+  });
+
+  // A dialogue's block: scored verbatim turns, as the extractive dialogue summarizer writes them.
+  const dialogueBlock = (first: number, last: number): SummarizationRecord => {
+    const turns = Array.from({ length: last - first + 1 }, (_, offset) => first + offset);
+    const summary = structuredSummarySchema.parse({
+      facts: turns.map((turn) => ({
+        text: `[turn ${turn}] ${turn % 2 === 0 ? 'Ana' : 'Ben'}: we met at the ${turn}th pottery class on a Sunday`,
+        pinned: false,
+        score: (turn * 7) % 5,
+        turn,
+      })),
+    });
+    const record: SummarizationRecord = {
+      kind: 'summarize',
+      span: { messageIds: turns.map((turn) => `m${turn}`), firstTurn: first, lastTurn: last },
+      summary,
+      summaryTokenCount: 0,
+      round: first + 1,
+      originalTokenCount: 1000,
+    };
+    return { ...record, summaryTokenCount: countText(summaryText(record)) };
+  };
+  const bodyOf = (record: SummarizationRecord) => renderSummary(record.summary).split('\n').slice(1);
+
+  it('on a dialogue, a budget merge never empties the oldest blocks while the newer take over half the budget', () => {
+    // Five dialogue blocks of three turns each; the three newest alone take more than half the budget, so
+    // the two oldest merged to the low-water room (half the budget less the newer blocks) got 1 token:
+    // `[Context Summary - Turns 0-5]` with an empty body, six turns lost (LoCoMo conv. 1 @16k, call 113 on).
+    const blocks = Array.from({ length: 5 }, (_, index) => dialogueBlock(index * 3, index * 3 + 2));
+    const each = countText(summaryText(blocks[0]!));
+    const budgetTokens = Math.floor(each * 4.5);
+    const result = consolidateSummaryBlocks(blocks, { maxBlocks: 8, budgetTokens, countText }, (id) =>
+      Number(id.slice(1)),
+    );
+    expect(result.merged).toBeGreaterThan(0);
+    const total = result.blocks.reduce((sum, record) => sum + countText(summaryText(record)), 0);
+    expect(total).toBeLessThanOrEqual(budgetTokens);
+    const [oldest] = result.blocks as [SummarizationRecord];
+    expect(oldest.span.firstTurn).toBe(0);
+    expect(bodyOf(oldest).length).toBeGreaterThan(0);
+    // What it keeps is the joined turns' own, the highest-scored first.
+    expect(oldest.summary.facts.length).toBeGreaterThan(0);
+    for (const fact of oldest.summary.facts)
+      expect(Number(/^\[turn (\d+)\]/.exec(fact.text)?.[1])).toBeLessThanOrEqual(oldest.span.lastTurn);
+    expect(Math.max(...oldest.summary.facts.map((fact) => fact.score ?? 0))).toBe(4);
+  });
+
+  it('a merged block is never empty when its inputs had content and the budget holds one item (property)', () => {
+    const scoredBlocks = fc
+      .array(
+        fc.array(
+          fc.record({
+            text: fc.string({ minLength: 1, maxLength: 60 }),
+            // Mostly unpinned, as a dialogue's are: a pinned fact is never trimmed away at the low-water room.
+            pinned: fc.constantFrom(false, false, false, true),
+            score: fc.option(fc.nat({ max: 9 }), { nil: undefined }),
+          }),
+          { maxLength: 8 },
+        ),
+        { minLength: 2, maxLength: 12 },
+      )
+      .map((factLists) =>
+        factLists.map((facts, index) =>
+          block(
+            index,
+            facts.map(({ score, ...fact }) => (score === undefined ? fact : { ...fact, score })),
+          ),
+        ),
+      );
+    fc.assert(
+      fc.property(
+        scoredBlocks,
+        // At least a header of the widest span and one fact line of the longest text (60 characters,
+        // each up to 3 UTF-16 units, so ~45 tokens with the header): the room for one item.
+        fc.integer({ min: 80, max: 400 }),
+        fc.integer({ min: 1, max: 10 }),
+        fc.boolean(),
+        (blocks, budgetTokens, maxBlocks, joinOldest) => {
+          const result = consolidateSummaryBlocks(
+            blocks,
+            { maxBlocks, budgetTokens, countText, joinOldest },
+            (id) => Number(id.slice(1)),
+          );
+          for (const record of result.blocks) {
+            if (blocks.includes(record)) continue;
+            const inputs = blocks.filter((input) =>
+              record.span.messageIds.includes(input.span.messageIds[0]!),
+            );
+            if (inputs.every((input) => bodyOf(input).length === 0)) continue;
+            expect(bodyOf(record).length).toBeGreaterThan(0);
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 
   it('merges nothing while the blocks are within both caps', () => {

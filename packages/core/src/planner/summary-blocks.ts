@@ -2,7 +2,7 @@ import type { SummarizationRecord } from '../plan/records.js';
 import { summaryHeader, summaryText } from '../plan/stand-in-texts.js';
 import { mergeSummaries } from '../summary/merge.js';
 import { renderSummary } from '../summary/render.js';
-import type { StructuredSummary } from '../summary/structured-summary.js';
+import { emptySummary, type StructuredSummary } from '../summary/structured-summary.js';
 import { trimSummaryToBudget } from '../summary/trim.js';
 
 /*
@@ -331,9 +331,10 @@ export function consolidateSummaryBlocks(
 /**
  * The oldest blocks merged for the budget (two, or more while that leaves them under an even share of the
  * low-water room, ADR-0403): trimmed to the low-water room (half the budget less the newer blocks) when
- * that keeps every pinned fact in the text, else to the budget less the newer blocks; untrimmed while the
- * newer blocks alone fill the budget (a later merge trims them all at once, which thins evenly instead of
- * emptying the oldest first).
+ * that keeps every pinned fact in the text and something of blocks that had content (ADR-0445), else to the
+ * budget less the newer blocks; untrimmed while the newer blocks alone fill the budget or that room holds
+ * nothing of them (a later merge trims them all at once, which thins evenly instead of emptying the oldest
+ * first).
  */
 function mergeOldestWithin(
   blocks: readonly SummarizationRecord[],
@@ -344,16 +345,62 @@ function mergeOldestWithin(
   const newer = summaryBlockTokens(blocks.slice(joined), limits.countText);
   const room = limits.budgetTokens - newer;
   if (room <= 0) return mergeOldest(blocks, Number.POSITIVE_INFINITY, limits, indexOf);
-  const lowWater = mergeOldestN(
-    blocks,
-    joined,
-    Math.max(1, Math.floor(limits.budgetTokens / 2) - newer),
-    limits,
-    indexOf,
+  const inputs = blocks.slice(0, joined);
+  const lowWaterRoom = Math.max(1, Math.floor(limits.budgetTokens / 2) - newer);
+  const lowWater = mergeOldestN(blocks, joined, lowWaterRoom, limits, indexOf);
+  if (!keepsPinnedFacts(inputs, lowWater.slice(0, 1)))
+    return mergeOldestN(blocks, joined, room, limits, indexOf);
+  if (!emptied(inputs, lowWater[0]!)) return lowWater;
+  // The low-water room holds nothing of blocks that had content (ADR-0445: a dialogue's "Turns 0-11" in 24
+  // tokens): the least room up to the budget less the newer blocks that keeps their most important items,
+  // so the rest of the budget stays the newer blocks' as before; when even that room holds nothing, merged
+  // untrimmed, and the next merge joins the next block and trims them together.
+  const least = leastRoomKeepingContent(
+    inputs,
+    mergeOldestN(blocks, joined, Number.POSITIVE_INFINITY, limits, indexOf)[0]!,
+    lowWaterRoom,
+    room,
+    limits.countText,
   );
-  return keepsPinnedFacts(blocks.slice(0, joined), lowWater.slice(0, 1))
-    ? lowWater
-    : mergeOldestN(blocks, joined, room, limits, indexOf);
+  return mergeOldestN(blocks, joined, least ?? Number.POSITIVE_INFINITY, limits, indexOf);
+}
+
+/**
+ * The least room in (`above`, `atMost`] in which `merged` trimmed keeps something of `inputs` (ADR-0445),
+ * by bisection (a trim keeps more with more room); undefined when `atMost` keeps nothing.
+ */
+function leastRoomKeepingContent(
+  inputs: readonly SummarizationRecord[],
+  merged: SummarizationRecord,
+  above: number,
+  atMost: number,
+  countText: (text: string) => number,
+): number | undefined {
+  const keeps = (maxTokens: number) =>
+    !emptied(inputs, {
+      ...merged,
+      summary: trimBlockToBudget(merged.summary, merged.span, maxTokens, countText),
+    });
+  if (!keeps(atMost)) return undefined;
+  let low = above + 1;
+  let high = atMost;
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    if (keeps(middle)) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
+/** Whether a merged block renders no summary at all although some block merged into it did (ADR-0445). */
+function emptied(inputs: readonly SummarizationRecord[], merged: SummarizationRecord): boolean {
+  return isEmptyRender(merged.summary) && inputs.some((input) => !isEmptyRender(input.summary));
+}
+
+const EMPTY_RENDER = renderSummary(emptySummary());
+
+function isEmptyRender(summary: StructuredSummary): boolean {
+  return renderSummary(summary) === EMPTY_RENDER;
 }
 
 /**
