@@ -9,13 +9,18 @@
  * `--duration` seconds `--connections` loops append batches of messages to random threads and render
  * every third request's thread (`POST .../prompt`). Reported per run: every request's latency
  * (p50 / p99 / p99.9 / max), the full collections of the measured window from the server's own
- * `perf_hooks` 'gc' entries (`gc-recorder.mjs`: count, pauses in all, longest), the compactions the
+ * `perf_hooks` 'gc' entries (`gc-recorder.mjs`: count, pauses in all, longest; the scavenges' count and
+ * pauses; the old space committed after each full collection), the compactions the
  * `when-over-bounds` or `when-fragmented` schedule logged, the server's RSS at the end (and its growth since
  * it answered health over the byte bounds of its caches, which it logs with its heap budget), the old space
  * after the window's last full collection, and the server's CPU.
  *
  *   pnpm --filter @compactor/e2e bench:ingest-heap [-- --modes every-full-gc,when-over-bounds,when-fragmented,v8-default
- *     --rounds 1 --threads 4000 --seed 30 --duration 90 --connections 8 --interval <seconds> --v8-flags <flags> --keep-logs]
+ *     --rounds 1 --threads 4000 --seed 30 --duration 90 --connections 8 --interval <seconds> --v8-flags <flags>
+ *     --v8-flag-sets '<flags>;<flags>' --keep-logs]
+ *
+ * `--v8-flag-sets` runs each mode once per set of server V8 flags (`;` between sets, `,` within one, an
+ * empty set for none), alternating within each round, e.g. `';--max-semi-space-size=64'` (ADR-0475).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
@@ -44,6 +49,8 @@ const { values } = parseArgs({
     interval: { type: 'string' },
     /** V8 flags for the server's command line, comma-separated (e.g. `--heap-growing-percent=50`), to try one beside a mode. */
     'v8-flags': { type: 'string', default: '' },
+    /** Several sets of server V8 flags, `;` between sets: every mode runs once per set in each round. */
+    'v8-flag-sets': { type: 'string' },
     /** Keep the servers' logs and full-collection logs (their folder is printed) instead of removing them. */
     'keep-logs': { type: 'boolean', default: false },
   },
@@ -54,6 +61,9 @@ const threadCount = Number(values.threads);
 const seedMessages = Number(values.seed);
 const durationSeconds = Number(values.duration);
 const connections = Number(values.connections);
+const v8FlagSets = (values['v8-flag-sets'] ?? values['v8-flags'])
+  .split(';')
+  .map((set) => set.split(',').filter(Boolean));
 
 const WORDS = (
   'the build failed because the module resolution could not find the exported symbol in the ' +
@@ -84,17 +94,30 @@ function batch(size: number) {
   });
 }
 
-/** One line of `gc-recorder.mjs`'s log. */
+/** One full collection's line of `gc-recorder.mjs`'s log. */
 interface FullCollectionLine {
+  kind: 'full';
   at: number;
   durationMs: number;
   oldSpaceUsedMiB: number;
   oldSpaceCommittedMiB: number;
+  newSpaceCommittedMiB: number;
   rssMiB: number;
+}
+
+/** One observer batch's scavenges in `gc-recorder.mjs`'s log. */
+interface ScavengesLine {
+  kind: 'scavenges';
+  at: number;
+  count: number;
+  durationMs: number;
+  longestMs: number;
+  newSpaceCommittedMiB: number;
 }
 
 interface RunResult {
   mode: string;
+  v8Flags: string;
   round: number;
   requests: number;
   failed: number;
@@ -116,6 +139,13 @@ interface RunResult {
   /** The old space read just after the window's last full collection: what is live, and what it holds in pages. */
   oldSpaceUsedMiB: number;
   oldSpaceCommittedMiB: number;
+  /** The old space committed after each of the window's full collections, in order. */
+  oldSpaceCommittedAfterEachMiB: number[];
+  scavenges: number;
+  scavengePausesMs: number;
+  longestScavengeMs: number;
+  /** Both semi-spaces, read after the window's last collection. */
+  newSpaceCommittedMiB: number;
   serverCpuSeconds: number;
   loadAverage: string;
 }
@@ -159,6 +189,7 @@ async function inParallel(count: number, work: (index: number) => Promise<void>)
 
 function startServer(
   mode: string,
+  v8Flags: string[],
   port: number,
   dataDir: string,
   gcLog: string,
@@ -168,7 +199,7 @@ function startServer(
   return spawn(
     process.execPath,
     [
-      ...values['v8-flags'].split(',').filter(Boolean),
+      ...v8Flags,
       '--import',
       resolve(repositoryRoot, 'test/bench/gc-recorder.mjs'),
       '--import',
@@ -195,14 +226,19 @@ function startServer(
   );
 }
 
-async function measure(mode: string, round: number, workDirectory: string): Promise<RunResult> {
-  const name = `${mode}-${round}`;
+async function measure(
+  mode: string,
+  v8Flags: string[],
+  round: number,
+  workDirectory: string,
+): Promise<RunResult> {
+  const name = `${mode}${v8Flags.join('')}-${round}`;
   const dataDir = join(workDirectory, name);
   const gcLog = join(workDirectory, `${name}.gc.jsonl`);
   const logPath = join(workDirectory, `${name}.log`);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = startServer(mode, port, dataDir, gcLog, logPath);
+  const child = startServer(mode, v8Flags, port, dataDir, gcLog, logPath);
   try {
     await waitForHealth(url);
     const rssAtStartMiB = rssMiBOf(child.pid);
@@ -246,11 +282,15 @@ async function measure(mode: string, round: number, workDirectory: string): Prom
     const endedAt = Date.now();
     const serverCpuSeconds = cpuSecondsOf(child.pid) - cpuAtStart;
     const rssMiB = rssMiBOf(child.pid);
-    const windowCollections = (await readFile(gcLog, 'utf8').catch(() => ''))
+    const windowLines = (await readFile(gcLog, 'utf8').catch(() => ''))
       .split('\n')
       .filter(Boolean)
-      .map((line) => JSON.parse(line) as FullCollectionLine)
+      .map((line) => JSON.parse(line) as FullCollectionLine | ScavengesLine)
       .filter((entry) => entry.at >= startedAt && entry.at <= endedAt);
+    const windowCollections = windowLines.filter(
+      (entry): entry is FullCollectionLine => entry.kind === 'full',
+    );
+    const windowScavenges = windowLines.filter((entry): entry is ScavengesLine => entry.kind === 'scavenges');
     const pauses = windowCollections.map((entry) => entry.durationMs);
     const lastCollection = windowCollections.at(-1);
     const scheduledCompactions = (await readFile(logPath, 'utf8'))
@@ -268,6 +308,7 @@ async function measure(mode: string, round: number, workDirectory: string): Prom
       : Number.NaN;
     return {
       mode,
+      v8Flags: v8Flags.join(' '),
       round,
       requests: sorted.length,
       failed,
@@ -288,6 +329,11 @@ async function measure(mode: string, round: number, workDirectory: string): Prom
         (Math.max(...windowCollections.map((entry) => entry.rssMiB)) - rssAtStartMiB) / cacheBoundsMiB,
       oldSpaceUsedMiB: lastCollection?.oldSpaceUsedMiB ?? Number.NaN,
       oldSpaceCommittedMiB: lastCollection?.oldSpaceCommittedMiB ?? Number.NaN,
+      oldSpaceCommittedAfterEachMiB: windowCollections.map((entry) => Math.round(entry.oldSpaceCommittedMiB)),
+      scavenges: windowScavenges.reduce((sum, entry) => sum + entry.count, 0),
+      scavengePausesMs: windowScavenges.reduce((sum, entry) => sum + entry.durationMs, 0),
+      longestScavengeMs: Math.max(0, ...windowScavenges.map((entry) => entry.longestMs)),
+      newSpaceCommittedMiB: windowLines.at(-1)?.newSpaceCommittedMiB ?? Number.NaN,
       serverCpuSeconds,
       loadAverage: loadavg()
         .map((value) => value.toFixed(1))
@@ -303,9 +349,11 @@ const results: RunResult[] = [];
 try {
   for (let round = 0; round < rounds; round += 1) {
     for (const mode of modes) {
-      const result = await measure(mode, round, workDirectory);
-      process.stderr.write(`${JSON.stringify(result)}\n`);
-      results.push(result);
+      for (const v8Flags of v8FlagSets) {
+        const result = await measure(mode, v8Flags, round, workDirectory);
+        process.stderr.write(`${JSON.stringify(result)}\n`);
+        results.push(result);
+      }
     }
   }
 } finally {
@@ -316,13 +364,13 @@ try {
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
 process.stdout.write(
   [
-    `ingest under a churned heap: ${threadCount} threads seeded with ${seedMessages} messages, ${durationSeconds} s of appends (4 messages) and renders (every third request) from ${connections} connections${values.interval ? `, interval ${values.interval} s` : ''}${values['v8-flags'] ? `, server V8 flags ${values['v8-flags']}` : ''}`,
+    `ingest under a churned heap: ${threadCount} threads seeded with ${seedMessages} messages, ${durationSeconds} s of appends (4 messages) and renders (every third request) from ${connections} connections${values.interval ? `, interval ${values.interval} s` : ''}`,
     '',
-    '| mode | round | requests (failed) | p50 | p99 | p99.9 | max | full collections (> 250 ms) | pauses in all / longest | scheduled compactions | server RSS at the end | RSS growth ÷ cache bounds: at the end, after the last full collection, largest after one | old space used / committed after the last full collection | server CPU | load average |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| mode | server V8 flags | round | requests (failed) | p50 | p99 | p99.9 | max | full collections (> 250 ms) | pauses in all / longest | scheduled compactions | server RSS at the end | RSS growth ÷ cache bounds: at the end, after the last full collection, largest after one | old space used / committed after the last full collection | old space committed after each full collection | scavenges: count, pauses in all / longest | young generation committed | server CPU | load average |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...results.map(
       (row) =>
-        `| ${row.mode} | ${row.round + 1} | ${row.requests} (${row.failed}) | ${fixed(row.p50Ms)} ms | ${fixed(row.p99Ms)} ms | ${fixed(row.p999Ms)} ms | ${fixed(row.maxMs)} ms | ${row.fullCollections} (${row.pausesOver250Ms}) | ${fixed(row.pausesMs, 0)} / ${fixed(row.longestPauseMs, 0)} ms | ${row.scheduledCompactions} | ${fixed(row.rssMiB, 0)} MiB | ${fixed(row.rssGrowthOverBounds, 2)}, ${fixed(row.rssGrowthAfterLastCollectionOverBounds, 2)}, ${fixed(row.rssGrowthAfterCollectionsMaxOverBounds, 2)} | ${fixed(row.oldSpaceUsedMiB, 0)} / ${fixed(row.oldSpaceCommittedMiB, 0)} MiB | ${fixed(row.serverCpuSeconds)} s | ${row.loadAverage} |`,
+        `| ${row.mode} | ${row.v8Flags || 'none'} | ${row.round + 1} | ${row.requests} (${row.failed}) | ${fixed(row.p50Ms)} ms | ${fixed(row.p99Ms)} ms | ${fixed(row.p999Ms)} ms | ${fixed(row.maxMs)} ms | ${row.fullCollections} (${row.pausesOver250Ms}) | ${fixed(row.pausesMs, 0)} / ${fixed(row.longestPauseMs, 0)} ms | ${row.scheduledCompactions} | ${fixed(row.rssMiB, 0)} MiB | ${fixed(row.rssGrowthOverBounds, 2)}, ${fixed(row.rssGrowthAfterLastCollectionOverBounds, 2)}, ${fixed(row.rssGrowthAfterCollectionsMaxOverBounds, 2)} | ${fixed(row.oldSpaceUsedMiB, 0)} / ${fixed(row.oldSpaceCommittedMiB, 0)} MiB | ${row.oldSpaceCommittedAfterEachMiB.join(', ')} MiB | ${row.scavenges}, ${fixed(row.scavengePausesMs, 0)} / ${fixed(row.longestScavengeMs, 1)} ms | ${fixed(row.newSpaceCommittedMiB, 0)} MiB | ${fixed(row.serverCpuSeconds)} s | ${row.loadAverage} |`,
     ),
     '',
   ].join('\n'),
