@@ -253,11 +253,9 @@ describe('the meter counts pictures as the provider bills them (ADR-0470)', () =
   it('counts requests without media exactly as the text meter does (differential)', () => {
     const text = fc.string({ maxLength: 40 });
     const message = fc.record({ role: fc.constantFrom('user', 'assistant'), text });
-    const request = fc
-      .array(message, { maxLength: 6 })
-      .map((items) => ({
-        messages: items.map((item) => ({ role: item.role, content: [words(item.text)] })),
-      }));
+    const request = fc.array(message, { maxLength: 6 }).map((items) => ({
+      messages: items.map((item) => ({ role: item.role, content: [words(item.text)] })),
+    }));
     fc.assert(
       fc.property(fc.array(request, { minLength: 1, maxLength: 5 }), (requests) => {
         const media = cacheMeterFor(tokenizer, 'openai-chat');
