@@ -4,9 +4,10 @@ import type { ProviderName } from '@compactor/core';
  * A prompt-cache simulator for the eval (ADR-0140): each request a system sends is serialized in
  * provider order (tools, then system, then messages), counted in tokens by our tokenizer, and
  * compared with the request before it; an image or document part counts as the provider bills it
- * (the tokenizer's estimate, ADR-0470), not as its JSON, and is cached only whole. The longest common prefix (in tokens) is what a provider's
- * prefix cache could serve; the rest is written to the cache (Anthropic) or billed as fresh input
- * (OpenAI). Cost is estimated at list prices stated in {@link CACHE_PRICES}.
+ * (the tokenizer's estimate, ADR-0470), not as its JSON, and is cached only whole. The longest
+ * common prefix (in tokens) is what a provider's prefix cache could serve; the rest is written to
+ * the cache (Anthropic) or billed as fresh input (OpenAI). Cost is estimated at list prices stated
+ * in {@link CACHE_PRICES}.
  */
 
 /** Prices in US dollars per million tokens (output is not counted: it is the same whatever compacts). */
