@@ -122,6 +122,7 @@ describe('runEvaluation', () => {
     expect(at('last-six', 3000).cache!.commits).toBeGreaterThan(0);
     const report = formatEvaluationReport(result);
     expect(report).toContain('## Prompt cache per run');
+    expect(report).toContain('images and documents as the provider bills them');
     expect(report).toContain('| garden @ 3k |');
     expect(report).toContain('| last-six |');
     expect(report).toContain('everything on garden @ 3000');

@@ -1,8 +1,9 @@
 import { threadBuilder } from '@compactor/testkit/thread-builder';
-import { createTokenizer } from '@compactor/tokenizer';
+import { createTokenizer, imageTokensByProvider } from '@compactor/tokenizer';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { callPoints, threadPrefix } from '../src/eval/cache-replay.js';
-import { CACHE_PRICES, CacheMeter, costOf, requestBlocks } from '../src/eval/prompt-cache.js';
+import { CACHE_PRICES, CacheMeter, cacheMeterFor, costOf, requestBlocks } from '../src/eval/prompt-cache.js';
 
 const tokenizer = createTokenizer({ model: 'gpt-4o' });
 const count = (text: string) => tokenizer.count(text);
@@ -142,6 +143,151 @@ describe('the prompt-cache meter', () => {
     cache.observe({ messages: [user(long), assistant('ok'), user('more')] });
     cache.observe({ messages: [user('[Summary] short'), user('more')] });
     expect(cache.figures({ commits: 1, emergencyFits: 0, emergencyDropped: emptyDrops() }).breaks).toBe(1);
+  });
+});
+
+describe('the meter counts pictures as the provider bills them (ADR-0470)', () => {
+  const claude = createTokenizer({ model: 'claude-sonnet-4-5' });
+  const url = (name: string) => `https://example.com/pictures/${name}.jpg`;
+  // The two formats the eval meters: OpenAI Chat (LoCoMo) and Anthropic (the coding runs).
+  const formats = [
+    {
+      provider: 'openai-chat' as const,
+      tokenizer,
+      estimate: imageTokensByProvider.openai,
+      picture: (name: string) => ({ type: 'image_url', image_url: { url: url(name) } }),
+    },
+    {
+      provider: 'anthropic' as const,
+      tokenizer: claude,
+      estimate: imageTokensByProvider.anthropic,
+      picture: (name: string) => ({ type: 'image', source: { type: 'url', url: url(name) } }),
+    },
+  ];
+  const said = (content: unknown[]) => ({ role: 'user', content });
+  const words = (text: string) => ({ type: 'text', text });
+
+  for (const { provider, tokenizer: counter, estimate, picture } of formats) {
+    const counted = (text: string) => counter.count(text);
+    const textOf = (value: unknown) => counted(JSON.stringify(value));
+
+    it(`${provider}: charges a picture the tokenizer's estimate, not its URL's JSON`, () => {
+      const caption = words('Look at my new puppy!');
+      const request = { messages: [said([caption, picture('puppy')])] };
+      const call = cacheMeterFor(counter, provider).observe(request);
+      const [block] = requestBlocks(request);
+      const [opening, closing] = block!.split(JSON.stringify(picture('puppy')));
+      expect(counter.countMediaPart(picture('puppy'), provider)).toBe(estimate);
+      expect(call.requestTokens).toBe(counted(opening!) + estimate + counted(closing!));
+      // The URL-text meter this replaces counted the picture as tens of tokens.
+      expect(new CacheMeter(counted).observe(request).requestTokens).toBeLessThan(estimate / 10);
+    });
+
+    it(`${provider}: caches a picture whole when the prefix runs past it, not at all when it ends inside it`, () => {
+      const caption = words('Look at my new puppy!');
+      const first = { messages: [said([caption, picture('puppy'), words('Cute, right?')])] };
+      // The same picture, different words after it: the prefix ends after the picture.
+      const after = { messages: [said([caption, picture('puppy'), words("Cute, isn't he?")])] };
+      const afterMeter = cacheMeterFor(counter, provider);
+      afterMeter.observe(first);
+      const kept = afterMeter.observe(after);
+      const [block] = requestBlocks(after);
+      const throughPicture =
+        block!.indexOf(JSON.stringify(picture('puppy'))) + JSON.stringify(picture('puppy')).length;
+      const shared = block!.slice(throughPicture);
+      let same = 0;
+      const firstRest = requestBlocks(first)[0]!.slice(throughPicture);
+      while (shared[same] === firstRest[same]) same += 1;
+      expect(kept.cachedTokens).toBe(
+        counted(block!.slice(0, block!.indexOf(JSON.stringify(picture('puppy'))))) +
+          estimate +
+          counted(shared.slice(0, same)),
+      );
+      // Another picture whose URL differs only at its end: the prefix ends inside the picture.
+      const before = { messages: [said([caption, picture('puppz'), words('Cute, right?')])] };
+      const beforeMeter = cacheMeterFor(counter, provider);
+      beforeMeter.observe(first);
+      const broken = beforeMeter.observe(before);
+      expect(broken.cachedTokens).toBe(
+        counted(block!.slice(0, block!.indexOf(JSON.stringify(picture('puppy'))))),
+      );
+      expect(broken.requestTokens - broken.cachedTokens).toBeGreaterThan(estimate);
+      // The URL-text meter counted most of the changed picture's URL as cached.
+      const textMeter = new CacheMeter(counted);
+      textMeter.observe(first);
+      expect(textMeter.observe(before).cachedTokens).toBeGreaterThan(broken.cachedTokens);
+    });
+
+    it(`${provider}: a prefix ending before a picture's message leaves the picture uncached, one past it caches it`, () => {
+      const history = [said([words('Hi!')]), said([words('Here is my dog.'), picture('dog')])];
+      const meterOf = cacheMeterFor(counter, provider);
+      meterOf.observe({ messages: history });
+      const grown = meterOf.observe({ messages: [...history, said([words('Do you like him?')])] });
+      expect(grown.cachedTokens).toBe(
+        textOf(history[0]) + meterOf.observe({ messages: [history[1]] }).requestTokens,
+      );
+      const fresh = cacheMeterFor(counter, provider);
+      fresh.observe({ messages: history });
+      const rewritten = fresh.observe({ messages: [said([words('[Summary] they said hi')]), history[1]] });
+      // The first block changed: the picture after it is written again, whole.
+      expect(rewritten.requestTokens - rewritten.cachedTokens).toBeGreaterThan(estimate);
+    });
+  }
+
+  it('finds a picture inside an Anthropic tool result', () => {
+    const result = {
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: 'c1',
+          content: [words('screenshot:'), formats[1]!.picture('screen')],
+        },
+      ],
+    };
+    const call = cacheMeterFor(claude, 'anthropic').observe({ messages: [result] });
+    expect(call.requestTokens).toBeGreaterThan(imageTokensByProvider.anthropic);
+    expect(call.requestTokens).toBeLessThan(imageTokensByProvider.anthropic + 100);
+  });
+
+  it('counts requests without media exactly as the text meter does (differential)', () => {
+    const text = fc.string({ maxLength: 40 });
+    const message = fc.record({ role: fc.constantFrom('user', 'assistant'), text });
+    const request = fc.array(message, { maxLength: 6 }).map((items) => ({
+      messages: items.map((item) => ({ role: item.role, content: [words(item.text)] })),
+    }));
+    fc.assert(
+      fc.property(fc.array(request, { minLength: 1, maxLength: 5 }), (requests) => {
+        const media = cacheMeterFor(tokenizer, 'openai-chat');
+        const plain = new CacheMeter(count);
+        for (const each of requests) expect(media.observe(each)).toEqual(plain.observe(each));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('never caches more than the request, and charges every picture its estimate (property)', () => {
+    const piece = fc.oneof(
+      fc.string({ maxLength: 12 }).map((text) => words(text)),
+      fc.constantFrom('a', 'ab', 'b').map((name) => formats[0]!.picture(name)),
+    );
+    const request = fc
+      .array(fc.array(piece, { minLength: 1, maxLength: 4 }), { maxLength: 4 })
+      .map((messages) => ({ messages: messages.map((content) => said(content)) }));
+    fc.assert(
+      fc.property(fc.array(request, { minLength: 2, maxLength: 4 }), (requests) => {
+        const meterOf = cacheMeterFor(tokenizer, 'openai-chat');
+        for (const each of requests) {
+          const call = meterOf.observe(each);
+          expect(call.cachedTokens).toBeGreaterThanOrEqual(0);
+          expect(call.cachedTokens).toBeLessThanOrEqual(call.requestTokens);
+          // Text tokens are few here: the uncached part holds every picture not cached whole.
+          const pictures = JSON.stringify(each).split('image_url":{').length - 1;
+          expect(call.requestTokens).toBeGreaterThanOrEqual(pictures * imageTokensByProvider.openai);
+        }
+      }),
+      { numRuns: 150 },
+    );
   });
 });
 

@@ -29,6 +29,7 @@ import type { AiSdkRequest } from './counting/requests/ai-sdk-request.js';
 import { countAiSdkRequest } from './counting/requests/ai-sdk-request.js';
 import type { AnthropicRequest } from './counting/requests/anthropic-request.js';
 import { countAnthropicRequest } from './counting/requests/anthropic-request.js';
+import { measureMediaPart } from './counting/requests/media-part.js';
 import type { OpenAiChatRequest } from './counting/requests/openai-chat-request.js';
 import { countOpenAiChatRequest } from './counting/requests/openai-chat-request.js';
 import type { OpenAiResponsesRequest } from './counting/requests/openai-responses-request.js';
@@ -157,6 +158,19 @@ export interface ProviderTokenizer extends Tokenizer {
    * @throws ValidationError for an unknown provider format.
    */
   countRequestBreakdown<P extends ProviderName>(request: ProviderRequests[P], provider: P): RequestBreakdown;
+  /**
+   * One image or document part of a rendered request (an OpenAI `image_url` / `input_image` / file
+   * part, an Anthropic `image` / `document` block, an AI SDK `image` / `file` part), in the tokens
+   * `countRequest` charges for it inside a message, message framing left out: the per-image
+   * estimate, a PDF's pages, a title's text. For measuring a request part by part (the eval's
+   * prompt-cache meter, ADR-0470).
+   *
+   * @param part - A content part as the request carries it.
+   * @param provider - The request's format.
+   * @returns Its tokens, or `undefined` when the part is not an image or document in that format.
+   * @throws ValidationError for an unknown provider format.
+   */
+  countMediaPart(part: unknown, provider: ProviderName): number | undefined;
   /**
    * The exact measurement behind `countMessage` (what calibration regresses against).
    *
@@ -414,6 +428,11 @@ export function createTokenizer(options: CreateTokenizerOptions): ProviderTokeni
     },
     countRequest: (request, provider) => countRequestBreakdown(request, provider).total,
     countRequestBreakdown,
+    countMediaPart(part, provider) {
+      checkProvider(provider);
+      const measurement = measureMediaPart(part, provider, engine);
+      return measurement === undefined ? undefined : estimate(measurement);
+    },
     measureMessage: measure,
     estimate,
   };

@@ -16,7 +16,7 @@ import { renderBudgetFor } from './ours-conditioned.js';
 import {
   CACHE_PRICES,
   type CacheFigures,
-  CacheMeter,
+  cacheMeterFor,
   meanRequestTokens,
   noEmergencyDrops,
 } from './prompt-cache.js';
@@ -55,7 +55,7 @@ export function oursCacheFigures(replay: LocalReplayResult): CacheFigures {
   const provider = replay.report.provider;
   const budget = renderBudgetFor(thread);
   const cache = createRenderCache();
-  const meter = new CacheMeter((text) => tokenizer.count(text));
+  const meter = cacheMeterFor(tokenizer, provider);
   const dropped = noEmergencyDrops();
   let emergencyFits = 0;
   let next = 0;
@@ -211,7 +211,7 @@ export async function baselineCacheFigures(
 ): Promise<CacheFigures> {
   const { thread, ceiling, provider, tokenizer } = input;
   const target = Math.min(ceiling, input.target ?? compactionTarget(thread));
-  const meter = new CacheMeter((text) => tokenizer.count(text));
+  const meter = cacheMeterFor(tokenizer, provider);
   let compaction: CacheCompaction | null = null;
   let since = 0;
   let commits = 0;
@@ -346,7 +346,7 @@ export function cacheCeiling(input: {
   tokenizer: ProviderTokenizer;
 }): CacheCeiling {
   const { thread, ceiling, provider, tokenizer } = input;
-  const meter = new CacheMeter((text) => tokenizer.count(text));
+  const meter = cacheMeterFor(tokenizer, provider);
   let calls = 0;
   let shareSum = 0;
   let threadOnlySum = 0;

@@ -1,3 +1,4 @@
+import { imageTokensByProvider } from '@compactor/tokenizer';
 import type {
   EvaluationResult,
   NeedleSummaryRow,
@@ -289,7 +290,7 @@ export function formatEvaluationReport(result: EvaluationResult): string {
     lines.push(
       '## Prompt cache per run',
       '',
-      `Every system's request before every assistant message of the replay, serialized in provider order (tools, system, messages) and counted by the run's tokenizer; cached share = mean over calls of the longest common prefix with the previous request ÷ request tokens. Cost at Claude Sonnet list prices: the common prefix as cache read ($${CACHE_PRICES.anthropic.cacheReadPerMTok}/MTok), the rest as cache write ($${CACHE_PRICES.anthropic.cacheWritePerMTok}/MTok), output not counted (plain input is $${CACHE_PRICES.anthropic.inputPerMTok}/MTok); results.json also has \`openAiCostUsd\` at ${CACHE_PRICES.openai.model} prices ($${CACHE_PRICES.openai.inputPerMTok} input, $${CACHE_PRICES.openai.cacheReadPerMTok} cached, prefixes of ${CACHE_PRICES.openai.minimumCachedTokens}+ tokens in ${CACHE_PRICES.openai.cachedIncrement}-token steps). Baselines compact on overflow to our planner's target and keep their result until the next overflow. Cells: share ($ cost; commits, emergency fits; mean request tokens).`,
+      `Every system's request before every assistant message of the replay, serialized in provider order (tools, system, messages) and counted by the run's tokenizer, images and documents as the provider bills them (the tokenizer's estimate: ${imageTokensByProvider.openai.toLocaleString('en-US')} tokens an image for OpenAI models, ${imageTokensByProvider.anthropic.toLocaleString('en-US')} for Claude, a PDF by its pages), not as their URL's text, a picture cached only whole (ADR-0470); cached share = mean over calls of the longest common prefix with the previous request ÷ request tokens. Cost at Claude Sonnet list prices: the common prefix as cache read ($${CACHE_PRICES.anthropic.cacheReadPerMTok}/MTok), the rest as cache write ($${CACHE_PRICES.anthropic.cacheWritePerMTok}/MTok), output not counted (plain input is $${CACHE_PRICES.anthropic.inputPerMTok}/MTok); results.json also has \`openAiCostUsd\` at ${CACHE_PRICES.openai.model} prices ($${CACHE_PRICES.openai.inputPerMTok} input, $${CACHE_PRICES.openai.cacheReadPerMTok} cached, prefixes of ${CACHE_PRICES.openai.minimumCachedTokens}+ tokens in ${CACHE_PRICES.openai.cachedIncrement}-token steps). Baselines compact on overflow to our planner's target and keep their result until the next overflow. Cells: share ($ cost; commits, emergency fits; mean request tokens).`,
       '',
       ...cache,
       '',

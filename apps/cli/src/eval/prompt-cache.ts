@@ -1,9 +1,13 @@
+import type { ProviderName } from '@compactor/core';
+
 /**
  * A prompt-cache simulator for the eval (ADR-0140): each request a system sends is serialized in
  * provider order (tools, then system, then messages), counted in tokens by our tokenizer, and
- * compared with the request before it. The longest common prefix (in tokens) is what a provider's
- * prefix cache could serve; the rest is written to the cache (Anthropic) or billed as fresh input
- * (OpenAI). Cost is estimated at list prices stated in {@link CACHE_PRICES}.
+ * compared with the request before it; an image or document part counts as the provider bills it
+ * (the tokenizer's estimate, ADR-0470), not as its JSON, and is cached only whole. The longest
+ * common prefix (in tokens) is what a provider's prefix cache could serve; the rest is written to
+ * the cache (Anthropic) or billed as fresh input (OpenAI). Cost is estimated at list prices stated
+ * in {@link CACHE_PRICES}.
  */
 
 /** Prices in US dollars per million tokens (output is not counted: it is the same whatever compacts). */
@@ -109,6 +113,31 @@ function canonical(value: Json): string {
 }
 
 /**
+ * The request's blocks as values, in provider order (tools, then system, then each message or
+ * input item); {@link requestBlocks} serializes them.
+ */
+function requestBlockValues(request: unknown): Json[] {
+  if (request === null || typeof request !== 'object') return [];
+  const body = request as Record<string, Json>;
+  const blocks: Json[] = [];
+  const tools = body.tools;
+  if (Array.isArray(tools)) blocks.push(...tools);
+  else if (tools && typeof tools === 'object')
+    for (const [name, tool] of Object.entries(tools)) blocks.push({ [name]: tool });
+  for (const key of ['system', 'instructions']) {
+    const system = body[key];
+    if (system === undefined || system === '') continue;
+    if (Array.isArray(system)) blocks.push(...system);
+    else blocks.push(system);
+  }
+  for (const key of ['messages', 'input']) {
+    const items = body[key];
+    if (Array.isArray(items)) blocks.push(...items);
+  }
+  return blocks;
+}
+
+/**
  * A request as the provider's cache sees it: one string per block, in provider order (tools, then
  * system, then each message or input item). Breakpoint markers (`cache_control`) are left out.
  *
@@ -117,24 +146,7 @@ function canonical(value: Json): string {
  * @returns The serialized blocks.
  */
 export function requestBlocks(request: unknown): string[] {
-  if (request === null || typeof request !== 'object') return [];
-  const body = request as Record<string, Json>;
-  const blocks: string[] = [];
-  const tools = body.tools;
-  if (Array.isArray(tools)) for (const tool of tools) blocks.push(canonical(tool));
-  else if (tools && typeof tools === 'object')
-    for (const [name, tool] of Object.entries(tools)) blocks.push(canonical({ [name]: tool }));
-  for (const key of ['system', 'instructions']) {
-    const system = body[key];
-    if (system === undefined || system === '') continue;
-    if (Array.isArray(system)) for (const block of system) blocks.push(canonical(block));
-    else blocks.push(canonical(system));
-  }
-  for (const key of ['messages', 'input']) {
-    const items = body[key];
-    if (Array.isArray(items)) for (const item of items) blocks.push(canonical(item));
-  }
-  return blocks;
+  return requestBlockValues(request).map(canonical);
 }
 
 function commonPrefixLength(left: string, right: string): number {
@@ -150,12 +162,38 @@ function commonPrefixLength(left: string, right: string): number {
 export type CountTokens = (text: string) => number;
 
 /**
+ * Counts one image or document part as the provider bills it (the tokenizer's `countMediaPart` for
+ * the run's format, ADR-0470); `undefined` for anything else.
+ */
+export type CountMedia = (part: unknown) => number | undefined;
+
+/** A stretch of a serialized block: text counted as text, or one media part counted whole. */
+interface BlockPiece {
+  /** Characters of the serialized block. */
+  length: number;
+  tokens: number;
+  /** The text (text pieces only; a media piece is never counted in part). */
+  text?: string;
+}
+
+/** A serialized block and its pieces (one text piece when it holds no media). */
+interface MeteredBlock {
+  text: string;
+  tokens: number;
+  pieces: BlockPiece[];
+}
+
+/** Stands for a media part while its block is serialized; never in a request (control characters). */
+const MEDIA_SENTINEL = '\u0001compactor-meter-media\u0001';
+const SERIALIZED_SENTINEL = JSON.stringify(MEDIA_SENTINEL);
+
+/**
  * Measures consecutive requests of one system: call {@link CacheMeter.observe} with each request in
  * order, then {@link CacheMeter.figures}.
  */
 export class CacheMeter {
   private previous: string[] = [];
-  private readonly counts = new Map<string, number>();
+  private readonly measured = new Map<string, MeteredBlock>();
   private calls = 0;
   private shareSum = 0;
   private inputTokens = 0;
@@ -171,15 +209,81 @@ export class CacheMeter {
     recall: 0,
   };
 
-  constructor(private readonly countTokens: CountTokens) {}
+  /**
+   * @param countTokens - Counts text (the run's tokenizer).
+   * @param countMedia - Counts an image or document part as the provider bills it (ADR-0470);
+   *   without it, every part is counted as its JSON text (a picture as its URL).
+   */
+  constructor(
+    private readonly countTokens: CountTokens,
+    private readonly countMedia?: CountMedia,
+  ) {}
 
-  private count(block: string): number {
-    let tokens = this.counts.get(block);
-    if (tokens === undefined) {
-      tokens = this.countTokens(block);
-      // Bounded: a long replay sees each block many times, but not forever.
-      if (this.counts.size > 50_000) this.counts.clear();
-      this.counts.set(block, tokens);
+  /**
+   * A block serialized, with its media parts found: each counts the provider's estimate, not its
+   * JSON, and is a piece of its own so that a common prefix caches it only whole.
+   */
+  private measure(value: Json): MeteredBlock {
+    const media: { text: string; tokens: number }[] = [];
+    const countMedia = this.countMedia;
+    const serialized = countMedia
+      ? JSON.stringify(value, (key, inner: unknown) => {
+          if (IGNORED_KEYS.has(key)) return undefined;
+          if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return inner;
+          const tokens = countMedia(inner);
+          if (tokens === undefined) return inner;
+          media.push({ text: canonical(inner), tokens });
+          return MEDIA_SENTINEL;
+        })
+      : canonical(value);
+    if (media.length === 0) {
+      const known = this.measured.get(serialized);
+      if (known) return known;
+      const tokens = this.countTokens(serialized);
+      return this.remember({
+        text: serialized,
+        tokens,
+        pieces: [{ length: serialized.length, tokens, text: serialized }],
+      });
+    }
+    const texts = serialized.split(SERIALIZED_SENTINEL);
+    const text = texts.reduce((joined, piece, index) => joined + (media[index - 1]?.text ?? '') + piece);
+    const known = this.measured.get(text);
+    if (known) return known;
+    const pieces: BlockPiece[] = [];
+    for (const [index, piece] of texts.entries()) {
+      if (index > 0) pieces.push({ length: media[index - 1]!.text.length, tokens: media[index - 1]!.tokens });
+      if (piece.length > 0)
+        pieces.push({ length: piece.length, tokens: this.countTokens(piece), text: piece });
+    }
+    return this.remember({ text, tokens: pieces.reduce((sum, piece) => sum + piece.tokens, 0), pieces });
+  }
+
+  private remember(block: MeteredBlock): MeteredBlock {
+    // Bounded: a long replay sees each block many times, but not forever.
+    if (this.measured.size > 50_000) this.measured.clear();
+    this.measured.set(block.text, block);
+    return block;
+  }
+
+  /**
+   * Tokens of the first `length` characters of `block`: its whole pieces, then the start of a
+   * text piece; a media piece counts only when the prefix takes all of it.
+   */
+  private prefixTokens(block: MeteredBlock, length: number): number {
+    let tokens = 0;
+    let start = 0;
+    for (const piece of block.pieces) {
+      const end = start + piece.length;
+      if (length >= end) {
+        tokens += piece.tokens;
+        start = end;
+        continue;
+      }
+      if (piece.text !== undefined && length > start) {
+        tokens += Math.min(piece.tokens, this.countTokens(piece.text.slice(0, length - start)));
+      }
+      break;
     }
     return tokens;
   }
@@ -192,13 +296,14 @@ export class CacheMeter {
    * @returns Its tokens and the tokens of its common prefix with the previous request.
    */
   observe(request: unknown, cause: CallCause = 'other'): CacheCall {
-    const blocks = requestBlocks(request);
+    const metered = requestBlockValues(request).map((value) => this.measure(value));
+    const blocks = metered.map((block) => block.text);
     let requestTokens = 0;
     let cachedTokens = 0;
     let recallTokens = 0;
     let matching = true;
     for (const [index, block] of blocks.entries()) {
-      const tokens = this.count(block);
+      const tokens = metered[index]!.tokens;
       requestTokens += tokens;
       if (!matching) {
         if (block.includes(RECALL_MARKER)) recallTokens += tokens;
@@ -210,11 +315,8 @@ export class CacheMeter {
         continue;
       }
       matching = false;
-      let shared = 0;
-      if (before !== undefined) {
-        const length = commonPrefixLength(before, block);
-        if (length > 0) shared = Math.min(tokens, this.countTokens(block.slice(0, length)));
-      }
+      const shared =
+        before === undefined ? 0 : this.prefixTokens(metered[index]!, commonPrefixLength(before, block));
       cachedTokens += shared;
       if (block.includes(RECALL_MARKER)) recallTokens += tokens - shared;
     }
@@ -247,6 +349,28 @@ export class CacheMeter {
       uncachedCostUsd: (this.inputTokens * CACHE_PRICES.anthropic.inputPerMTok) / 1_000_000,
     };
   }
+}
+
+/**
+ * The meter of a replay (ADR-0470): text counted by the run's tokenizer, and each image or document
+ * part of the request at the estimate the tokenizer's request counter charges for it in the run's
+ * format (`countMediaPart`: the per-image estimate, a PDF's pages).
+ *
+ * @param tokenizer - The run's tokenizer.
+ * @param provider - The format the requests are rendered in.
+ * @returns A meter with no calls yet.
+ */
+export function cacheMeterFor(
+  tokenizer: {
+    count(text: string): number;
+    countMediaPart(part: unknown, provider: ProviderName): number | undefined;
+  },
+  provider: ProviderName,
+): CacheMeter {
+  return new CacheMeter(
+    (text) => tokenizer.count(text),
+    (part) => tokenizer.countMediaPart(part, provider),
+  );
 }
 
 /**

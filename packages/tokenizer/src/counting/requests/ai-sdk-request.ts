@@ -64,7 +64,8 @@ function toolOutputTokens(part: Record<string, unknown>, engine: CountingEngine,
   return prefix + engine.exact(toJson(output.value));
 }
 
-function measurePart(part: unknown, engine: CountingEngine, into: Measurement): void {
+/** One content part of an AI SDK message. */
+export function measureAiSdkPart(part: unknown, engine: CountingEngine, into: Measurement): void {
   if (!isRecord(part)) return;
   switch (part.type) {
     case 'text':
@@ -143,7 +144,7 @@ export function countAiSdkRequest(
     const results = parts.filter((part) => isRecord(part) && part.type === 'tool-result').length;
     // OpenAI sends every tool result as its own `tool` message.
     target.messages += message.role === 'tool' && toolResultsAreMessages ? Math.max(1, results) : 1;
-    for (const part of parts) measurePart(part, engine, target);
+    for (const part of parts) measureAiSdkPart(part, engine, target);
   }
   return breakdown(engine, system, messages, engine.toolTokens(functionTools(request.tools), 'unknown'));
 }
