@@ -79,7 +79,7 @@ export const recallPolicySchema = z.object({
    * they count it as conversation before them, and a restart keeps it. A larger block goes when the next
    * turn opens, as with `0` (ADR-0276).
    */
-  appendBasisWithinHighWater: z.number().min(0).max(8).default(0),
+  appendBasisWithinHighWater: z.number().min(0).max(8).default(0.5),
   /**
    * With `placement: 'append'` (ADR-0361): the engine's check commits a compaction when the request
    * it would render leaves out a block of the plan version (the messages grew past the room it was
@@ -337,7 +337,7 @@ export const compactionPolicyFieldsSchema = z.object({
     appendTurnShare: 0.1,
     appendWithinHighWater: false,
     appendKeepsBasisTurn: false,
-    appendBasisWithinHighWater: 0,
+    appendBasisWithinHighWater: 0.5,
     appendCommitWhenLeftOut: false,
     appendMovedShare: 0.5,
     appendRestartWithinHighWater: 1.25,
