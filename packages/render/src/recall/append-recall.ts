@@ -23,6 +23,9 @@ import type { FittedRecall, RecallReport } from './render-recall.js';
  * messages can grow until the next commit without pushing a block out, which would rewrite all after it.
  * Without that bound, an epoch a restart began holds its blocks within a multiple of that room and does
  * not restart again before the commit (ADR-0435): each restart rewrites everything after the first block.
+ * The turn running at the plan's basis keeps the block a call sent while it was the newest, if that block
+ * fits a share of the high-water room, outside the epochs; the epoch after it is bounded as a restarted one
+ * (ADR-0465).
  */
 
 /** A turn whose opening message is live: where its block goes, and what it began with. */
