@@ -6,6 +6,7 @@ import { validateProviderRequest } from '../src/validate/index.js';
 import {
   callPrefixes,
   notesSummaryPlan,
+  RECALL_MARKER,
   recallNotesArbitraries,
   recallNotesThread,
   renderWithin,
@@ -127,6 +128,66 @@ describe('the basis turn keeps its block while it fits up to the high-water mark
       }),
       { numRuns: 30 },
     );
+  });
+
+  it('after a kept basis block no epoch restarts before the commit: the epoch is bounded as a restarted one', {
+    timeout: 120_000,
+  }, () => {
+    /** Calls sending the basis turn's block after the next turn opened, and those of them that restarted an epoch. */
+    const restartsBesideKept = (input: Scenario, restartBound: number, fraction: number) => {
+      const { thread: built, compacted } = recallNotesThread('basis-hw', input.notes, input.turns, 1);
+      const thread = withAppendRecall(built, {
+        appendTurnShare: input.share,
+        appendBasisWithinHighWater: 8,
+        appendRestartWithinHighWater: restartBound,
+      });
+      const plan = notesSummaryPlan(thread, compacted, compacted + 2);
+      const prefixes = callPrefixes(thread, compacted + 3);
+      const roomy = renderWithin(prefixes.at(-1)!, plan, input.provider, 1_000_000, createRenderCache());
+      const ceiling = Math.max(1, Math.floor(roomy.tokens.total * fraction));
+      const cache = createRenderCache();
+      let kept = 0;
+      let restarted = 0;
+      for (const prefix of prefixes) {
+        let result: ReturnType<typeof renderWithin>;
+        try {
+          result = renderWithin(prefix, plan, input.provider, ceiling, cache);
+        } catch {
+          continue;
+        }
+        const wire = (withoutCacheControl(wireMessages(result.request)) as unknown[]).map((m) =>
+          JSON.stringify(m),
+        );
+        const opening = wire.findIndex((text) => text.includes('Question 0:'));
+        const basisKept = opening >= 0 && wire[opening + 1]?.includes(RECALL_MARKER) === true;
+        if (!basisKept || !wire.some((text) => text.includes('Question 1:'))) continue;
+        kept += 1;
+        if (result.report.recall.epochRestarted) restarted += 1;
+      }
+      return { kept, restarted };
+    };
+    let keptCalls = 0;
+    let unboundedRestarts = 0;
+    const wider = fc.record({
+      ...recallNotesArbitraries({
+        notes: { minLength: 6, maxLength: 12 },
+        turns: { minLength: 3, maxLength: 7 },
+        maxExchanges: 3,
+      }),
+      share: fc.constantFrom(0.25, 0.5),
+    });
+    fc.assert(
+      fc.property(wider, fc.double({ min: 0.3, max: 1, noNaN: true }), (input, fraction) => {
+        const bounded = restartsBesideKept(input, 1.25, fraction);
+        expect(bounded.restarted).toBe(0);
+        keptCalls += bounded.kept;
+        unboundedRestarts += restartsBesideKept(input, 0, fraction).restarted;
+      }),
+      { numRuns: 60 },
+    );
+    // Not vacuous: blocks were kept, and without the bound epochs beside them restarted.
+    expect(keptCalls).toBeGreaterThan(0);
+    expect(unboundedRestarts).toBeGreaterThan(0);
   });
 
   it('under tight budgets every request is valid and within its ceiling', { timeout: 60_000 }, () => {
