@@ -292,6 +292,7 @@ describe('policy and trigger schemas', () => {
         appendTurnShare: 0.1,
         appendWithinHighWater: false,
         appendKeepsBasisTurn: false,
+        appendBasisWithinHighWater: 0.5,
         appendCommitWhenLeftOut: false,
         appendMovedShare: 0.5,
         appendRestartWithinHighWater: 1.25,

@@ -233,6 +233,14 @@ function render<P extends ProviderName>(
                   ),
                 }
               : {}),
+            // The basis turn's block kept while it fits up to the high-water mark (ADR-0465).
+            ...(recallPolicy.appendBasisWithinHighWater > 0
+              ? {
+                  basisBound: Math.floor(
+                    Math.max(0, highWaterRoom()) * recallPolicy.appendBasisWithinHighWater,
+                  ),
+                }
+              : {}),
             search: (room, query, exclude, excludeKey) =>
               recallOn && room.allowance > 0
                 ? fitRecall({

@@ -33,7 +33,12 @@ function calls(
   keepBasisTurn: boolean,
 ): { prefixes: Thread[]; plan: CompactionPlan } {
   const { thread: built, compacted } = recallNotesThread('basis', notes, turns, 1);
-  const thread = withAppendRecall(built, { appendTurnShare: share, appendKeepsBasisTurn: keepBasisTurn });
+  // ADR-0465's kept basis block off: this measures ADR-0360's rule against the block going.
+  const thread = withAppendRecall(built, {
+    appendTurnShare: share,
+    appendKeepsBasisTurn: keepBasisTurn,
+    appendBasisWithinHighWater: 0,
+  });
   // Basis: the first tool result of the first live turn (its opening, call and result are live).
   const basis = compacted + 2;
   const plan = notesSummaryPlan(thread, compacted, basis);

@@ -72,6 +72,16 @@ export const recallPolicySchema = z.object({
    */
   appendKeepsBasisTurn: z.boolean().default(false),
   /**
+   * With `placement: 'append'` and `appendKeepsBasisTurn` off (ADR-0465): the turn that was running when
+   * the plan was made keeps the block it had as the newest turn once the next turn opens, if a call under
+   * the plan sent it (an assistant message of the turn after the basis) and it is at most this multiple of
+   * the room the request has beside the messages at the high-water mark. It stands outside the later
+   * turns' epochs (they count it as conversation before them), and the epoch after it is bounded as a
+   * restarted one (ADR-0435), the kept block within the bound. Otherwise the block goes when the next
+   * turn opens, as with `0` (ADR-0276). 0.5: larger shares were cheaper but lost a pi probe.
+   */
+  appendBasisWithinHighWater: z.number().min(0).max(8).default(0.5),
+  /**
    * With `placement: 'append'` (ADR-0361): the engine's check commits a compaction when the request
    * it would render leaves out a block of the plan version (the messages grew past the room it was
    * sized for) or starts a new epoch of blocks, instead of sending it (which rewrites everything after
@@ -328,6 +338,7 @@ export const compactionPolicyFieldsSchema = z.object({
     appendTurnShare: 0.1,
     appendWithinHighWater: false,
     appendKeepsBasisTurn: false,
+    appendBasisWithinHighWater: 0.5,
     appendCommitWhenLeftOut: false,
     appendMovedShare: 0.5,
     appendRestartWithinHighWater: 1.25,

@@ -23,6 +23,9 @@ import type { FittedRecall, RecallReport } from './render-recall.js';
  * messages can grow until the next commit without pushing a block out, which would rewrite all after it.
  * Without that bound, an epoch a restart began holds its blocks within a multiple of that room and does
  * not restart again before the commit (ADR-0435): each restart rewrites everything after the first block.
+ * The turn running at the plan's basis keeps the block a call sent while it was the newest, if that block
+ * fits a share of the high-water room, outside the epochs; the epoch after it is bounded as a restarted one
+ * (ADR-0465).
  */
 
 /** A turn whose opening message is live: where its block goes, and what it began with. */
@@ -35,6 +38,8 @@ interface TurnOpening {
   message: ThreadMessage;
   /** The caller's query, for the newest turn. */
   callerQuery: string | undefined;
+  /** The turn running at the plan's basis (the last opened at or before it), when asked for. */
+  basis: boolean;
 }
 
 /** One turn's block, at its opening. */
@@ -97,6 +102,13 @@ interface AppendStep {
   tokensBefore: number;
   /** When `restarted`: where the first block of the epoch that ended sat (its `tokensBefore`). */
   endedEpochFrom: number | undefined;
+  /**
+   * The basis turn's block, kept outside the epochs (ADR-0465): the later turns count it as part of the
+   * conversation before them, and a restart keeps it.
+   */
+  basis: boolean;
+  /** The basis turn's step this chain starts from, if any (what a restart keeps). */
+  anchor: AppendStep | undefined;
 }
 
 /** Where the fold starts: one per scope (limit, reserve, policy and what the search depends on). */
@@ -180,10 +192,25 @@ export function appendedRecall(parts: {
    * epoch starts before the next commit. Absent: restarts as often as the room runs out (ADR-0276).
    */
   restartedBound?: number;
+  /**
+   * What the block of the turn running at the plan's basis may hold to be kept once the next turn opens,
+   * outside the epochs (ADR-0465): the room the request has beside the messages at the high-water mark,
+   * times `appendBasisWithinHighWater`. Absent: that block goes when the next turn opens (ADR-0276), or,
+   * with `appendKeepsBasisTurn`, stays as the epoch's first (ADR-0360).
+   */
+  basisBound?: number;
 }): AppendedRecall {
   const { policy, limit } = parts;
   const newest = recallAnchor(parts.slots)?.slot;
-  const openings = turnOpenings(parts.slots, parts.plan, newest, parts.query, policy.appendKeepsBasisTurn);
+  const basisBound = policy.appendKeepsBasisTurn ? undefined : parts.basisBound;
+  const openings = turnOpenings(
+    parts.slots,
+    parts.plan,
+    newest,
+    parts.query,
+    policy.appendKeepsBasisTurn || basisBound !== undefined,
+    basisBound !== undefined,
+  );
   const roomOf = (freeRoom: number) =>
     recallRooms({
       policy,
@@ -196,31 +223,43 @@ export function appendedRecall(parts: {
   // Each turn's block as the turn began (rehydration, which changes per call, is left out: the blocks
   // must come out the same on every call), folded over the turns in order.
   const step = (before: AppendStep | undefined, opening: TurnOpening): AppendStep => {
+    // The basis turn's kept block stands outside the epochs (ADR-0465): a turn after it starts the first
+    // epoch, counting the block as conversation, and a restart keeps it.
+    const anchor = before?.basis ? before : before?.anchor;
+    const anchorTokens = anchor ? anchor.block.fitted.report.tokens : 0;
+    const inEpoch = before !== undefined && !before.basis ? before : undefined;
     let previous = before;
-    let used = before?.used ?? 0;
-    let free = limit - opening.tokensBefore - used;
+    let used = inEpoch?.used ?? 0;
+    let free = limit - opening.tokensBefore - anchorTokens - used;
     let restarted = false;
-    let restartedBound = before?.restartedBound;
+    // After a kept basis block the first epoch is held as a restarted one is (ADR-0435), the block within
+    // the bound: unbounded, its blocks beside the basis block were pushed out near the high-water mark.
+    let restartedBound =
+      before?.basis && parts.restartedBound !== undefined
+        ? Math.max(0, parts.restartedBound - anchorTokens)
+        : inEpoch?.restartedBound;
     let endedEpochFrom: number | undefined;
-    if (before !== undefined) {
-      const cap = turnCap(before.epochRoom, policy);
+    if (inEpoch !== undefined) {
+      const cap = turnCap(inEpoch.epochRoom, policy);
       // Within the high-water room (ADR-0335), or in an epoch a restart began under its bound (ADR-0435),
       // the blocks last until the commit: no epoch starts afresh.
       if (parts.headroom === undefined && restartedBound === undefined && free < cap && used >= cap) {
-        previous = undefined;
+        previous = anchor;
         used = 0;
-        free = limit - opening.tokensBefore;
+        free = limit - opening.tokensBefore - anchorTokens;
         restarted = true;
         restartedBound = parts.restartedBound;
-        endedEpochFrom = blockSteps(before)[0]?.tokensBefore;
+        endedEpochFrom = blockSteps(inEpoch).find((at) => !at.basis)?.tokensBefore;
       }
     }
-    const epochRoom = previous?.epochRoom ?? Math.max(0, free);
+    const epochRoom = previous !== undefined && !previous.basis ? previous.epochRoom : Math.max(0, free);
     const room = roomOf(free);
     const allowance = Math.min(
       room.allowance,
       Math.max(turnCap(epochRoom, policy), room.reserveAllowance),
-      parts.headroom === undefined ? Number.POSITIVE_INFINITY : Math.max(0, parts.headroom - used),
+      parts.headroom === undefined
+        ? Number.POSITIVE_INFINITY
+        : Math.max(0, parts.headroom - anchorTokens - used),
       restartedBound === undefined ? Number.POSITIVE_INFINITY : Math.max(0, restartedBound - used),
     );
     const asked = {
@@ -228,11 +267,14 @@ export function appendedRecall(parts: {
       query: queryOf(opening),
     };
     const fitted = parts.search(asked.room, asked.query, ...exclusion(previous));
+    const tokens = fitted.piece ? fitted.report.tokens : 0;
+    // Kept once the next turn opens only if it fits beside the messages up to the high-water mark.
+    const basis = opening.basis && basisBound !== undefined && tokens > 0 && tokens <= basisBound;
     return {
       id: stepIds++,
       previous,
       block: { slot: opening.slot, fitted },
-      used: used + (fitted.piece ? fitted.report.tokens : 0),
+      used: basis ? 0 : used + tokens,
       epochRoom,
       asked,
       next: new Map(),
@@ -240,6 +282,8 @@ export function appendedRecall(parts: {
       restartedBound,
       tokensBefore: opening.tokensBefore,
       endedEpochFrom,
+      basis,
+      anchor: basis ? undefined : anchor,
     };
   };
   const memo = parts.memo;
@@ -254,7 +298,7 @@ export function appendedRecall(parts: {
     ? remembered(
         memo.folds.roots,
         // Everything a step reads besides the turn itself: the limit, the reserve, the bounds and the scope.
-        `${limit}\u0000${parts.reserveTokens}\u0000${parts.headroom ?? ''}\u0000${parts.restartedBound ?? ''}\u0000${memo.scope}`,
+        `${limit}\u0000${parts.reserveTokens}\u0000${parts.headroom ?? ''}\u0000${parts.restartedBound ?? ''}\u0000${basisBound ?? ''}\u0000${memo.scope}`,
         APPEND_ROOTS,
         () => ({
           next: new Map(),
@@ -267,9 +311,12 @@ export function appendedRecall(parts: {
   let newestEndedEpochFrom: number | undefined;
   for (const opening of openings) {
     const before = last;
-    last = at
+    const taken = at
       ? remembered(at.next, stepKey(opening), APPEND_BRANCHES, () => step(before, opening))
       : step(before, opening);
+    // A basis turn's block too large to keep goes once the next turn opens, as without the option.
+    if (basisBound !== undefined && opening.basis && opening.slot !== newest && !taken.basis) continue;
+    last = taken;
     at = at ? last : undefined;
     if (opening.slot === newest) {
       newestBlock = last.block;
@@ -434,7 +481,7 @@ function queryOf(opening: TurnOpening): string {
 
 /** What names a turn's step: where and what its opening is, the conversation before it, its query. */
 function stepKey(opening: TurnOpening): string {
-  return `${opening.slot}\u0000${opening.message.id}\u0000${opening.tokensBefore}\u0000${opening.callerQuery ?? ''}`;
+  return `${opening.slot}\u0000${opening.message.id}\u0000${opening.tokensBefore}\u0000${opening.callerQuery ?? ''}\u0000${opening.basis ? 'b' : ''}`;
 }
 
 /**
@@ -493,6 +540,7 @@ function turnOpenings(
   newest: number | undefined,
   newestQuery: string | undefined,
   keepBasisTurn: boolean,
+  requireCall = false,
 ): TurnOpening[] {
   let basisTurn = -1;
   if (keepBasisTurn && plan !== null) {
@@ -501,6 +549,7 @@ function turnOpenings(
       if (slot.anchor.seq > plan.basedOnSeq) break;
       basisTurn = index;
     }
+    if (basisTurn >= 0 && requireCall && !calledUnderPlan(slots, basisTurn, plan.basedOnSeq)) basisTurn = -1;
   }
   const openings: TurnOpening[] = [];
   let tokens = 0;
@@ -515,9 +564,25 @@ function turnOpenings(
       tokensBefore: tokens,
       message: slot.anchor,
       callerQuery: index === newest ? newestQuery : undefined,
+      basis: index === basisTurn && !afterPlan,
     });
   }
   return openings;
+}
+
+/**
+ * Whether the agent made a call under the plan while the turn opened at `opening` was the newest: an
+ * assistant message of that turn after the plan's basis. Only then was its block sent under this plan,
+ * so that keeping it saves a break (ADR-0465).
+ */
+function calledUnderPlan(slots: readonly Slot[], opening: number, basedOnSeq: number): boolean {
+  for (let index = opening + 1; index < slots.length; index += 1) {
+    const slot = slots[index]!;
+    if (slot.dropped || slot.kind !== 'message') continue;
+    if (isTurnStart(slot.anchor)) return false;
+    if (slot.anchor.role === 'assistant' && slot.anchor.seq > basedOnSeq) return true;
+  }
+  return false;
 }
 
 function combinedReport(
