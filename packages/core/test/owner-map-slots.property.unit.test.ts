@@ -13,8 +13,8 @@ import {
 } from '../src/plan/normalize.js';
 import type { CompactionPlan } from '../src/plan/plan.js';
 import { rememberRecordParts } from '../src/plan/record-parts.js';
-import { VersionedActions } from '../src/plan/versioned-actions.js';
 import type { CompactionRecord } from '../src/plan/records.js';
+import { VersionedActions } from '../src/plan/versioned-actions.js';
 import { editPlan, normalizedPlanOf } from '../src/planner/plan-edit.js';
 import { arbitraryCompactionPlan, arbitraryThread } from './support/testkit.js';
 
