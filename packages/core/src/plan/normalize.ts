@@ -110,7 +110,8 @@ export function normalizePlan(plan: CompactionPlan): NormalizedPlan {
   const kindName = (record: CompactionRecord) => record.kind;
   // Highest precedence first, so the first claimant of an id keeps it.
   for (const record of ordered) {
-    const action = actionOfKind[record.kind];
+    // One owner object for all of a record's ids (ADR-0455).
+    const claim: PlannedAction = { action: actionOfKind[record.kind], record };
     for (const messageId of record.span.messageIds) {
       const owner = actions.get(messageId);
       if (owner) {
@@ -119,9 +120,10 @@ export function normalizePlan(plan: CompactionPlan): NormalizedPlan {
         );
         continue;
       }
-      actions.set(messageId, { action, record });
+      actions.set(messageId, claim);
     }
   }
+  ownerMapsSharedPerRecord.add(actions);
   const records: CompactionRecord[] = [];
   for (const record of ordered) {
     const owned = record.span.messageIds.filter((messageId) => actions.get(messageId)?.record === record);
@@ -130,6 +132,22 @@ export function normalizePlan(plan: CompactionPlan): NormalizedPlan {
     else records.push({ ...record, span: { ...record.span, messageIds: owned } } as CompactionRecord);
   }
   return { plan, actions, records, warnings };
+}
+
+/**
+ * The owner maps `normalizePlan` made, whose ids of one record share one owner object (ADR-0455). A
+ * caller that writes to one keeps that so (`editPlan` does).
+ */
+const ownerMapsSharedPerRecord = new WeakSet<ReadonlyMap<string, PlannedAction>>();
+
+/**
+ * Whether every id a record owns in `actions` maps to one owner object (a map `normalizePlan` made).
+ *
+ * @param actions - An owner map.
+ * @returns True when it is known to.
+ */
+export function ownersSharedPerRecord(actions: ReadonlyMap<string, PlannedAction>): boolean {
+  return ownerMapsSharedPerRecord.has(actions);
 }
 
 /**

@@ -117,8 +117,9 @@ export function editPlan(
     const actions = merged.actions as Map<string, PlannedAction>;
     for (const record of merged.records) {
       if (givenRecords.has(record)) continue;
-      for (const messageId of record.span.messageIds)
-        actions.set(messageId, { action: actions.get(messageId)!.action, record });
+      // One owner object for the record's ids, as `normalizePlan` gives (ADR-0455).
+      const owner: PlannedAction = { action: actionOfRecord(record), record };
+      for (const messageId of record.span.messageIds) actions.set(messageId, owner);
     }
     normalizationsOfEdits.set(edited, { plan: edited, actions, records: merged.records, warnings: [] });
     parentsOfEdits.set(edited, plan);

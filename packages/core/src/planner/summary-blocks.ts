@@ -1,3 +1,4 @@
+import { rememberRecordParts } from '../plan/record-parts.js';
 import type { SummarizationRecord } from '../plan/records.js';
 import { summaryHeader, summaryText } from '../plan/stand-in-texts.js';
 import { mergeSummaries } from '../summary/merge.js';
@@ -227,6 +228,8 @@ export function mergeSummaryBlocks(
   };
   if (spanPositions && union.positions) spanPositions.remember(merged, union.positions);
   rememberBlockTokens(merged, countText, summaryTokenCount);
+  // Its span is the two spans' union: an owner map holding them points their ids at it (ADR-0455).
+  rememberRecordParts(merged, [older, newer]);
   return merged;
 }
 
@@ -459,6 +462,7 @@ function retrimmed(block: SummarizationRecord, limits: SummaryBlockLimits): Summ
       : {}),
   };
   rememberBlockTokens(trimmed, limits.countText, summaryTokenCount);
+  rememberRecordParts(trimmed, [block]);
   return trimmed;
 }
 

@@ -1,11 +1,13 @@
 import {
   ACTION_PRECEDENCE,
+  actionOfRecord,
   type CompactionPlan,
   type CompactionRecord,
   externalizesInPlaceAmong,
   knownRecordPositions,
   type NormalizedPlan,
   normalizedPlanOf,
+  type PlannedAction,
   type Thread,
   type ThreadMessage,
   ValidationError,
@@ -371,13 +373,13 @@ export function deriveResolution(
     }
   }
   const { planned, actions, repairs } = resolution;
-  for (const position of positionsChanged) {
+  positionsChanged.forEach((position, at) => {
     const message = messages[position]!;
+    // The owner read by record when the change was (ADR-0455), else from the owner map.
+    const owner = changed ? changed.owners[at] : after?.get(message.id);
     planned[position] =
-      message.subagentId !== agent
-        ? EXCLUDED
-        : effectiveAction(after?.get(message.id), message, thread, resolution);
-  }
+      message.subagentId !== agent ? EXCLUDED : effectiveAction(owner, message, thread, resolution);
+  });
   const visited = new Set<number>();
   for (const position of positionsChanged) {
     if (visited.has(position)) continue;
@@ -394,59 +396,74 @@ export function deriveResolution(
 
 /**
  * The positions whose planned action differs between two normalizations, read by record (ADR-0351): when
- * neither has a conflict, each record of its list owns every id it names (the owners in its action map are
- * those record objects), so an id keeps its action and owner exactly when its owner is a record both lists
- * hold. Only the ids of the records one list holds and the other does not are read, not every hidden id.
+ * neither has a conflict, each record of its list owns every id it names and no id is named twice, so an id
+ * keeps its action and owner exactly when its owner is a record both lists hold. Only the ids of the records
+ * one list holds and the other does not are read, not every hidden id; and whether such an id was or is
+ * owned is known from those records alone, so neither owner map is asked per id (ADR-0455: a merged block's
+ * tens of thousands of ids each read through the owner map's versions cost more than the walk itself).
  * Undefined when either normalization had conflicts (its owners may be records its list does not hold):
  * the maps are then compared id by id.
  *
- * @returns The changed positions (each once) and the change in planned ids seen in the thread.
+ * @returns The changed positions (each once), each one's owner in `after` (undefined: none), and the
+ *   change in planned ids seen in the thread.
  */
 function changedByRecords(
   before: NormalizedPlan,
   after: NormalizedPlan,
   messages: readonly ThreadMessage[],
   positionOf: (id: string) => number | undefined,
-): { positions: number[]; seen: number } | undefined {
+): { positions: number[]; owners: (PlannedAction | undefined)[]; seen: number } | undefined {
   if (before.warnings.length > 0 || after.warnings.length > 0) return undefined;
   const kept = new Set(before.records);
   const now = new Set(after.records);
   const marked = new Uint8Array(messages.length);
   const positions: number[] = [];
+  const owners: (PlannedAction | undefined)[] = [];
   let seen = 0;
   // A record's positions as the planning run of this thread read them (ADR-0388; a merged summary block's
-  // are known from merging its parts), else each id looked up.
-  const positionIn = (record: CompactionRecord): ((at: number, id: string) => number | undefined) => {
-    const known = knownRecordPositions(record, messages);
-    return known ? (at) => (known[at]! < 0 ? undefined : known[at]) : (_, id) => positionOf(id);
-  };
-  for (const record of after.records) {
-    if (kept.has(record)) continue;
-    const ids = record.span.messageIds;
-    const at = positionIn(record);
-    for (let index = 0; index < ids.length; index += 1) {
-      const id = ids[index]!;
-      const position = at(index, id);
-      if (position === undefined || marked[position] === 1) continue;
-      marked[position] = 1;
-      positions.push(position);
-      if (!before.actions.has(id)) seen += 1;
+  // are known from merging its parts), else each id looked up (-1: not in the thread).
+  const positionsOf = (record: CompactionRecord): ArrayLike<number> =>
+    knownRecordPositions(record, messages) ??
+    record.span.messageIds.map((id) => positionOf(id) ?? NOT_IN_THREAD);
+  const beforeOnly = before.records.filter((record) => !now.has(record)).map((record) => positionsOf(record));
+  // Owned in `before` by a record `after` does not hold: a record both hold owns the same ids in both, so
+  // these ids are now owned by a record only `after` holds, or by none.
+  for (const recordPositions of beforeOnly) {
+    for (let index = 0; index < recordPositions.length; index += 1) {
+      const position = recordPositions[index]!;
+      if (position !== NOT_IN_THREAD) marked[position] = OWNED_BEFORE_ONLY;
     }
   }
-  for (const record of before.records) {
-    if (now.has(record)) continue;
-    const ids = record.span.messageIds;
-    const at = positionIn(record);
-    for (let index = 0; index < ids.length; index += 1) {
-      const id = ids[index]!;
-      const position = at(index, id);
-      if (position === undefined || marked[position] === 1) continue;
-      // Owned by a record only `after` holds: read above. Owned by none now: it left the plan.
-      if (after.actions.has(id)) continue;
-      marked[position] = 1;
+  for (const record of after.records) {
+    if (kept.has(record)) continue;
+    const owner: PlannedAction = { action: actionOfRecord(record), record };
+    const recordPositions = positionsOf(record);
+    for (let index = 0; index < recordPositions.length; index += 1) {
+      const position = recordPositions[index]!;
+      if (position === NOT_IN_THREAD) continue;
+      const mark = marked[position]!;
+      if ((mark & OWNED_AFTER_ONLY) !== 0) continue;
+      if (mark === 0) seen += 1;
+      marked[position] = mark | OWNED_AFTER_ONLY;
       positions.push(position);
+      owners.push(owner);
+    }
+  }
+  for (const recordPositions of beforeOnly) {
+    for (let index = 0; index < recordPositions.length; index += 1) {
+      const position = recordPositions[index]!;
+      // Owned by a record only `after` holds: read above. Owned by none now: it left the plan.
+      if (position === NOT_IN_THREAD || marked[position] !== OWNED_BEFORE_ONLY) continue;
+      marked[position] = OWNED_BEFORE_ONLY | OWNED_AFTER_ONLY;
+      positions.push(position);
+      owners.push(undefined);
       seen -= 1;
     }
   }
-  return { positions, seen };
+  return { positions, owners, seen };
 }
+
+/** `changedByRecords`' marks: a position a record only `before` holds owned, one a record only `after` holds owns. */
+const OWNED_BEFORE_ONLY = 1;
+const OWNED_AFTER_ONLY = 2;
+const NOT_IN_THREAD = -1;
