@@ -20,11 +20,21 @@ import { spyEncoder } from './helpers.js';
  * counting's short-text path gives what cutting the text gives.
  */
 
-const families: readonly TokenizerFamily[] = ['o200k_base', 'cl100k_base', 'claude-estimate', 'gemini-estimate'];
+const families: readonly TokenizerFamily[] = [
+  'o200k_base',
+  'cl100k_base',
+  'claude-estimate',
+  'gemini-estimate',
+];
 
 function tokenizerOf(family: TokenizerFamily, cache: boolean): ProviderTokenizer {
   return tokenizerForThread(
-    { model: `joined-test-${family}`, contextWindow: 200_000, maxOutputTokens: 8_000, tokenizerFamily: family },
+    {
+      model: `joined-test-${family}`,
+      contextWindow: 200_000,
+      maxOutputTokens: 8_000,
+      tokenizerFamily: family,
+    },
     { cache: cache ? createCountCache() : false },
   );
 }
@@ -121,13 +131,21 @@ describe('countJoined (ADR-0460)', () => {
       const fresh = tokenizerOf(family, false);
       fc.assert(
         fc.property(
-          fc.array(fc.record({ text: hitText, turn: fc.nat({ max: 20_000 }) }), { minLength: 1, maxLength: 6 }),
+          fc.array(fc.record({ text: hitText, turn: fc.nat({ max: 20_000 }) }), {
+            minLength: 1,
+            maxLength: 6,
+          }),
           (hits) => {
-            for (const hit of hits) expect(joined.countJoined(hitParts(hit.text))).toBe(fresh.count(hit.text));
+            for (const hit of hits)
+              expect(joined.countJoined(hitParts(hit.text))).toBe(fresh.count(hit.text));
             const parts = blockParts(hits);
             const text = parts.join('');
             expect(joined.countJoined(parts)).toBe(fresh.count(text));
-            const message = { id: 'block', role: 'user' as const, content: [{ type: 'text' as const, text }] };
+            const message = {
+              id: 'block',
+              role: 'user' as const,
+              content: [{ type: 'text' as const, text }],
+            };
             expect(joined.countMessage(message, 'anthropic')).toBe(fresh.countMessage(message, 'anthropic'));
           },
         ),
@@ -139,7 +157,12 @@ describe('countJoined (ADR-0460)', () => {
   it('encodes the middles it memoized once: the block hands the encoder only what lies between them', () => {
     const encoder = spyEncoder('o200k_base');
     const tokenizer = tokenizerForThread(
-      { model: 'joined-test-spy', contextWindow: 200_000, maxOutputTokens: 8_000, tokenizerFamily: 'o200k_base' },
+      {
+        model: 'joined-test-spy',
+        contextWindow: 200_000,
+        maxOutputTokens: 8_000,
+        tokenizerFamily: 'o200k_base',
+      },
       { encoder, cache: createCountCache() },
     );
     const hits = [3, 7, 11].map((turn) => ({
@@ -212,7 +235,11 @@ describe('bounded counting of a text of at most two slices (ADR-0460)', () => {
       }
     }
     for (const bytes of [255, 256, 257]) {
-      for (const value of ['a'.repeat(bytes), '的'.repeat(Math.ceil(bytes / 3)), `x ${'='.repeat(bytes)} y`]) {
+      for (const value of [
+        'a'.repeat(bytes),
+        '的'.repeat(Math.ceil(bytes / 3)),
+        `x ${'='.repeat(bytes)} y`,
+      ]) {
         expect(countBounded(encoder, value, defaultCountingBounds)).toBe(
           countBoundedByCutting(encoder, value, defaultCountingBounds),
         );

@@ -48,7 +48,8 @@ export function joinsExactly(left: string, right: string): boolean {
   const previousCode = left.charCodeAt(left.length - 1);
   const code = right.charCodeAt(0);
   if (previousCode >= 0xd800 && previousCode <= 0xdbff && code >= 0xdc00 && code <= 0xdfff) return false;
-  const lastStart = left.length >= 2 && isLowSurrogateAfterHigh(left, left.length - 1) ? left.length - 2 : left.length - 1;
+  const lastStart =
+    left.length >= 2 && isLowSurrogateAfterHigh(left, left.length - 1) ? left.length - 2 : left.length - 1;
   return isExactCut(code, previousCode, classesAt(left, lastStart), classesAt(right, 0));
 }
 
