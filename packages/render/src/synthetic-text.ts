@@ -77,7 +77,8 @@ const RECALL_BLOCK_HEAD =
 /**
  * The recall block's text in parts whose joins are pre-token boundaries where tokenizers cut
  * (ADR-0460): the marker, each hit's middle (`recallHitParts`), and the short text between two
- * middles (the last word of one hit, its line's newline, the next line's `(turn N)` and first word). Joined, exactly `recallBlockText`; a tokenizer's `countJoined` counts the block from the
+ * middles (the last word of one hit, its line's newline, the next line's `(turn N)` and first
+ * word). Joined, exactly `recallBlockText`; a tokenizer's `countJoined` counts the block from the
  * middles the search counted and encodes only what lies between them.
  */
 export function recallBlockParts(hits: readonly { text: string; turn: number | undefined }[]): string[] {

@@ -127,8 +127,9 @@ export interface ProviderTokenizer extends Tokenizer {
    */
   countExact(text: string): number;
   /**
-   * `count(parts.join(''))`, from each part's count, memoized in the count cache under its own key,
-   * where the sum is exact: every join a pre-token boundary of the o200k/cl100k split patterns (a
+   * `count(parts.join(''))`, from the parts' counts (a part of 64 characters or more memoized in the
+   * count cache under its own key, the shorter ones between such parts counted together), where the
+   * sum is exact: every join a pre-token boundary of the o200k/cl100k split patterns (a
    * space after a non-space, a non-digit after a digit, a character other than whitespace and `/`
    * after a line feed) and no part with a run or slice that bounded counting cuts inexactly; the
    * joined text counted whole otherwise (ADR-0460). Its count is cached, so `count` and
