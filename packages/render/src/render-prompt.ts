@@ -202,6 +202,7 @@ function render<P extends ProviderName>(
     memo: context.memo,
     maker,
     countText: (text: string) => tokenizer.count(text),
+    countJoined: tokenizer.countJoined?.bind(tokenizer),
     // A caller's own query is the asking (ADR-0320): the gate reads only what the thread's newest turn says.
     onlyWhenAsked: input.query === undefined && recallOnlyWhenAsked(recallPolicy.gate, threadKind),
   });

@@ -68,8 +68,47 @@ export function rehydrationText(
  * something just said.
  */
 export function recallBlockText(hits: readonly { text: string; turn: number | undefined }[]): string {
-  const lines = hits.map((hit) => `(turn ${hit.turn ?? '?'}) ${hit.text}`);
-  return `[Recalled from earlier in this conversation - compacted messages that match the latest message]\n(Ephemeral: shown for this turn only.)\n${lines.join('\n')}`;
+  return recallBlockParts(hits).join('');
+}
+
+const RECALL_BLOCK_HEAD =
+  '[Recalled from earlier in this conversation - compacted messages that match the latest message]\n(Ephemeral: shown for this turn only.)\n';
+
+/**
+ * The recall block's text in parts whose joins are pre-token boundaries where tokenizers cut
+ * (ADR-0460): the marker, each hit's middle (`recallHitParts`), and the short text between two
+ * middles (the last word of one hit, its line's newline, the next line's `(turn N)` and first
+ * word). Joined, exactly `recallBlockText`; a tokenizer's `countJoined` counts the block from the
+ * middles the search counted and encodes only what lies between them.
+ */
+export function recallBlockParts(hits: readonly { text: string; turn: number | undefined }[]): string[] {
+  // The marker is a part of its own: the same text on every block, memoized once.
+  const parts: string[] = [RECALL_BLOCK_HEAD];
+  let between = '';
+  hits.forEach((hit, position) => {
+    const [head, middle, tail] = recallHitParts(hit.text);
+    between += `(turn ${hit.turn ?? '?'}) ${head}`;
+    if (middle !== '') {
+      parts.push(between, middle);
+      between = '';
+    }
+    between += position < hits.length - 1 ? `${tail}\n` : tail;
+  });
+  parts.push(between);
+  return parts;
+}
+
+/**
+ * A recalled text as its first word, its middle and its last word (cut before the first and the last
+ * space; empty middle or tail when it has fewer spaces): the middle is the part the recall block
+ * shares with the text counted alone, so a tokenizer memoizing parts encodes it once (ADR-0460).
+ */
+export function recallHitParts(text: string): [head: string, middle: string, tail: string] {
+  const first = text.indexOf(' ');
+  if (first <= 0) return [text, '', ''];
+  const last = text.lastIndexOf(' ');
+  if (last === first) return [text.slice(0, first), '', text.slice(first)];
+  return [text.slice(0, first), text.slice(first, last), text.slice(last)];
 }
 
 /**

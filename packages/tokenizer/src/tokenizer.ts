@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Message, ProviderName, Tokenizer, ToolDefinition } from '@compactor/core';
 import { ValidationError } from '@compactor/core';
-import { countBounded, countBoundedYielding } from './bounded/bounded-count.js';
+import { countBounded, countBoundedIfExact, countBoundedYielding } from './bounded/bounded-count.js';
 import type { CountingBounds } from './bounded/counting-bounds.js';
 import { defaultCountingBounds, resolveCountingBounds } from './bounded/counting-bounds.js';
+import { joinsExactly } from './bounded/segment-text.js';
 import { contentKey, defaultHashThreshold } from './cache/content-key.js';
 import type { CountCache } from './cache/count-cache.js';
 import { createCountCache } from './cache/count-cache.js';
@@ -127,6 +128,19 @@ export interface ProviderTokenizer extends Tokenizer {
    */
   countExact(text: string): number;
   /**
+   * `count(parts.join(''))`, from the parts' counts (a part of 64 characters or more memoized in the
+   * count cache under its own key, the shorter ones between such parts counted together), where the
+   * sum is exact: every join a pre-token boundary of the o200k/cl100k split patterns (a
+   * space after a non-space, a non-digit after a digit, a character other than whitespace and `/`
+   * after a line feed) and no part with a run or slice that bounded counting cuts inexactly; the
+   * joined text counted whole otherwise (ADR-0460). Its count is cached, so `count` and
+   * `countMessage` of the joined text find it. Without a cache it counts the joined text.
+   *
+   * @param parts - Texts, in order.
+   * @returns The joined text's tokens, as `count` gives them.
+   */
+  countJoined(parts: readonly string[]): number;
+  /**
    * `countMessage`, giving the event loop back every `budgetMs` while it counts large content
    * (same result). Use it where a request handler counts what a client sent.
    *
@@ -186,6 +200,12 @@ export interface ProviderTokenizer extends Tokenizer {
    */
   estimate(measurement: Measurement): number;
 }
+
+/**
+ * `countJoined` memoizes parts from this length on; shorter ones (the words between the parts it
+ * shares) are counted together, in one encoder call: alone, each costs more than its encoding (ADR-0460).
+ */
+const minimumMemoizedPart = 64;
 
 /** One cache per process unless the caller brings one: repeated content is never re-tokenized. */
 export const defaultCountCache: CountCache = createCountCache();
@@ -279,6 +299,53 @@ export function createTokenizer(options: CreateTokenizerOptions): ProviderTokeni
 
   const countExact = (text: string): number =>
     text.length === 0 ? 0 : cached('', text, () => countBounded(encoder, text, bounds));
+
+  /**
+   * `countExact(parts.join(''))` from the parts' own counts where that is exact (ADR-0460): parts of
+   * `minimumMemoizedPart` characters or more are counted alone and memoized under their own key, the
+   * shorter ones between them counted together; the sum is taken when every join between those
+   * pieces is a pre-token boundary and no piece is cut inexactly alone, else the joined text is
+   * counted whole. Its count is cached as `countExact` caches it, so counting it again is a hit.
+   */
+  function countExactJoined(parts: readonly string[]): number {
+    const joined = parts.join('');
+    if (joined.length === 0) return 0;
+    if (!cache || !parts.some((part) => part.length >= minimumMemoizedPart)) return countExact(joined);
+    const key = contentKey(namespace, joined, hashThreshold);
+    const known = cache.get(key);
+    if (known !== undefined) return known;
+    const total = sumOfPieces(parts) ?? countBounded(encoder, joined, bounds);
+    cache.set(key, total);
+    return total;
+  }
+
+  /** The sum of `countExactJoined`'s pieces' counts, or undefined where it would not be exact. */
+  function sumOfPieces(parts: readonly string[]): number | undefined {
+    let total = 0;
+    let previous = '';
+    let between = '';
+    const add = (piece: string, memoized: boolean): boolean => {
+      if (!joinsExactly(previous, piece)) return false;
+      const tokens = memoized
+        ? cached(':joinable', piece, () => countBoundedIfExact(encoder, piece, bounds))
+        : countBoundedIfExact(encoder, piece, bounds);
+      if (tokens < 0) return false;
+      total += tokens;
+      previous = piece;
+      return true;
+    };
+    for (const part of parts) {
+      if (part.length < minimumMemoizedPart) {
+        between += part;
+        continue;
+      }
+      if (between !== '' && !add(between, false)) return undefined;
+      between = '';
+      if (!add(part, true)) return undefined;
+    }
+    if (between !== '' && !add(between, false)) return undefined;
+    return total;
+  }
 
   const context: MeasureContext = {
     exact: countExact,
@@ -413,6 +480,10 @@ export function createTokenizer(options: CreateTokenizerOptions): ProviderTokeni
     count(text) {
       if (text.length === 0) return 0;
       return Math.ceil(calibration.ratios.text * countExact(text) * calibration.safetyFactor);
+    },
+    countJoined(parts) {
+      const exact = countExactJoined(parts);
+      return exact === 0 ? 0 : Math.ceil(calibration.ratios.text * exact * calibration.safetyFactor);
     },
     countMessage,
     countMessageAsync,

@@ -20,6 +20,16 @@ export interface Tokenizer {
    */
   countMessage(message: Message, provider: ProviderName): number;
   /**
+   * Optional: `count(parts.join(''))`, the same number, from counts memoized per part where their sum
+   * is exact, so a part shared by several texts (a recalled message and the recall block quoting it)
+   * is encoded once; afterwards `count` and `countMessage` of the joined text find it counted
+   * (ADR-0460). Without it callers count the joined text.
+   *
+   * @param parts - Texts, in order.
+   * @returns Their joined text's tokens.
+   */
+  countJoined?(parts: readonly string[]): number;
+  /**
    * @param tools - Tool definitions.
    * @param provider - The wire format they are sent in.
    * @returns Their tokens as sent.

@@ -18,7 +18,7 @@ import {
 import type { Piece } from '../cache/render-cache.js';
 import type { ThreadRenderMemo } from '../cache/thread-render-memo.js';
 import type { PieceMaker } from '../plan/piece-maker.js';
-import { recallBlockText } from '../synthetic-text.js';
+import { recallBlockParts, recallHitParts } from '../synthetic-text.js';
 import { type AppendFolds, createAppendFolds } from './append-recall.js';
 
 /** One compacted message brought back, for the render report. */
@@ -344,6 +344,11 @@ export function fitRecall(parts: {
   maker: PieceMaker;
   /** Counts a hit's text (the block itself is counted exactly as sent, by `maker`). */
   countText: (text: string) => number;
+  /**
+   * `countText` of joined parts, from parts memoized where exact (the tokenizer's `countJoined`,
+   * ADR-0460): hits are counted by their parts, so the block quoting them re-encodes only their edges.
+   */
+  countJoined?: ((parts: readonly string[]) => number) | undefined;
   query?: string;
   /**
    * Messages already shown in another recall block of the request: never brought again (ADR-0276). A
@@ -420,7 +425,7 @@ export function fitRecall(parts: {
   const countText = (text: string) => {
     let tokens = counted.get(text);
     if (tokens === undefined) {
-      tokens = parts.countText(text);
+      tokens = parts.countJoined ? parts.countJoined(recallHitParts(text)) : parts.countText(text);
       counted.set(text, tokens);
     }
     return tokens;
@@ -463,7 +468,10 @@ function search(
   const hits = [...shown];
   while (hits.length > 0) {
     const ordered = [...hits].sort((left, right) => left.seq - right.seq);
-    const piece = maker.text(recallBlockText(ordered), 'user');
+    // Counted from its hits' parts, which the search counted (ADR-0460); `maker.text` then finds the count.
+    const blockParts = recallBlockParts(ordered);
+    maker.tokenizer.countJoined?.(blockParts);
+    const piece = maker.text(blockParts.join(''), 'user');
     if (piece.tokens <= report.allowance) {
       report.tokens = piece.tokens;
       report.freeRoomTokens = Math.max(0, piece.tokens - report.reserveAllowance);

@@ -1,6 +1,6 @@
 import type { TokenEncoder } from '../encoders/token-encoder.js';
 import type { CountingBounds } from './counting-bounds.js';
-import { segmentText } from './segment-text.js';
+import { hasRunLongerThan, segmentText } from './segment-text.js';
 
 /**
  * The encoder's count of `text`, in time linear in its length: the text is cut where
@@ -15,6 +15,7 @@ import { segmentText } from './segment-text.js';
  * @returns The token count.
  */
 export function countBounded(encoder: TokenEncoder, text: string, bounds: CountingBounds): number {
+  if (cutsOnlyExactly(text, bounds)) return encoder.countTokens(text);
   let total = 0;
   let start = 0;
   for (const { end, inexact } of segmentText(text, bounds)) {
@@ -24,6 +25,32 @@ export function countBounded(encoder: TokenEncoder, text: string, bounds: Counti
     start = end;
   }
   return total;
+}
+
+/**
+ * `countBounded` where it cuts no run and no slice inexactly, i.e. the encoder's own count; -1
+ * where it would (such a text's count is not the sum of its parts' counts, ADR-0460).
+ *
+ * @param encoder - The base encoding.
+ * @param text - What to count.
+ * @param bounds - Where runs and slices are cut.
+ * @returns The exact count, or -1.
+ */
+export function countBoundedIfExact(encoder: TokenEncoder, text: string, bounds: CountingBounds): number {
+  if (cutsOnlyExactly(text, bounds)) return encoder.countTokens(text);
+  for (const { inexact } of segmentText(text, bounds)) if (inexact) return -1;
+  // No inexact cut: `countBounded` hands the encoder the whole text (exact cuts change nothing).
+  return encoder.countTokens(text);
+}
+
+/**
+ * Whether `segmentText` would cut `text` only exactly, known without cutting it: a slice is cut
+ * inexactly only past two slice lengths without an exact cut, so a text of at most two slices is cut
+ * inexactly only inside a run over the bound. A run check is about half of `segmentText`'s pass, and
+ * most counted texts (messages, recall hits and blocks) are this short (ADR-0460).
+ */
+function cutsOnlyExactly(text: string, bounds: CountingBounds): boolean {
+  return text.length <= 2 * bounds.sliceLength && !hasRunLongerThan(text, bounds.maxRunBytes);
 }
 
 /** Lets other work run; resolves on a later turn of the event loop. */

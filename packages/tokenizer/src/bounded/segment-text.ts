@@ -1,6 +1,7 @@
 import {
   classesAt,
   digitClass,
+  isLowSurrogateAfterHigh,
   letterClass,
   lineTailClass,
   punctuationClass,
@@ -33,11 +34,70 @@ function isExactCut(code: number, previousCode: number, before: number, here: nu
   return previousCode === newline && (here & whitespaceClass) === 0 && code !== slash;
 }
 
+/**
+ * Whether `left + right` pre-tokenizes as `left`'s pieces followed by `right`'s, so its count is the
+ * sum of theirs (ADR-0460): the join is one of `isExactCut`'s cuts and splits no surrogate pair. An
+ * empty side joins anything.
+ *
+ * @param left - The text before the join.
+ * @param right - The text after it.
+ * @returns True when the join leaves the count as it is.
+ */
+export function joinsExactly(left: string, right: string): boolean {
+  if (left.length === 0 || right.length === 0) return true;
+  const previousCode = left.charCodeAt(left.length - 1);
+  const code = right.charCodeAt(0);
+  if (previousCode >= 0xd800 && previousCode <= 0xdbff && code >= 0xdc00 && code <= 0xdfff) return false;
+  const lastStart =
+    left.length >= 2 && isLowSurrogateAfterHigh(left, left.length - 1) ? left.length - 2 : left.length - 1;
+  return isExactCut(code, previousCode, classesAt(left, lastStart), classesAt(right, 0));
+}
+
 /** UTF-8 bytes of a code unit (a surrogate pair's two halves make 4). */
 function utf8Width(code: number): number {
   if (code < 0x80) return 1;
   if (code < 0x800 || (code >= 0xd800 && code <= 0xdfff)) return 2;
   return 3;
+}
+
+/**
+ * Whether `text` has a run of one character class longer than `maxRunBytes` (UTF-8), measured as
+ * `segmentText` measures it before its first cut. A text of at most two slices without such a run is
+ * one exact segment: `segmentText` cuts it only where the count stays as it is (ADR-0460).
+ *
+ * @param text - The text.
+ * @param maxRunBytes - The run bound.
+ * @returns True at the first run over the bound.
+ */
+export function hasRunLongerThan(text: string, maxRunBytes: number): boolean {
+  if (text.length * 3 <= maxRunBytes) return false;
+  let letters = 0;
+  let punctuation = 0;
+  let whitespace = 0;
+  let lineTail = 0;
+  let before = 0;
+  let previousCode = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    const pairTail = code >= 0xdc00 && code <= 0xdfff && previousCode >= 0xd800 && previousCode <= 0xdbff;
+    const here = pairTail ? before : classesAt(text, index);
+    const width = utf8Width(code);
+    letters = (here & letterClass) !== 0 ? letters + width : 0;
+    punctuation = (here & punctuationClass) !== 0 ? punctuation + width : 0;
+    whitespace = (here & whitespaceClass) !== 0 ? whitespace + width : 0;
+    lineTail = (here & lineTailClass) !== 0 ? lineTail + width : 0;
+    if (
+      letters > maxRunBytes ||
+      punctuation > maxRunBytes ||
+      whitespace > maxRunBytes ||
+      lineTail > maxRunBytes
+    ) {
+      return true;
+    }
+    before = here;
+    previousCode = code;
+  }
+  return false;
 }
 
 /**
